@@ -4,7 +4,7 @@ module.exports = {
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
   testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+  transform: { '^.+\\.ts$': 'ts-jest' },
   moduleNameMapper: {
     '^@ipledger/(ip|domain|event-store|projections)$': '<rootDir>/libs/$1/src',
     '^@ipledger/(ip|domain|event-store|projections)/(.*)$': '<rootDir>/libs/$1/src/$2',

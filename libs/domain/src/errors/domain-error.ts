@@ -16,6 +16,7 @@ export type DomainErrorCode =
   | 'POOL_EXHAUSTED'
   | 'POOL_DISABLED'
   | 'IP_IN_USE'
+  | 'IP_RESERVED'
   | 'IP_NOT_IN_POOL'
   | 'NODE_NOT_FOUND'
   | 'NO_ELIGIBLE_POOL'

@@ -1,0 +1,97 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import {
+  AllocateIpCommand,
+  decideAllocate,
+  DomainError,
+  parseAllocationRequest,
+  PoolAggregate,
+  selectionRule,
+  type AllocationRequestSpec,
+} from '@ipledger/domain';
+import { cidrContains, formatIp, parseCidr } from '@ipledger/ip';
+import { findAllocationsByHandle, findEligiblePools, noEligiblePoolMessage, type PoolView } from '@ipledger/projections';
+import type { Pool } from 'pg';
+import type { Config } from '../config';
+import { EventWriter, type Change } from '../infrastructure/event-writer';
+import { KeyedMutex } from '../infrastructure/keyed-mutex';
+import { retryOnConflict } from '../infrastructure/retry-on-conflict';
+import { CONFIG, PG_POOL } from '../infrastructure/tokens';
+
+/** Why a pool was passed over for the next one, rather than failing the request. */
+const SKIP_POOL = new Set(['POOL_EXHAUSTED', 'POOL_DISABLED', 'POOL_NOT_FOUND']);
+
+export interface AllocateIpResult {
+  /** false when the handle already held its addresses (a retried CNI ADD) */
+  created: boolean;
+}
+
+/**
+ * Allocation: the eligible pools are tried in order, per family; the first that can decide an
+ * address wins. All families are appended in one transaction, so dual stack is both or neither.
+ */
+@CommandHandler(AllocateIpCommand)
+export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, AllocateIpResult> {
+  constructor(
+    private readonly writer: EventWriter,
+    private readonly mutex: KeyedMutex,
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  async execute({ input, metadata }: AllocateIpCommand): Promise<AllocateIpResult> {
+    const request = parseAllocationRequest(input);
+    const rule = selectionRule(input, this.config.defaultMatchLabel);
+    return retryOnConflict(async () => {
+      if ((await findAllocationsByHandle(this.pool, request.handle)).length > 0) return { created: false };
+      const { eligible, excluded } = await findEligiblePools(this.pool, rule, request.node, request.families);
+      if (eligible.length === 0) throw new DomainError('NO_ELIGIBLE_POOL', noEligiblePoolMessage(rule, request.node, excluded));
+      const unlocks: Array<() => void> = [];
+      try {
+        const changes: Change[] = [];
+        for (const family of request.families) {
+          changes.push(await this.decideInFamily(request, family, eligible, unlocks));
+        }
+        await this.writer.append(changes, metadata);
+        return { created: true };
+      } finally {
+        unlocks.forEach((unlock) => unlock());
+      }
+    });
+  }
+
+  /** Holds the chosen pool's lock (pushed on `unlocks`) until the append is done. */
+  private async decideInFamily(
+    request: AllocationRequestSpec,
+    family: 4 | 6,
+    eligible: PoolView[],
+    unlocks: Array<() => void>,
+  ): Promise<Change> {
+    let pools = eligible.filter((pool) => pool.family === family);
+    const ip = request.ip;
+    if (ip) {
+      pools = pools.filter((pool) => cidrContains(parseCidr(pool.cidr), ip));
+      if (pools.length === 0) {
+        throw new DomainError('IP_NOT_IN_POOL', `${formatIp(ip)} is not inside any pool eligible for node "${request.node}"`);
+      }
+    }
+    if (pools.length === 0) {
+      throw new DomainError('NO_ELIGIBLE_POOL', `no eligible IPv${family} pool for node "${request.node}"`);
+    }
+    const passedOver: string[] = [];
+    for (const candidate of pools) {
+      const unlock = await this.mutex.lock(`pool-${candidate.name}`);
+      try {
+        const loaded = await this.writer.load(PoolAggregate, candidate.name);
+        const decision = decideAllocate(loaded.state, { ...request, ip: ip?.value });
+        unlocks.push(unlock);
+        return { type: PoolAggregate, loaded, events: decision.event ? [decision.event] : [] };
+      } catch (err) {
+        unlock();
+        if (!(err instanceof DomainError) || !SKIP_POOL.has(err.code)) throw err;
+        passedOver.push(`${candidate.name} (${err.code === 'POOL_EXHAUSTED' ? 'full' : err.code === 'POOL_DISABLED' ? 'disabled' : 'deleted'})`);
+      }
+    }
+    throw new DomainError('POOL_EXHAUSTED', `no free IPv${family} address in the eligible pools: ${passedOver.join(', ')}`);
+  }
+}

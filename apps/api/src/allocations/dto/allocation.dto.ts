@@ -1,0 +1,23 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+export class AllocationDto {
+  @ApiProperty() handle!: string;
+  @ApiProperty({ example: '10.4.0.17' }) ip!: string;
+  @ApiProperty({ example: 24 }) prefixLength!: number;
+  @ApiProperty({ example: '10.4.0.0/24' }) cidr!: string;
+  @ApiProperty() pool!: string;
+  @ApiProperty() node!: string;
+  @ApiProperty() namespace!: string;
+  @ApiProperty() pod!: string;
+  @ApiPropertyOptional({ type: String, nullable: true }) podUid!: string | null;
+  @ApiProperty({ enum: [4, 6] }) family!: 4 | 6;
+  @ApiProperty({ format: 'date-time' }) allocatedAt!: string;
+}
+
+export class AllocationItemsDto {
+  @ApiProperty({ type: [AllocationDto] }) items!: AllocationDto[];
+}
+
+export class AllocationListDto extends AllocationItemsDto {
+  @ApiProperty({ type: String, nullable: true }) continue!: string | null;
+}

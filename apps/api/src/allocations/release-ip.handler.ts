@@ -1,0 +1,40 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { decideRelease, PoolAggregate, ReleaseIpCommand, validateHandle } from '@ipledger/domain';
+import { findAllocationsByHandle } from '@ipledger/projections';
+import type { Pool } from 'pg';
+import { EventWriter, type Change } from '../infrastructure/event-writer';
+import { KeyedMutex } from '../infrastructure/keyed-mutex';
+import { retryOnConflict } from '../infrastructure/retry-on-conflict';
+import { PG_POOL } from '../infrastructure/tokens';
+
+/** CNI DEL: releases whatever the handle holds, in every pool, in one transaction; nothing held is fine. */
+@CommandHandler(ReleaseIpCommand)
+export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void> {
+  constructor(
+    private readonly writer: EventWriter,
+    private readonly mutex: KeyedMutex,
+    @Inject(PG_POOL) private readonly pool: Pool,
+  ) {}
+
+  async execute({ handle, metadata }: ReleaseIpCommand): Promise<void> {
+    validateHandle(handle);
+    await retryOnConflict(async () => {
+      // IPv4 first, like allocation, so the two never wait on each other's pool locks in a cycle
+      const pools = [...new Set((await findAllocationsByHandle(this.pool, handle)).map((a) => a.pool))];
+      const unlocks: Array<() => void> = [];
+      try {
+        const changes: Change[] = [];
+        for (const name of pools) {
+          unlocks.push(await this.mutex.lock(`pool-${name}`));
+          const loaded = await this.writer.load(PoolAggregate, name);
+          const event = decideRelease(loaded.state, handle);
+          changes.push({ type: PoolAggregate, loaded, events: event ? [event] : [] });
+        }
+        await this.writer.append(changes, metadata);
+      } finally {
+        unlocks.forEach((unlock) => unlock());
+      }
+    });
+  }
+}

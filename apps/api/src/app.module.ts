@@ -1,0 +1,56 @@
+import { Module, type DynamicModule, type OnApplicationShutdown, Inject } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import { AggregateRepository } from '@ipledger/event-store';
+import { Pool } from 'pg';
+import { AllocateIpHandler } from './allocations/allocate-ip.handler';
+import { AllocationsController } from './allocations/allocations.controller';
+import { ReleaseIpHandler } from './allocations/release-ip.handler';
+import type { Config } from './config';
+import { EventsController } from './events/events.controller';
+import { HealthController } from './health/health.controller';
+import { AllExceptionsFilter } from './http/all-exceptions.filter';
+import { AuthGuard } from './http/auth.guard';
+import { EventWriter } from './infrastructure/event-writer';
+import { KeyedMutex } from './infrastructure/keyed-mutex';
+import { CONFIG, PG_POOL } from './infrastructure/tokens';
+import { DeleteNodeHandler } from './nodes/delete-node.handler';
+import { NodesController } from './nodes/nodes.controller';
+import { SetNodeLabelsHandler } from './nodes/set-node-labels.handler';
+import { CreatePoolHandler } from './pools/create-pool.handler';
+import { DeletePoolHandler } from './pools/delete-pool.handler';
+import { PoolsController } from './pools/pools.controller';
+import { UpdatePoolHandler } from './pools/update-pool.handler';
+
+@Module({})
+export class AppModule implements OnApplicationShutdown {
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  static forRoot(config: Config): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [CqrsModule.forRoot()],
+      controllers: [PoolsController, NodesController, AllocationsController, EventsController, HealthController],
+      providers: [
+        { provide: CONFIG, useValue: config },
+        { provide: PG_POOL, useFactory: () => new Pool({ connectionString: config.databaseUrl, max: 20 }) },
+        { provide: AggregateRepository, useFactory: (pool: Pool) => new AggregateRepository(pool), inject: [PG_POOL] },
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        KeyedMutex,
+        EventWriter,
+        CreatePoolHandler,
+        UpdatePoolHandler,
+        DeletePoolHandler,
+        SetNodeLabelsHandler,
+        DeleteNodeHandler,
+        AllocateIpHandler,
+        ReleaseIpHandler,
+      ],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+
+export type Role = 'reader' | 'allocator' | 'admin';
+
+export interface TokenGrant {
+  role: Role;
+  /** the actor recorded in event metadata: never the token itself */
+  name: string;
+}
+
+export interface Config {
+  port: number;
+  /** with no tokens the API is open, so it binds loopback only */
+  host: string;
+  databaseUrl: string;
+  natsUrl: string;
+  tokens: Map<string, TokenGrant>;
+  defaultMatchLabel: string | null;
+}
+
+const ROLES: readonly Role[] = ['reader', 'allocator', 'admin'];
+
+/** `token:role[:name],...`; the name defaults to role plus a short digest of the token. */
+export function parseTokens(text: string | undefined): Map<string, TokenGrant> {
+  const tokens = new Map<string, TokenGrant>();
+  for (const entry of (text ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [token, role, name] = entry.split(':');
+    if (!token || !ROLES.includes(role as Role)) {
+      throw new Error(`IPAM_TOKENS entry "${entry.replace(token ?? '', '***')}" must be token:role with role one of ${ROLES.join(', ')}`);
+    }
+    const digest = createHash('sha256').update(token).digest('hex').slice(0, 8);
+    tokens.set(token, { role: role as Role, name: name || `${role}-${digest}` });
+  }
+  return tokens;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const tokens = parseTokens(env.IPAM_TOKENS);
+  const port = Number(env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT "${env.PORT}" is not a port number`);
+  return {
+    port,
+    host: env.HOST ?? (tokens.size ? '0.0.0.0' : '127.0.0.1'),
+    databaseUrl: env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/ipledger',
+    natsUrl: env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    tokens,
+    defaultMatchLabel: env.IPAM_DEFAULT_MATCH_LABEL || null,
+  };
+}

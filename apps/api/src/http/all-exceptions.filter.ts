@@ -1,0 +1,14 @@
+import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { Response } from 'express';
+import { toErrorResponse } from './error-mapping';
+
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('http');
+
+  catch(err: unknown, host: ArgumentsHost): void {
+    const body = toErrorResponse(err);
+    if (body.statusCode >= 500) this.logger.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    host.switchToHttp().getResponse<Response>().status(body.statusCode).json(body);
+  }
+}

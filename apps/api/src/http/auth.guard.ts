@@ -1,0 +1,32 @@
+import { ForbiddenException, Inject, Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import type { Config, Role } from '../config';
+import { CONFIG } from '../infrastructure/tokens';
+import type { ContextualRequest } from './request-context';
+
+const RANK: Record<Role, number> = { reader: 0, allocator: 1, admin: 2 };
+
+/** reader may GET; allocator may also write allocations; admin may do everything. */
+function requiredRole(method: string, path: string): Role {
+  if (method === 'GET' || method === 'HEAD') return 'reader';
+  if (path === '/v1/allocations' || path.startsWith('/v1/allocations/')) return 'allocator';
+  return 'admin';
+}
+
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(@Inject(CONFIG) private readonly config: Config) {}
+
+  canActivate(ctx: ExecutionContext): boolean {
+    const req = ctx.switchToHttp().getRequest<ContextualRequest>();
+    if (this.config.tokens.size === 0 || !req.path.startsWith('/v1')) return true;
+    const [scheme, token] = (req.header('authorization') ?? '').split(' ');
+    const grant = scheme === 'Bearer' && token ? this.config.tokens.get(token) : undefined;
+    if (!grant) throw new UnauthorizedException({ code: 'UNAUTHENTICATED', message: 'a valid "Authorization: Bearer <token>" header is required' });
+    const needed = requiredRole(req.method, req.path);
+    if (RANK[grant.role] < RANK[needed]) {
+      throw new ForbiddenException({ code: 'FORBIDDEN', message: `role "${grant.role}" may not ${req.method} ${req.path}; it needs "${needed}"` });
+    }
+    req.context.actor = grant.name;
+    return true;
+  }
+}

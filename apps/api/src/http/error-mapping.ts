@@ -1,0 +1,55 @@
+import { HttpException } from '@nestjs/common';
+import { DomainError, type DomainErrorCode } from '@ipledger/domain';
+import { InvalidCursorError } from '@ipledger/event-store';
+import { errorBody, type ErrorResponse } from './error-response';
+
+/** The only place where a domain refusal becomes an HTTP status. */
+const STATUS: Record<DomainErrorCode, number> = {
+  INVALID_ARGUMENT: 400,
+  INVALID_CIDR: 400,
+  INVALID_IP: 400,
+  INVALID_LABEL: 400,
+  INVALID_SELECTOR: 400,
+  INVALID_NAME: 400,
+  IP_NOT_IN_POOL: 400,
+  POOL_NOT_FOUND: 404,
+  NODE_NOT_FOUND: 404,
+  ALLOCATION_NOT_FOUND: 404,
+  POOL_EXISTS: 409,
+  POOL_OVERLAP: 409,
+  POOL_IN_USE: 409,
+  POOL_EXHAUSTED: 409,
+  POOL_DISABLED: 409,
+  IP_IN_USE: 409,
+  IP_RESERVED: 409,
+  NO_ELIGIBLE_POOL: 409,
+  CONCURRENCY_CONFLICT: 409,
+};
+
+const HTTP_CODES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+/** Connection-level failures of Postgres: a dependency is down, not a bug. */
+const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08003', '08006', '53300']);
+
+export function toErrorResponse(err: unknown): ErrorResponse {
+  if (err instanceof DomainError) return errorBody(STATUS[err.code], err.code, err.message);
+  if (err instanceof InvalidCursorError) return errorBody(400, 'INVALID_ARGUMENT', err.message);
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    const response = err.getResponse() as { code?: string; message?: string | string[] } | string;
+    const message = typeof response === 'string' ? response : [response.message ?? err.message].flat().join('; ');
+    const code = typeof response === 'object' && response.code ? response.code : (HTTP_CODES[status] ?? (status >= 500 ? 'INTERNAL' : 'ERROR'));
+    return errorBody(status, code, message);
+  }
+  const code = (err as { code?: string } | null)?.code;
+  if (code && UNAVAILABLE.has(code)) return errorBody(503, 'UNAVAILABLE', 'the database is unreachable; retry later');
+  return errorBody(500, 'INTERNAL', 'internal error');
+}

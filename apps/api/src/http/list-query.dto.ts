@@ -1,0 +1,15 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+
+export const MAX_LIMIT = 1000;
+
+export class ListQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: 100 })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(MAX_LIMIT)
+  limit: number = 100;
+
+  @ApiPropertyOptional({ description: 'opaque token from the previous page' })
+  @IsOptional() @IsString()
+  continue?: string;
+}

@@ -1,0 +1,64 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { AggregateType, CommandMetadata, DomainEvent } from '@ipledger/domain';
+import { AggregateRepository, appendToStreams, type Loaded, type RecordedEvent } from '@ipledger/event-store';
+import { projectEvents } from '@ipledger/projections';
+import type { Pool } from 'pg';
+import { retryOnConflict } from './retry-on-conflict';
+import { PG_POOL } from './tokens';
+
+export interface Change<S = unknown> {
+  type: AggregateType<S>;
+  loaded: Loaded<S>;
+  events: DomainEvent[];
+}
+
+/**
+ * The one way commands write: every changed stream in one transaction at its expected version,
+ * the read models updated inside it, then the aggregate cache moved forward.
+ */
+@Injectable()
+export class EventWriter {
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    readonly repository: AggregateRepository,
+  ) {}
+
+  load<S>(type: AggregateType<S>, id: string): Promise<Loaded<S>> {
+    return this.repository.load(type, id);
+  }
+
+  async append(changes: Change<any>[], metadata: CommandMetadata): Promise<RecordedEvent[]> {
+    const writes = changes.filter((change) => change.events.length > 0);
+    if (writes.length === 0) return [];
+    const recorded = await appendToStreams(
+      this.pool,
+      writes.map((change) => ({
+        streamId: change.loaded.streamId,
+        expectedVersion: change.loaded.version,
+        events: change.events.map((event) => ({ type: event.type, data: event.data, metadata: { ...metadata } })),
+      })),
+      { inTransaction: (client, events) => projectEvents(client, events) },
+    );
+    for (const change of writes) {
+      await this.repository.committed(change.type, change.loaded, recorded.filter((e) => e.streamId === change.loaded.streamId));
+    }
+    return recorded;
+  }
+
+  /**
+   * The common command shape: load one aggregate, let it decide, append what it decided (nothing
+   * when it decided nothing), deciding again on fresh state after a concurrency conflict.
+   */
+  decideAndAppend<S>(
+    type: AggregateType<S>,
+    id: string,
+    decide: (state: S) => DomainEvent | null,
+    metadata: CommandMetadata,
+  ): Promise<RecordedEvent[]> {
+    return retryOnConflict(async () => {
+      const loaded = await this.load(type, id);
+      const event = decide(loaded.state);
+      return event ? this.append([{ type, loaded, events: [event] }], metadata) : [];
+    });
+  }
+}

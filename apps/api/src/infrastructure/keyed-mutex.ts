@@ -1,0 +1,21 @@
+/**
+ * Serialises work on one key inside this process (one pool stream at a time), so parallel requests
+ * queue instead of colliding on the stream version. Across replicas the event store's expected
+ * version is still the guard; this only keeps conflicts (and their retries) rare.
+ */
+export class KeyedMutex {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  async lock(key: string): Promise<() => void> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    let unlock!: () => void;
+    const current = new Promise<void>((resolve) => (unlock = resolve));
+    const tail = previous.then(() => current);
+    this.tails.set(key, tail);
+    await previous;
+    return () => {
+      unlock();
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    };
+  }
+}

@@ -1,0 +1,25 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { runMigrations } from '@ipledger/event-store';
+import { loadConfig } from './config';
+import { createApp } from './create-app';
+import { MIGRATIONS_DIR } from './migrations-dir';
+
+async function main(): Promise<void> {
+  const logger = new Logger('ipledger');
+  const config = loadConfig();
+  const applied = await runMigrations(config.databaseUrl, MIGRATIONS_DIR, (line) => logger.log(line));
+  logger.log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+  const app = await createApp(config);
+  await app.listen(config.port, config.host);
+  if (config.tokens.size === 0) {
+    logger.warn(`IPAM_TOKENS is not set: access checks are OFF, listening on loopback only (${config.host}:${config.port})`);
+  } else {
+    logger.log(`listening on ${config.host}:${config.port} with ${config.tokens.size} token(s)`);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

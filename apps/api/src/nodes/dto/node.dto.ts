@@ -1,0 +1,8 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class NodeDto {
+  @ApiProperty() name!: string;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) labels!: Record<string, string>;
+  @ApiProperty() version!: number;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+}

@@ -1,0 +1,53 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Put, Query } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { DeleteNodeCommand, DomainError, selectionRule, SetNodeLabelsCommand, type CommandMetadata } from '@ipledger/domain';
+import { findEligiblePools, findNode, type NodeView } from '@ipledger/projections';
+import type { Pool } from 'pg';
+import type { Config } from '../config';
+import { Metadata } from '../http/request-context';
+import { CONFIG, PG_POOL } from '../infrastructure/tokens';
+import { NodeDto } from './dto/node.dto';
+import { NodePoolsDto } from './dto/node-pools.dto';
+import { NodePoolsQueryDto } from './dto/node-pools-query.dto';
+import { PutNodeDto } from './dto/put-node.dto';
+
+@ApiTags('nodes')
+@Controller('v1/nodes')
+export class NodesController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(PG_POOL) private readonly db: Pool,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  @Put(':name')
+  @ApiOkResponse({ type: NodeDto })
+  async put(@Param('name') name: string, @Body() body: PutNodeDto, @Metadata() metadata: CommandMetadata): Promise<NodeView> {
+    await this.commands.execute(new SetNodeLabelsCommand(name, body.labels, metadata));
+    return this.get(name);
+  }
+
+  @Get(':name')
+  @ApiOkResponse({ type: NodeDto })
+  async get(@Param('name') name: string): Promise<NodeView> {
+    const node = await findNode(this.db, name);
+    if (!node) throw new DomainError('NODE_NOT_FOUND', `node "${name}" does not exist`);
+    return node;
+  }
+
+  @Delete(':name')
+  @HttpCode(204)
+  @ApiNoContentResponse()
+  async remove(@Param('name') name: string, @Metadata() metadata: CommandMetadata): Promise<void> {
+    await this.commands.execute(new DeleteNodeCommand(name, metadata));
+  }
+
+  @Get(':name/pools')
+  @ApiOkResponse({ type: NodePoolsDto })
+  async pools(@Param('name') name: string, @Query() query: NodePoolsQueryDto): Promise<NodePoolsDto> {
+    const rule = selectionRule(query, this.config.defaultMatchLabel);
+    const { eligible, excluded } = await findEligiblePools(this.db, rule, name, [4, 6]);
+    return query.explain ? { items: eligible, excluded } : { items: eligible };
+  }
+}

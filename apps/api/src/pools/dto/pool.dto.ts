@@ -1,0 +1,23 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class PoolDto {
+  @ApiProperty() name!: string;
+  @ApiProperty({ example: '10.4.0.0/24' }) cidr!: string;
+  @ApiProperty({ enum: [4, 6] }) family!: 4 | 6;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) labels!: Record<string, string>;
+  @ApiProperty({ type: String, nullable: true }) nodeSelector!: string | null;
+  @ApiProperty({ type: [String] }) reserved!: string[];
+  @ApiProperty() disabled!: boolean;
+  @ApiProperty({ example: '254', description: 'addresses that can ever be handed out (decimal string)' }) capacity!: string;
+  @ApiProperty({ example: '3', description: 'addresses held by a handle (decimal string)' }) allocated!: string;
+  @ApiProperty({ example: '5', description: 'addresses held back without a handle (decimal string)' }) reservedCount!: string;
+  @ApiProperty({ example: '246', description: 'capacity - allocated - reservedCount (decimal string)' }) free!: string;
+  @ApiProperty() version!: number;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+}
+
+export class PoolListDto {
+  @ApiProperty({ type: [PoolDto] }) items!: PoolDto[];
+  @ApiProperty({ type: String, nullable: true }) continue!: string | null;
+}

@@ -1,0 +1,66 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { CreatePoolCommand, DeletePoolCommand, DomainError, LabelSelector, UpdatePoolCommand, type CommandMetadata } from '@ipledger/domain';
+import { findNode, findPool, listPools, type PoolView } from '@ipledger/projections';
+import type { Pool } from 'pg';
+import { ErrorResponse } from '../http/error-response';
+import { Metadata } from '../http/request-context';
+import { PG_POOL } from '../infrastructure/tokens';
+import { CreatePoolDto } from './dto/create-pool.dto';
+import { ListPoolsQueryDto } from './dto/list-pools-query.dto';
+import { PoolDto, PoolListDto } from './dto/pool.dto';
+import { UpdatePoolDto } from './dto/update-pool.dto';
+
+@ApiTags('pools')
+@Controller('v1/pools')
+export class PoolsController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(PG_POOL) private readonly db: Pool,
+  ) {}
+
+  @Post()
+  @ApiCreatedResponse({ type: PoolDto })
+  @ApiConflictResponse({ type: ErrorResponse, description: 'POOL_EXISTS or POOL_OVERLAP' })
+  async create(@Body() body: CreatePoolDto, @Metadata() metadata: CommandMetadata): Promise<PoolView> {
+    await this.commands.execute(new CreatePoolCommand(body, metadata));
+    return this.get(body.name);
+  }
+
+  @Get()
+  @ApiOkResponse({ type: PoolListDto })
+  async list(@Query() query: ListPoolsQueryDto) {
+    const labelSelector = query.labelSelector === undefined ? undefined : LabelSelector.parse(query.labelSelector);
+    let accept: ((pool: PoolView) => boolean) | undefined;
+    if (query.node !== undefined) {
+      const node = await findNode(this.db, query.node);
+      if (!node) throw new DomainError('NODE_NOT_FOUND', `node "${query.node}" does not exist`);
+      accept = (pool) => !pool.nodeSelector || LabelSelector.parse(pool.nodeSelector).matches(node.labels);
+    }
+    return listPools(this.db, { labelSelector, accept, limit: query.limit, continue: query.continue });
+  }
+
+  @Get(':name')
+  @ApiOkResponse({ type: PoolDto })
+  async get(@Param('name') name: string): Promise<PoolView> {
+    const pool = await findPool(this.db, name);
+    if (!pool) throw new DomainError('POOL_NOT_FOUND', `pool "${name}" does not exist`);
+    return pool;
+  }
+
+  @Patch(':name')
+  @ApiOkResponse({ type: PoolDto })
+  async update(@Param('name') name: string, @Body() body: UpdatePoolDto, @Metadata() metadata: CommandMetadata): Promise<PoolView> {
+    await this.commands.execute(new UpdatePoolCommand(name, body, metadata));
+    return this.get(name);
+  }
+
+  @Delete(':name')
+  @HttpCode(204)
+  @ApiNoContentResponse()
+  @ApiConflictResponse({ type: ErrorResponse, description: 'POOL_IN_USE' })
+  async remove(@Param('name') name: string, @Metadata() metadata: CommandMetadata): Promise<void> {
+    await this.commands.execute(new DeletePoolCommand(name, metadata));
+  }
+}

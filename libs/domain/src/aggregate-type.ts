@@ -1,0 +1,10 @@
+/**
+ * How the event store loads an aggregate: fold its events over an initial state. Structurally the
+ * same as libs/event-store's AggregateType, declared here so the domain stays free of I/O imports.
+ */
+export interface AggregateType<S> {
+  streamPrefix: string;
+  initialState(): S;
+  evolve(state: S, event: { type: string; data: Record<string, unknown>; version: number }): S;
+  snapshot?: { every: number; serialize(state: S): unknown; deserialize(json: unknown): S };
+}

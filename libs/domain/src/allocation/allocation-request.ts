@@ -1,0 +1,54 @@
+import type { IpAddress } from '@ipledger/ip';
+import type { AllocateIpInput } from '../commands/allocate-ip.command';
+import { ValidationError } from '../errors/domain-error';
+import { ipArgument } from '../ip-input';
+import { validateDns1123Label, validateDns1123Subdomain } from '../labels';
+
+export interface AllocationRequestSpec {
+  handle: string;
+  node: string;
+  namespace: string;
+  pod: string;
+  podUid: string | null;
+  ip: IpAddress | null;
+  /** ascending, distinct: one address per family, all or none */
+  families: (4 | 6)[];
+}
+
+export const MAX_HANDLE_LENGTH = 255;
+
+export function validateHandle(handle: string): string {
+  if (handle.length === 0 || handle.length > MAX_HANDLE_LENGTH) {
+    throw new ValidationError('INVALID_ARGUMENT', `handle must be 1 to ${MAX_HANDLE_LENGTH} characters (got ${handle.length})`);
+  }
+  return handle;
+}
+
+function families(requested: number[] | undefined, ip: IpAddress | null, ipText?: string): (4 | 6)[] {
+  if (requested === undefined) return [ip ? ip.family : 4];
+  const distinct = [...new Set(requested)].sort();
+  if (distinct.length === 0 || distinct.some((f) => f !== 4 && f !== 6) || distinct.length !== requested.length) {
+    throw new ValidationError('INVALID_ARGUMENT', `families must be [4], [6] or [4,6] (got ${JSON.stringify(requested)})`);
+  }
+  if (ip && (distinct.length !== 1 || distinct[0] !== ip.family)) {
+    throw new ValidationError('INVALID_ARGUMENT', `ip ${ipText} asks for one IPv${ip.family} address; families ${JSON.stringify(requested)} does not fit`);
+  }
+  return distinct as (4 | 6)[];
+}
+
+export function parseAllocationRequest(input: AllocateIpInput): AllocationRequestSpec {
+  validateHandle(input.handle);
+  validateDns1123Subdomain(input.node, 'node name');
+  validateDns1123Label(input.namespace, 'namespace');
+  validateDns1123Subdomain(input.pod, 'pod name');
+  const ip = input.ip === undefined ? null : ipArgument(input.ip);
+  return {
+    handle: input.handle,
+    node: input.node,
+    namespace: input.namespace,
+    pod: input.pod,
+    podUid: input.podUid ?? null,
+    ip,
+    families: families(input.families, ip, input.ip),
+  };
+}

@@ -1,0 +1,19 @@
+import type { CommandMetadata } from '../command-metadata';
+import type { SelectionInput } from '../selection/selection-rule';
+
+export interface AllocateIpInput extends SelectionInput {
+  handle: string;
+  node: string;
+  namespace: string;
+  pod: string;
+  podUid?: string;
+  ip?: string;
+  families?: number[];
+}
+
+export class AllocateIpCommand {
+  constructor(
+    readonly input: AllocateIpInput,
+    readonly metadata: CommandMetadata,
+  ) {}
+}

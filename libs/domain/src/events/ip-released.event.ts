@@ -1,0 +1,4 @@
+export interface IpReleased {
+  type: 'IpReleased';
+  data: { pool: string; ip: string; handle: string };
+}

@@ -1,0 +1,4 @@
+export interface NodeDeleted {
+  type: 'NodeDeleted';
+  data: { name: string };
+}

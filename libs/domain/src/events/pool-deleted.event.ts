@@ -1,0 +1,4 @@
+export interface PoolDeleted {
+  type: 'PoolDeleted';
+  data: { name: string };
+}

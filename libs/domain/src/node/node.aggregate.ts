@@ -1,0 +1,42 @@
+import type { AggregateType } from '../aggregate-type';
+import { DomainError } from '../errors/domain-error';
+import type { NodeDeleted, NodeEvent, NodeLabelsSet } from '../events';
+import type { Labels } from '../labels';
+
+export interface NodeState {
+  name: string;
+  exists: boolean;
+  labels: Labels;
+}
+
+function evolve(state: NodeState, event: { type: string; data: Record<string, unknown> }): NodeState {
+  const e = event as NodeEvent;
+  switch (e.type) {
+    case 'NodeLabelsSet':
+      return { name: e.data.name, exists: true, labels: e.data.labels };
+    case 'NodeDeleted':
+      return { name: e.data.name, exists: false, labels: {} };
+    default:
+      return state;
+  }
+}
+
+export const NodeAggregate: AggregateType<NodeState> = {
+  streamPrefix: 'node',
+  initialState: () => ({ name: '', exists: false, labels: {} }),
+  evolve,
+};
+
+const sameLabels = (a: Labels, b: Labels) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+
+/** Null when the node already has exactly these labels: a repeated PUT appends nothing. */
+export function decideSetNodeLabels(state: NodeState, name: string, labels: Labels): NodeLabelsSet | null {
+  if (state.exists && sameLabels(state.labels, labels)) return null;
+  return { type: 'NodeLabelsSet', data: { name, labels } };
+}
+
+export function decideDeleteNode(state: NodeState, name: string): NodeDeleted {
+  if (!state.exists) throw new DomainError('NODE_NOT_FOUND', `node "${name}" does not exist`);
+  return { type: 'NodeDeleted', data: { name } };
+}

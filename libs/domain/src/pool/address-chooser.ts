@@ -1,0 +1,27 @@
+import { formatIp, type Cidr } from '@ipledger/ip';
+import { DomainError } from '../errors/domain-error';
+import type { PoolState } from './pool.aggregate';
+
+/**
+ * How an address is chosen inside one pool: the requested one if it is free, else the lowest free
+ * address of the usable span (first fit). First fit keeps allocations packed at the bottom of the
+ * pool, which keeps the used-range set small and leaves the top free for continuous ranges.
+ * The span already excludes IPv4 network and broadcast; `used` holds reserved and allocated ones.
+ */
+export function chooseAddress(pool: PoolState & { cidr: Cidr }, requested?: bigint): bigint {
+  const show = (value: bigint) => formatIp({ family: pool.cidr.family, value });
+  if (requested !== undefined) {
+    if (requested < pool.usableFirst || requested > pool.usableLast) {
+      throw new DomainError('IP_NOT_IN_POOL', `${show(requested)} is the network or broadcast address of pool "${pool.name}"`);
+    }
+    if (pool.reservedSet.has(requested)) {
+      throw new DomainError('IP_RESERVED', `${show(requested)} is reserved in pool "${pool.name}"`);
+    }
+    const holder = pool.holders.get(requested);
+    if (holder) throw new DomainError('IP_IN_USE', `${show(requested)} is already held by handle "${holder.handle}"`);
+    return requested;
+  }
+  const ip = pool.used.firstGap(pool.usableFirst, pool.usableLast);
+  if (ip === null) throw new DomainError('POOL_EXHAUSTED', `pool "${pool.name}" has no free address`);
+  return ip;
+}

@@ -1,0 +1,59 @@
+import { cidrContains, formatCidr, formatIpRange, type Cidr } from '@ipledger/ip';
+import { ValidationError } from '../errors/domain-error';
+import { cidrArgument, rangeArgument } from '../ip-input';
+import { LabelSelector, validateDns1123Label, validateLabels, type Labels } from '../labels';
+
+export interface PoolSpecInput {
+  name: string;
+  cidr: string;
+  labels?: Record<string, string>;
+  nodeSelector?: string | null;
+  reserved?: string[];
+  disabled?: boolean;
+}
+
+/** A pool definition that passed every rule, in canonical text forms (what events store). */
+export interface PoolSpec {
+  name: string;
+  cidr: string;
+  family: 4 | 6;
+  labels: Labels;
+  nodeSelector: string | null;
+  reserved: string[];
+  disabled: boolean;
+}
+
+/** An empty selector selects every node; stored as null so "no rule" has one spelling. */
+export function canonicalNodeSelector(text: string | null | undefined): string | null {
+  if (text === null || text === undefined) return null;
+  const selector = LabelSelector.parse(text);
+  return selector.isEmpty() ? null : selector.toString();
+}
+
+function canonicalReserved(entries: string[], cidr: Cidr): string[] {
+  return entries.map((entry) => {
+    const range = rangeArgument(entry);
+    const inside =
+      range.family === cidr.family &&
+      cidrContains(cidr, { family: range.family, value: range.first }) &&
+      cidrContains(cidr, { family: range.family, value: range.last });
+    if (!inside) {
+      throw new ValidationError('INVALID_IP', `reserved "${entry}" is not inside the pool's CIDR ${formatCidr(cidr)}`);
+    }
+    return formatIpRange(range);
+  });
+}
+
+export function parsePoolSpec(input: PoolSpecInput): PoolSpec {
+  validateDns1123Label(input.name, 'pool name');
+  const cidr = cidrArgument(input.cidr);
+  return {
+    name: input.name,
+    cidr: formatCidr(cidr),
+    family: cidr.family,
+    labels: validateLabels(input.labels ?? {}),
+    nodeSelector: canonicalNodeSelector(input.nodeSelector),
+    reserved: canonicalReserved(input.reserved ?? [], cidr),
+    disabled: input.disabled ?? false,
+  };
+}

@@ -1,0 +1,112 @@
+import { LabelSelector, type Labels } from '@ipledger/domain';
+import { decodeContinue, encodeContinue } from './continue-token';
+import { labelSelectorSql } from './label-selector-sql';
+import type { Queryable } from './queryable';
+
+export interface PoolView {
+  name: string;
+  cidr: string;
+  family: 4 | 6;
+  labels: Labels;
+  nodeSelector: string | null;
+  reserved: string[];
+  disabled: boolean;
+  capacity: string;
+  allocated: string;
+  reservedCount: string;
+  free: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  continue: string | null;
+}
+
+const POOL_COLUMNS = `name, cidr::text AS cidr, family, labels, node_selector AS "nodeSelector", reserved, disabled,
+  capacity::text AS capacity, allocated::text AS allocated, reserved_count::text AS "reservedCount",
+  (capacity - allocated - reserved_count)::text AS free, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+type PoolRow = Omit<PoolView, 'createdAt' | 'updatedAt'> & { createdAt: Date; updatedAt: Date };
+
+const toView = (row: PoolRow): PoolView => ({
+  ...row,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+});
+
+export async function findPool(db: Queryable, name: string): Promise<PoolView | null> {
+  const { rows } = await db.query<PoolRow>(`SELECT ${POOL_COLUMNS} FROM pools WHERE name = $1`, [name]);
+  return rows[0] ? toView(rows[0]) : null;
+}
+
+/** Pools in the order given, unknown names left out. */
+export async function findPoolsByName(db: Queryable, names: readonly string[]): Promise<PoolView[]> {
+  const { rows } = await db.query<PoolRow>(`SELECT ${POOL_COLUMNS} FROM pools WHERE name = ANY($1)`, [names]);
+  const byName = new Map(rows.map((row) => [row.name, toView(row)]));
+  return names.flatMap((name) => byName.get(name) ?? []);
+}
+
+/** Pools that overlap a CIDR (at most one in practice: the exclusion constraint keeps them apart). */
+export async function findOverlappingPools(db: Queryable, cidr: string): Promise<Array<{ name: string; cidr: string }>> {
+  const { rows } = await db.query('SELECT name, cidr::text AS cidr FROM pools WHERE cidr && $1::cidr ORDER BY name', [cidr]);
+  return rows as Array<{ name: string; cidr: string }>;
+}
+
+export interface PoolListQuery {
+  labelSelector?: LabelSelector;
+  /** keeps pools whose own filter accepts them (e.g. nodeSelector against a node's labels) */
+  accept?: (pool: PoolView) => boolean;
+  limit: number;
+  continue?: string;
+}
+
+/** Pools by name, filtered on the server through the labels index; keyset paging. */
+export async function listPools(db: Queryable, query: PoolListQuery): Promise<Page<PoolView>> {
+  const after = decodeContinue(query.continue, 1);
+  const items: PoolView[] = [];
+  let cursor = (after?.[0] as string | undefined) ?? null;
+  for (;;) {
+    const params: unknown[] = [cursor];
+    const where = query.labelSelector ? labelSelectorSql(query.labelSelector, 'labels', params) : 'TRUE';
+    params.push(query.limit + 1);
+    const { rows } = await db.query<PoolRow>(
+      `SELECT ${POOL_COLUMNS} FROM pools WHERE ($1::text IS NULL OR name > $1) AND ${where} ORDER BY name LIMIT $${params.length}`,
+      params,
+    );
+    const batch = rows.slice(0, query.limit);
+    for (const [i, row] of batch.entries()) {
+      const pool = toView(row);
+      cursor = pool.name;
+      if (query.accept && !query.accept(pool)) continue;
+      items.push(pool);
+      if (items.length === query.limit) {
+        const more = i < batch.length - 1 || rows.length > query.limit;
+        return { items, continue: more ? encodeContinue([pool.name]) : null };
+      }
+    }
+    if (rows.length <= query.limit) return { items, continue: null };
+  }
+}
+
+/** Pools whose label `key` equals `value`, by name: answered by the GIN index on labels. */
+export async function findPoolsByLabel(db: Queryable, key: string, value: string): Promise<PoolView[]> {
+  const { rows } = await db.query<PoolRow>(`SELECT ${POOL_COLUMNS} FROM pools WHERE labels @> $1::jsonb ORDER BY name`, [
+    JSON.stringify({ [key]: value }),
+  ]);
+  return rows.map(toView);
+}
+
+export async function findPoolsBySelector(db: Queryable, selector: LabelSelector): Promise<PoolView[]> {
+  const params: unknown[] = [];
+  const where = labelSelectorSql(selector, 'labels', params);
+  const { rows } = await db.query<PoolRow>(`SELECT ${POOL_COLUMNS} FROM pools WHERE ${where} ORDER BY name`, params);
+  return rows.map(toView);
+}
+
+export async function findAllPools(db: Queryable): Promise<PoolView[]> {
+  const { rows } = await db.query<PoolRow>(`SELECT ${POOL_COLUMNS} FROM pools ORDER BY name`);
+  return rows.map(toView);
+}

@@ -1,0 +1,45 @@
+import { PoolAggregate, poolCounts, type PoolEvent } from '@ipledger/domain';
+import type { RecordedEvent } from '@ipledger/event-store';
+import type { Queryable } from './queryable';
+
+/** pools: one row a live pool, with its labels in an indexed jsonb column and its counts. */
+export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Promise<void> {
+  const e = { type: event.type, data: event.data } as PoolEvent;
+  const at = event.recordedAt;
+  switch (e.type) {
+    case 'PoolCreated': {
+      // counts come from the aggregate's own rules, so the read model cannot disagree with it
+      const counts = poolCounts(PoolAggregate.evolve(PoolAggregate.initialState(), { ...e, version: event.version }));
+      const d = e.data;
+      await db.query(
+        `INSERT INTO pools (name, cidr, family, labels, node_selector, reserved, disabled, capacity, allocated, reserved_count, version, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $10, $11, $11)`,
+        [d.name, d.cidr, d.family, d.labels, d.nodeSelector, JSON.stringify(d.reserved), d.disabled, counts.capacity.toString(), counts.reservedCount.toString(), event.version, at],
+      );
+      return;
+    }
+    case 'PoolUpdated': {
+      const d = e.data;
+      await db.query(
+        `UPDATE pools SET labels = coalesce($2, labels),
+                          node_selector = CASE WHEN $3 THEN $4 ELSE node_selector END,
+                          disabled = coalesce($5, disabled), version = $6, updated_at = $7
+          WHERE name = $1`,
+        [d.name, d.labels ?? null, d.nodeSelector !== undefined, d.nodeSelector ?? null, d.disabled ?? null, event.version, at],
+      );
+      return;
+    }
+    case 'PoolDeleted':
+      await db.query('DELETE FROM pools WHERE name = $1', [e.data.name]);
+      return;
+    case 'IpAllocated':
+    case 'IpReleased':
+      await db.query('UPDATE pools SET allocated = allocated + $2, version = $3, updated_at = $4 WHERE name = $1', [
+        e.data.pool,
+        e.type === 'IpAllocated' ? 1 : -1,
+        event.version,
+        at,
+      ]);
+      return;
+  }
+}

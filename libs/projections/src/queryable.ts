@@ -1,0 +1,6 @@
+import type { QueryResult, QueryResultRow } from 'pg';
+
+/** A pg Pool or a client inside a transaction: projections and queries run on either. */
+export interface Queryable {
+  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<QueryResult<R>>;
+}
