@@ -1,0 +1,46 @@
+import { startTestApi, type TestApi } from '../../../test/support/test-api';
+
+describe('events and operations over HTTP', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi('events');
+    await api.http().post('/v1/pools').send({ name: 'ev', cidr: '10.5.0.0/29' }).expect(201);
+    for (const h of ['e1', 'e2', 'e3']) {
+      await api.http().post('/v1/allocations').send({ handle: h, node: 'n', namespace: 'ns', pod: h }).expect(201);
+    }
+    await api.http().delete('/v1/allocations/e2').expect(204);
+  });
+  afterAll(() => api.close());
+
+  it('pages through the log in order with the next cursor', async () => {
+    const all: Array<{ type: string; position: number }> = [];
+    let after: string | undefined;
+    for (let page = 0; page < 10; page++) {
+      const res = await api.http().get('/v1/events').query({ limit: 2, ...(after ? { after } : {}) });
+      expect(res.status).toBe(200);
+      all.push(...res.body.items);
+      if (res.body.items.length === 0) break;
+      after = res.body.next;
+    }
+    expect(all.map((e) => e.type)).toEqual(['PoolCreated', 'IpAllocated', 'IpAllocated', 'IpAllocated', 'IpReleased']);
+    expect(all[1]).toMatchObject({ streamId: 'pool-ev', version: 2, data: { ip: '10.5.0.1', handle: 'e1' }, metadata: { source: 'rest' } });
+  });
+
+  it('filters by stream and type, and refuses a bad cursor', async () => {
+    const released = await api.http().get('/v1/events').query({ type: 'IpReleased' });
+    expect(released.body.items).toHaveLength(1);
+    expect(released.body.items[0].data).toMatchObject({ handle: 'e2', ip: '10.5.0.2' });
+    expect((await api.http().get('/v1/events').query({ streamId: 'pool-none' })).body.items).toEqual([]);
+    const bad = await api.http().get('/v1/events').query({ after: 'not-a-cursor' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('INVALID_ARGUMENT');
+  });
+
+  it('answers /healthz and /readyz, and 404 in the error shape for unknown paths', async () => {
+    expect((await api.http().get('/healthz')).body).toEqual({ status: 'ok' });
+    expect((await api.http().get('/readyz')).body).toMatchObject({ status: 'ready' });
+    const missing = await api.http().get('/v1/nothing-here');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ statusCode: 404, code: 'NOT_FOUND' });
+  });
+});

@@ -1,0 +1,91 @@
+import { ValidationError } from '../errors/domain-error';
+import { type CharRule, charRuleViolation } from './char-rule';
+import { dns1123SubdomainViolation } from './names';
+
+/** Node labels as Kubernetes defines them; pools select nodes by these. */
+export type Labels = Record<string, string>;
+
+const NAME_PART_MAX_LENGTH = 63;
+const VALUE_MAX_LENGTH = 63;
+
+const QUALIFIED_NAME: CharRule = {
+  allowed: /^[-A-Za-z0-9_.]$/,
+  allowedText: "alphanumeric characters, '-', '_' or '.'",
+  edge: /^[A-Za-z0-9]$/,
+  edgeText: 'an alphanumeric character',
+};
+
+/** Label values are qualified-name parts that may also be empty. */
+function valueRuleViolation(value: string): string | undefined {
+  if (value.length > VALUE_MAX_LENGTH) return `must be no more than ${VALUE_MAX_LENGTH} characters`;
+  return value.length === 0 ? undefined : charRuleViolation(value, QUALIFIED_NAME);
+}
+
+/** Kubernetes qualified name: `[prefix/]name`, the prefix being a DNS-1123 subdomain. */
+function keyRuleViolation(key: string): string | undefined {
+  const parts = key.split('/');
+  if (parts.length > 2) return "must contain at most one '/', separating an optional DNS subdomain prefix from the name";
+  const name = parts[parts.length - 1];
+  if (parts.length === 2) {
+    const prefixViolation = dns1123SubdomainViolation(parts[0]);
+    if (prefixViolation !== undefined) return `prefix part ${prefixViolation}`;
+  }
+  if (name.length === 0) return 'name part must not be empty';
+  if (name.length > NAME_PART_MAX_LENGTH) return `name part must be no more than ${NAME_PART_MAX_LENGTH} characters`;
+  const nameViolation = charRuleViolation(name, QUALIFIED_NAME);
+  return nameViolation === undefined ? undefined : `name part ${nameViolation}`;
+}
+
+/** The full error message for a bad key, or undefined; the selector parser reuses it with a position. */
+export function labelKeyProblem(key: string): string | undefined {
+  const violation = keyRuleViolation(key);
+  return violation === undefined ? undefined : `label key ${JSON.stringify(key)} is invalid: ${violation}`;
+}
+
+/** The full error message for a bad value, or undefined; the selector parser reuses it with a position. */
+export function labelValueProblem(key: string, value: string): string | undefined {
+  const violation = valueRuleViolation(value);
+  return violation === undefined
+    ? undefined
+    : `label value ${JSON.stringify(value)} for key ${JSON.stringify(key)} is invalid: ${violation}`;
+}
+
+export function validateLabelKey(key: string): void {
+  const problem = labelKeyProblem(key);
+  if (problem !== undefined) throw new ValidationError('INVALID_LABEL', problem);
+}
+
+export function validateLabelValue(key: string, value: string): void {
+  const problem = labelValueProblem(key, value);
+  if (problem !== undefined) throw new ValidationError('INVALID_LABEL', problem);
+}
+
+/** Arrays, Maps and class instances are objects too, but their entries are not label maps. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Checks untrusted input (request bodies, stored events) and returns a fresh copy, so later
+ * mutation of the caller's object cannot smuggle unvalidated labels past this point.
+ */
+export function validateLabels(labels: unknown, what = 'labels'): Labels {
+  if (!isPlainObject(labels)) {
+    throw new ValidationError('INVALID_LABEL', `${what} must be an object mapping label keys to string values`);
+  }
+  const result: Labels = {};
+  for (const [key, value] of Object.entries(labels)) {
+    validateLabelKey(key);
+    if (typeof value !== 'string') {
+      throw new ValidationError(
+        'INVALID_LABEL',
+        `${what}: value of label ${JSON.stringify(key)} must be a string, got ${value === null ? 'null' : typeof value}`,
+      );
+    }
+    validateLabelValue(key, value);
+    result[key] = value;
+  }
+  return result;
+}
