@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { Client } from 'pg';
 import request from 'supertest';
 import { loadConfig } from '../../apps/api/src/config';
 import { createApp } from '../../apps/api/src/create-app';
@@ -9,6 +10,8 @@ export interface TestApi {
   apps: INestApplication[];
   /** a supertest agent on instance `i` */
   http(i?: number): ReturnType<typeof request>;
+  /** rows in the events table, read directly: "appends nothing" must not depend on the API's own reads */
+  eventCount(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -26,6 +29,15 @@ export async function startTestApi(suite: string, options: { replicas?: number; 
     db,
     apps,
     http: (i = 0) => request(apps[i].getHttpServer()),
+    async eventCount() {
+      const client = new Client({ connectionString: db.url });
+      await client.connect();
+      try {
+        return Number((await client.query('SELECT count(*) FROM events')).rows[0].count);
+      } finally {
+        await client.end();
+      }
+    },
     async close() {
       for (const app of apps) await app.close();
       await db.drop();

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule, type OnApplicationShutdown, Inject } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { AggregateRepository } from '@ipledger/event-store';
 import { Pool } from 'pg';
@@ -13,6 +13,8 @@ import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { AuthGuard } from './http/auth.guard';
 import { EventWriter } from './infrastructure/event-writer';
 import { KeyedMutex } from './infrastructure/keyed-mutex';
+import { Metrics, MetricsInterceptor } from './metrics/metrics';
+import { MetricsController } from './metrics/metrics.controller';
 import { CONFIG, PG_POOL } from './infrastructure/tokens';
 import { DeleteNodeHandler } from './nodes/delete-node.handler';
 import { NodesController } from './nodes/nodes.controller';
@@ -30,13 +32,15 @@ export class AppModule implements OnApplicationShutdown {
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [PoolsController, NodesController, AllocationsController, EventsController, HealthController],
+      controllers: [PoolsController, NodesController, AllocationsController, EventsController, HealthController, MetricsController],
       providers: [
         { provide: CONFIG, useValue: config },
         { provide: PG_POOL, useFactory: () => new Pool({ connectionString: config.databaseUrl, max: 20 }) },
         { provide: AggregateRepository, useFactory: (pool: Pool) => new AggregateRepository(pool), inject: [PG_POOL] },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
+        Metrics,
         KeyedMutex,
         EventWriter,
         CreatePoolHandler,

@@ -12,8 +12,6 @@ describe('allocations over HTTP', () => {
   });
   afterAll(() => api.close());
 
-  const eventCount = async () => (await api.http().get('/v1/events?limit=1000')).body.items.length;
-
   it('hands out the lowest free address of the first pool by name, never network or broadcast', async () => {
     const first = await api.http().post('/v1/allocations').send(pod('h1'));
     expect(first.status).toBe(201);
@@ -42,11 +40,11 @@ describe('allocations over HTTP', () => {
   });
 
   it('returns 200 and the same address when the handle already holds one, appending nothing', async () => {
-    const before = await eventCount();
+    const before = await api.eventCount();
     const again = await api.http().post('/v1/allocations').send(pod('h1'));
     expect(again.status).toBe(200);
     expect(again.body.items.map((a: { ip: string }) => a.ip)).toEqual(['10.0.0.1']);
-    expect(await eventCount()).toBe(before);
+    expect(await api.eventCount()).toBe(before);
   });
 
   it('gives a specific address, or 409 IP_IN_USE / IP_RESERVED, or 400 when no eligible pool holds it', async () => {
@@ -70,11 +68,11 @@ describe('allocations over HTTP', () => {
       [6, 'fd00::'],
     ]);
     // only the v4 pool can serve 'b-main'; asking it for [4,6] by name leaves v6 with no pool: nothing is taken
-    const before = await eventCount();
+    const before = await api.eventCount();
     const half = await api.http().post('/v1/allocations').send(pod('half', { families: [4, 6], pools: ['b-main'] }));
     expect(half.status).toBe(409);
     expect(half.body.code).toBe('NO_ELIGIBLE_POOL');
-    expect(await eventCount()).toBe(before);
+    expect(await api.eventCount()).toBe(before);
     expect((await api.http().get('/v1/allocations/half')).status).toBe(404);
   });
 
@@ -122,11 +120,11 @@ describe('allocations over HTTP', () => {
     [{ poolSelector: 'a in (' }, 'position'],
     [{ surprise: true }, 'surprise'],
   ])('refuses %j with 400 and appends nothing', async (override, fragment) => {
-    const before = await eventCount();
+    const before = await api.eventCount();
     const res = await api.http().post('/v1/allocations').send({ ...pod('bad'), ...override });
     expect(res.status).toBe(400);
     expect(res.body.message).toContain(fragment);
-    expect(await eventCount()).toBe(before);
+    expect(await api.eventCount()).toBe(before);
   });
 
   it('gets by handle, lists with filters and continue, and releases idempotently', async () => {

@@ -12,6 +12,14 @@ describe('events and operations over HTTP', () => {
   });
   afterAll(() => api.close());
 
+  // The log shows an event once every older transaction in the cluster has ended (the rule that
+  // keeps the cursor from skipping late commits), so a reader right after a write may wait a moment.
+  beforeAll(async () => {
+    for (let i = 0; i < 100 && (await api.http().get('/v1/events').query({ limit: 10 })).body.items.length < 5; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  });
+
   it('pages through the log in order with the next cursor', async () => {
     const all: Array<{ type: string; position: number }> = [];
     let after: string | undefined;
@@ -42,5 +50,19 @@ describe('events and operations over HTTP', () => {
     const missing = await api.http().get('/v1/nothing-here');
     expect(missing.status).toBe(404);
     expect(missing.body).toMatchObject({ statusCode: 404, code: 'NOT_FOUND' });
+  });
+});
+
+describe('metrics', () => {
+  let api: TestApi;
+  beforeAll(async () => (api = await startTestApi('metrics')));
+  afterAll(() => api.close());
+
+  it('serves Prometheus text with request counts by route pattern', async () => {
+    await api.http().get('/v1/pools/none').expect(404);
+    const res = await api.http().get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.header['content-type']).toContain('text/plain');
+    expect(res.text).toMatch(/ipledger_http_requests_total\{method="GET",route="\/v1\/pools\/:name",status="404"\} 1/);
   });
 });

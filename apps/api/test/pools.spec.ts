@@ -5,8 +5,6 @@ describe('pools over HTTP', () => {
   beforeAll(async () => (api = await startTestApi('pools')));
   afterAll(() => api.close());
 
-  const eventCount = async () => (await api.http().get('/v1/events?limit=1000')).body.items.length;
-
   it('creates a pool and reads it back with its counts', async () => {
     const res = await api.http().post('/v1/pools').send({
       name: 'rack-1',
@@ -68,12 +66,12 @@ describe('pools over HTTP', () => {
     [{ name: 'a', cidr: 24 }, 'INVALID_ARGUMENT', 'cidr'],
     [{ name: 'a', cidr: '10.50.0.0/24', disabled: 'yes' }, 'INVALID_ARGUMENT', 'disabled'],
   ])('refuses %j with 400 %s and appends nothing', async (body, code, fragment) => {
-    const before = await eventCount();
+    const before = await api.eventCount();
     const res = await api.http().post('/v1/pools').send(body);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ statusCode: 400, error: 'Bad Request', code });
     expect(res.body.message).toContain(fragment);
-    expect(await eventCount()).toBe(before);
+    expect(await api.eventCount()).toBe(before);
   });
 
   it('refuses malformed JSON with 400 and a body over 1 MiB with 413', async () => {
@@ -89,10 +87,10 @@ describe('pools over HTTP', () => {
     const res = await api.http().patch('/v1/pools/rack-1').send({ labels: { 'pool-group': 'g2' }, disabled: true, nodeSelector: null });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ labels: { 'pool-group': 'g2' }, disabled: true, nodeSelector: null, version: 2 });
-    const before = await eventCount();
+    const before = await api.eventCount();
     const again = await api.http().patch('/v1/pools/rack-1').send({ labels: { 'pool-group': 'g2' }, disabled: true });
     expect(again.body.version).toBe(2);
-    expect(await eventCount()).toBe(before);
+    expect(await api.eventCount()).toBe(before);
     expect((await api.http().patch('/v1/pools/nope').send({ disabled: true })).body.code).toBe('POOL_NOT_FOUND');
     expect((await api.http().patch('/v1/pools/rack-1').send({ cidr: '10.0.0.0/8' })).status).toBe(400);
   });

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AggregateType, CommandMetadata, DomainEvent } from '@ipledger/domain';
 import { AggregateRepository, appendToStreams, type Loaded, type RecordedEvent } from '@ipledger/event-store';
 import { projectEvents } from '@ipledger/projections';
@@ -18,6 +18,8 @@ export interface Change<S = unknown> {
  */
 @Injectable()
 export class EventWriter {
+  private readonly logger = new Logger('event-writer');
+
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     readonly repository: AggregateRepository,
@@ -40,7 +42,8 @@ export class EventWriter {
       { inTransaction: (client, events) => projectEvents(client, events) },
     );
     for (const change of writes) {
-      await this.repository.committed(change.type, change.loaded, recorded.filter((e) => e.streamId === change.loaded.streamId));
+      // the events are committed: a failed snapshot write only costs a longer load later
+      await this.repository.committed(change.type, change.loaded, recorded).catch((err: Error) => this.logger.warn(`snapshot of ${change.loaded.streamId} not written: ${err.message}`));
     }
     return recorded;
   }

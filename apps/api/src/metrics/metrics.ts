@@ -1,0 +1,47 @@
+import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { Observable } from 'rxjs';
+
+/** One registry per application instance, so several instances in one process (tests) never clash. */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: 'ipledger_http_requests_total',
+    help: 'HTTP requests by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly duration = new Histogram({
+    name: 'ipledger_http_request_duration_seconds',
+    help: 'HTTP request latency by method and route',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'ipledger_' });
+  }
+}
+
+/** Labels by route pattern (`/v1/pools/:name`), never by raw path, so cardinality stays bounded. */
+@Injectable()
+export class MetricsInterceptor implements NestInterceptor {
+  constructor(private readonly metrics: Metrics) {}
+
+  intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = ctx.switchToHttp();
+    const req = http.getRequest<Request>();
+    const res = http.getResponse<Response>();
+    const started = process.hrtime.bigint();
+    // 'finish' sees the final status, also when an exception filter wrote the response
+    res.once('finish', () => {
+      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      this.metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
+      this.metrics.duration.observe({ method: req.method, route }, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    return next.handle();
+  }
+}

@@ -1,0 +1,237 @@
+import { Pool } from 'pg';
+import { createTestDatabase, TestDatabase } from '../test/test-database';
+import { AggregateRepository, AggregateType } from './aggregate-repository';
+import { appendToStreams } from './append-to-streams';
+import { ConcurrencyError } from './concurrency-error';
+import { readSnapshot } from './read-snapshot';
+import { readStream } from './read-stream';
+
+interface Counter {
+  total: number;
+  versions: number[];
+}
+
+type CountingType = AggregateType<Counter> & { evolved: number };
+
+function counterType(streamPrefix: string, snapshotEvery?: number): CountingType {
+  const type: CountingType = {
+    streamPrefix,
+    evolved: 0,
+    initialState: () => ({ total: 0, versions: [] }),
+    evolve(state, event) {
+      type.evolved += 1;
+      state.total += event.data.amount as number;
+      state.versions.push(event.version);
+      return state;
+    },
+    snapshot:
+      snapshotEvery === undefined
+        ? undefined
+        : {
+            every: snapshotEvery,
+            serialize: (state) => state,
+            deserialize: (json) => structuredClone(json as Counter),
+          },
+  };
+  return type;
+}
+
+const added = (amount: number) => ({ type: 'Added', data: { amount } });
+
+describe('AggregateRepository', () => {
+  let db: TestDatabase;
+  let pool: Pool;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('aggregate');
+    pool = db.pool;
+  });
+  afterAll(() => db.drop());
+
+  /** What a command handler does: load, decide, append at the loaded version, report the commit. */
+  async function execute(repository: AggregateRepository, type: CountingType, id: string, amounts: number[]) {
+    const loaded = await repository.load(type, id);
+    const recorded = await appendToStreams(pool, [
+      { streamId: loaded.streamId, expectedVersion: loaded.version, events: amounts.map(added) },
+    ]);
+    await repository.committed(type, loaded, recorded);
+    return recorded;
+  }
+
+  async function fullReplay(type: CountingType, streamId: string): Promise<Counter> {
+    return (await readStream(pool, streamId)).reduce((state, event) => type.evolve(state, event), type.initialState());
+  }
+
+  function readStreamCalls(spy: jest.SpyInstance): unknown[] {
+    return spy.mock.calls.map((call) => call[1]);
+  }
+
+  it('on a cache hit reads only the events after the cached version', async () => {
+    const type = counterType('hit');
+    const repository = new AggregateRepository(pool);
+    const fifty = Array.from({ length: 50 }, () => added(1));
+    await appendToStreams(pool, [{ streamId: 'hit-1', expectedVersion: 0, events: fifty }]);
+
+    const first = await repository.load(type, '1');
+    expect(first).toMatchObject({ streamId: 'hit-1', version: 50, state: { total: 50 } });
+    expect(type.evolved).toBe(50);
+
+    const query = jest.spyOn(pool, 'query');
+    try {
+      expect((await repository.load(type, '1')).version).toBe(50);
+      expect(type.evolved).toBe(50);
+      await appendToStreams(pool, [{ streamId: 'hit-1', expectedVersion: 50, events: [added(5)] }]);
+      const third = await repository.load(type, '1');
+      expect(third).toMatchObject({ version: 51, state: { total: 55 } });
+      expect(type.evolved).toBe(51);
+      // One indexed read per load, each starting at the cached version.
+      expect(readStreamCalls(query)).toEqual([
+        ['hit-1', 50],
+        ['hit-1', 50],
+      ]);
+    } finally {
+      query.mockRestore();
+    }
+  });
+
+  it('moves the cached entry forward on committed without evolving again on the next load', async () => {
+    const type = counterType('commit');
+    const repository = new AggregateRepository(pool);
+    await execute(repository, type, '1', [1, 2]);
+    await execute(repository, type, '1', [3]);
+    expect(type.evolved).toBe(3);
+
+    const loaded = await repository.load(type, '1');
+    expect(loaded).toMatchObject({ version: 3, state: { total: 6, versions: [1, 2, 3] } });
+    expect(type.evolved).toBe(3);
+  });
+
+  it('lets a second replica see what the first appended, and refuses decisions on stale state', async () => {
+    const type = counterType('replica');
+    const replicaA = new AggregateRepository(pool);
+    const replicaB = new AggregateRepository(pool);
+
+    await execute(replicaA, type, '1', [1, 1, 1]);
+    expect(await replicaB.load(type, '1')).toMatchObject({ version: 3, state: { total: 3 } });
+    await execute(replicaB, type, '1', [10]);
+
+    const staleDecision = await replicaA.load(type, '1');
+    expect(staleDecision).toMatchObject({ version: 4, state: { total: 13 } });
+    await execute(replicaB, type, '1', [100]);
+    await expect(
+      appendToStreams(pool, [
+        { streamId: staleDecision.streamId, expectedVersion: staleDecision.version, events: [added(1)] },
+      ]),
+    ).rejects.toThrow(ConcurrencyError);
+
+    expect(await replicaA.load(type, '1')).toMatchObject({
+      version: 5,
+      state: { total: 113, versions: [1, 2, 3, 4, 5] },
+    });
+  });
+
+  it('snapshots when a stream crosses a multiple of `every`; a fresh replica loads snapshot + tail', async () => {
+    const type = counterType('snap', 10);
+    const repository = new AggregateRepository(pool);
+
+    for (let i = 1; i <= 9; i++) await execute(repository, type, '1', [i]);
+    expect(await readSnapshot(pool, 'snap-1')).toBeNull();
+    await execute(repository, type, '1', [10]);
+    expect(await readSnapshot(pool, 'snap-1')).toMatchObject({ version: 10 });
+
+    await execute(repository, type, '1', [11, 12, 13]);
+    expect(await readSnapshot(pool, 'snap-1')).toMatchObject({ version: 10 });
+    // 13 -> 22 jumps over 20 in one append.
+    await execute(repository, type, '1', [14, 15, 16, 17, 18, 19, 20, 21, 22]);
+    expect(await readSnapshot(pool, 'snap-1')).toMatchObject({ version: 22 });
+    await execute(repository, type, '1', [23, 24, 25]);
+
+    const freshType = counterType('snap', 10);
+    const fresh = await new AggregateRepository(pool).load(freshType, '1');
+    expect(freshType.evolved).toBe(3);
+    expect(fresh.version).toBe(25);
+    expect(fresh.state).toEqual(await fullReplay(counterType('snap'), 'snap-1'));
+    expect(fresh.state.total).toBe((25 * 26) / 2);
+  });
+
+  it('catches up from the database to snapshot when its cache missed the appended events', async () => {
+    const type = counterType('snap-miss', 5);
+    const repository = new AggregateRepository(pool);
+    const loaded = await repository.load(type, '1');
+    const recorded = await appendToStreams(pool, [
+      { streamId: loaded.streamId, expectedVersion: 0, events: [1, 2, 3, 4, 5, 6].map(added) },
+    ]);
+    repository.forget(loaded.streamId);
+
+    await repository.committed(type, loaded, recorded);
+
+    const snapshot = await readSnapshot(pool, 'snap-miss-1');
+    expect(snapshot).toEqual({ version: 6, state: await fullReplay(counterType('snap-miss'), 'snap-miss-1') });
+  });
+
+  it('evicts the least recently used stream beyond cacheSize', async () => {
+    const type = counterType('lru');
+    const repository = new AggregateRepository(pool, { cacheSize: 2 });
+    for (const id of ['x', 'y', 'z']) {
+      await appendToStreams(pool, [{ streamId: `lru-${id}`, expectedVersion: 0, events: [1, 2, 3, 4, 5].map(added) }]);
+    }
+
+    await repository.load(type, 'x');
+    await repository.load(type, 'y');
+    await repository.load(type, 'x'); // x is now the most recent: z evicts y
+    await repository.load(type, 'z');
+    expect(type.evolved).toBe(15);
+
+    await repository.load(type, 'x');
+    expect(type.evolved).toBe(15);
+    await repository.load(type, 'y');
+    expect(type.evolved).toBe(20);
+  });
+
+  it('applies each event once when loads of the same stream overlap', async () => {
+    const type = counterType('overlap');
+    const repository = new AggregateRepository(pool);
+    await appendToStreams(pool, [{ streamId: 'overlap-1', expectedVersion: 0, events: [1, 2].map(added) }]);
+    await repository.load(type, '1');
+    await appendToStreams(pool, [{ streamId: 'overlap-1', expectedVersion: 2, events: [3, 4, 5].map(added) }]);
+
+    const loads = await Promise.all([1, 2, 3].map(() => repository.load(type, '1')));
+
+    for (const loaded of loads) {
+      expect(loaded).toMatchObject({ version: 5, state: { total: 15, versions: [1, 2, 3, 4, 5] } });
+    }
+    expect(type.evolved).toBe(5);
+  });
+
+  it('drops an entry whose evolve threw, so a half-applied state is never served', async () => {
+    const type = counterType('broken');
+    const repository = new AggregateRepository(pool);
+    await appendToStreams(pool, [{ streamId: 'broken-1', expectedVersion: 0, events: [added(1)] }]);
+    await repository.load(type, '1');
+    await appendToStreams(pool, [{ streamId: 'broken-1', expectedVersion: 1, events: [added(2)] }]);
+
+    const evolve = type.evolve;
+    type.evolve = (state) => {
+      state.total = -1;
+      throw new Error('bug in evolve');
+    };
+    await expect(repository.load(type, '1')).rejects.toThrow('bug in evolve');
+    type.evolve = evolve;
+
+    expect(await repository.load(type, '1')).toMatchObject({ version: 2, state: { total: 3, versions: [1, 2] } });
+  });
+
+  it('ignores recorded events of other streams in committed', async () => {
+    const type = counterType('multi');
+    const repository = new AggregateRepository(pool);
+    const loaded = await repository.load(type, '1');
+    const recorded = await appendToStreams(pool, [
+      { streamId: 'other-stream', expectedVersion: 0, events: [added(100)] },
+      { streamId: loaded.streamId, expectedVersion: 0, events: [added(7)] },
+    ]);
+    await repository.committed(type, loaded, recorded);
+
+    expect(await repository.load(type, '1')).toMatchObject({ version: 1, state: { total: 7 } });
+    expect(type.evolved).toBe(1);
+  });
+});

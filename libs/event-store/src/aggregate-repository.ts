@@ -1,0 +1,116 @@
+import { Pool } from 'pg';
+import { readSnapshot } from './read-snapshot';
+import { readStream } from './read-stream';
+import { RecordedEvent } from './recorded-event';
+import { writeSnapshot } from './write-snapshot';
+
+export interface AggregateType<S> {
+  /** Stream id = `${streamPrefix}-${id}`; unique per aggregate type (it also keys the cache). */
+  streamPrefix: string;
+  initialState(): S;
+  /** May mutate `state` and return it. */
+  evolve(state: S, event: { type: string; data: Record<string, unknown>; version: number }): S;
+  snapshot?: { every: number; serialize(state: S): unknown; deserialize(json: unknown): S };
+}
+
+export interface Loaded<S> {
+  streamId: string;
+  state: S;
+  version: number;
+}
+
+interface Entry {
+  state: unknown;
+  version: number;
+}
+
+/**
+ * Loads aggregates at a cost that does not grow with their history: an in-process LRU of states,
+ * checked against the database on every load by reading only the events after the cached version
+ * (one indexed query, usually empty), so replicas appending to the same streams stay correct.
+ * On a cache miss the snapshot, when the type keeps one, replaces the replay of old events.
+ *
+ * Contract: `Loaded.state` IS the cached object, shared by every caller of the same stream.
+ * Callers only read it to decide; it changes only through `evolve` inside load/committed, in a
+ * synchronous loop (evolve calls never interleave), and only with committed events newer than
+ * the entry's version. So if another caller advances it while you are still deciding, the stream
+ * is already past your `Loaded.version` and your append, made with that expected version, fails
+ * with ConcurrencyError: you retry on fresh state and never commit a decision built on a mix.
+ */
+export class AggregateRepository {
+  private readonly cache = new Map<string, Entry>();
+  private readonly cacheSize: number;
+
+  constructor(
+    private readonly pool: Pool,
+    options: { cacheSize?: number } = {},
+  ) {
+    this.cacheSize = options.cacheSize ?? 10_000;
+  }
+
+  load<S>(type: AggregateType<S>, id: string): Promise<Loaded<S>> {
+    return this.loadStream(type, `${type.streamPrefix}-${id}`);
+  }
+
+  /**
+   * Call after a successful append of `recorded` made on `loaded`: moves the cached entry forward
+   * without a re-read when it is still at the version the append expected, and writes a snapshot
+   * when the stream crossed a multiple of `snapshot.every`. A failure here (snapshot write) does
+   * not undo the append, which is already committed.
+   */
+  async committed<S>(type: AggregateType<S>, loaded: Loaded<S>, recorded: RecordedEvent[]): Promise<void> {
+    const events = recorded.filter((event) => event.streamId === loaded.streamId);
+    if (events.length === 0) return;
+    const from = events[0].version - 1;
+    const to = events[events.length - 1].version;
+    const entry = this.cache.get(loaded.streamId);
+    if (entry?.version === from) this.advance(type, loaded.streamId, entry, events);
+
+    const codec = type.snapshot;
+    if (!codec || Math.floor(to / codec.every) === Math.floor(from / codec.every)) return;
+    // Without an entry that has these events (evicted, or behind), catch up from the database.
+    const current = entry && entry.version >= to ? entry : await this.loadStream(type, loaded.streamId);
+    await writeSnapshot(this.pool, loaded.streamId, current.version, codec.serialize(current.state as S));
+  }
+
+  forget(streamId: string): void {
+    this.cache.delete(streamId);
+  }
+
+  private async loadStream<S>(type: AggregateType<S>, streamId: string): Promise<Loaded<S>> {
+    const entry = this.cache.get(streamId) ?? (await this.fromSnapshot(type, streamId));
+    const events = await readStream(this.pool, streamId, entry.version);
+    this.advance(type, streamId, entry, events);
+    return { streamId, state: entry.state as S, version: entry.version };
+  }
+
+  private async fromSnapshot<S>(type: AggregateType<S>, streamId: string): Promise<Entry> {
+    const codec = type.snapshot;
+    const snapshot = codec ? await readSnapshot(this.pool, streamId) : null;
+    return codec && snapshot
+      ? { state: codec.deserialize(snapshot.state), version: snapshot.version }
+      : { state: type.initialState(), version: 0 };
+  }
+
+  /**
+   * Applies `events` (contiguous, in version order) to `entry` and marks it most recently used.
+   * A concurrent load or committed may have advanced the entry while we awaited the read, so
+   * events it already has are skipped; the rest continue exactly where it stands.
+   */
+  private advance<S>(type: AggregateType<S>, streamId: string, entry: Entry, events: RecordedEvent[]): void {
+    try {
+      for (const event of events) {
+        if (event.version <= entry.version) continue;
+        entry.state = type.evolve(entry.state as S, event);
+        entry.version = event.version;
+      }
+    } catch (error) {
+      // A half-applied event leaves a state that matches no version: never serve it again.
+      if (this.cache.get(streamId) === entry) this.cache.delete(streamId);
+      throw error;
+    }
+    this.cache.delete(streamId);
+    this.cache.set(streamId, entry);
+    if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
+  }
+}

@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import { Pool, PoolClient } from 'pg';
+import { createTestDatabase, TestDatabase } from '../test/test-database';
+import { appendToStreams } from './append-to-streams';
+import { ConcurrencyError } from './concurrency-error';
+import { readStream } from './read-stream';
+
+const added = (amount: number) => ({ type: 'Added', data: { amount } });
+
+describe('appendToStreams', () => {
+  let db: TestDatabase;
+  let pool: Pool;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('append');
+    pool = db.pool;
+  });
+  afterAll(() => db.drop());
+
+  it('appends with versions after the expected one and reads the stream back', async () => {
+    const eventId = randomUUID();
+    const first = await appendToStreams(pool, [
+      {
+        streamId: 'pool-a',
+        expectedVersion: 0,
+        events: [
+          { type: 'PoolCreated', data: { cidr: '10.0.0.0/24' }, metadata: { actor: 'test' }, eventId },
+          { type: 'Added', data: { amount: 1 }, schemaVersion: 2 },
+        ],
+      },
+    ]);
+    const second = await appendToStreams(pool, [{ streamId: 'pool-a', expectedVersion: 2, events: [added(2)] }]);
+
+    expect(first.map((event) => event.version)).toEqual([1, 2]);
+    expect(first[0]).toMatchObject({
+      streamId: 'pool-a',
+      eventId,
+      type: 'PoolCreated',
+      schemaVersion: 1,
+      data: { cidr: '10.0.0.0/24' },
+      metadata: { actor: 'test' },
+    });
+    expect(first[0].recordedAt).toBeInstanceOf(Date);
+    expect(typeof first[0].position).toBe('number');
+    expect(first[1]).toMatchObject({ schemaVersion: 2, metadata: {} });
+
+    const stream = await readStream(pool, 'pool-a');
+    expect(stream).toEqual([...first, ...second]);
+    expect(await readStream(pool, 'pool-a', 2)).toEqual(second);
+    expect(await readStream(pool, 'nobody')).toEqual([]);
+  });
+
+  it('refuses a stale expected version', async () => {
+    await appendToStreams(pool, [{ streamId: 'stale', expectedVersion: 0, events: [added(1), added(2)] }]);
+
+    const conflict = appendToStreams(pool, [{ streamId: 'stale', expectedVersion: 1, events: [added(3)] }]);
+    await expect(conflict).rejects.toThrow(ConcurrencyError);
+    await expect(conflict).rejects.toMatchObject({ streamId: 'stale', expectedVersion: 1, actualVersion: 2 });
+    await expect(
+      appendToStreams(pool, [{ streamId: 'stale', expectedVersion: 0, events: [added(3)] }]),
+    ).rejects.toMatchObject({ streamId: 'stale', expectedVersion: 0, actualVersion: 2 });
+    expect(await readStream(pool, 'stale')).toHaveLength(2);
+  });
+
+  it('lets exactly one of ten concurrent appends at the same version win', async () => {
+    await appendToStreams(pool, [{ streamId: 'race', expectedVersion: 0, events: [added(0)] }]);
+
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) =>
+        appendToStreams(pool, [{ streamId: 'race', expectedVersion: 1, events: [added(i)] }]),
+      ),
+    );
+
+    const won = results.filter((result) => result.status === 'fulfilled');
+    const lost = results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(9);
+    for (const error of lost) {
+      expect(error).toBeInstanceOf(ConcurrencyError);
+      expect(error).toMatchObject({ streamId: 'race', expectedVersion: 1 });
+    }
+    expect((await readStream(pool, 'race')).map((event) => event.version)).toEqual([1, 2]);
+  });
+
+  it('turns a clash with an append that committed after our version check into ConcurrencyError', async () => {
+    await appendToStreams(pool, [{ streamId: 'late-clash', expectedVersion: 0, events: [added(1)] }]);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let inserted!: () => void;
+    const firstInserted = new Promise<void>((resolve) => (inserted = resolve));
+
+    const first = appendToStreams(pool, [{ streamId: 'late-clash', expectedVersion: 1, events: [added(2)] }], {
+      inTransaction: async () => {
+        inserted();
+        await gate;
+      },
+    });
+    await firstInserted;
+    // Its check still sees version 1; its insert then waits on the unique index for `first`.
+    const second = appendToStreams(pool, [{ streamId: 'late-clash', expectedVersion: 1, events: [added(3)] }]);
+    second.catch(() => undefined);
+    await waitForLockWaiters(pool, 1);
+    release();
+
+    await first;
+    await expect(second).rejects.toMatchObject({
+      name: 'ConcurrencyError',
+      streamId: 'late-clash',
+      expectedVersion: 1,
+      actualVersion: 2,
+    });
+  });
+
+  it('appends to several streams atomically and returns events in append order', async () => {
+    const recorded = await appendToStreams(pool, [
+      { streamId: 'multi-z', expectedVersion: 0, events: [added(1), added(2)] },
+      { streamId: 'multi-a', expectedVersion: 0, events: [added(3)] },
+    ]);
+    expect(recorded.map((event) => [event.streamId, event.version])).toEqual([
+      ['multi-z', 1],
+      ['multi-z', 2],
+      ['multi-a', 1],
+    ]);
+    // Both streams commit in one transaction.
+    expect(new Set(recorded.map((event) => event.transactionId)).size).toBe(1);
+
+    await expect(
+      appendToStreams(pool, [
+        { streamId: 'multi-z', expectedVersion: 2, events: [added(4)] },
+        { streamId: 'multi-a', expectedVersion: 0, events: [added(5)] },
+      ]),
+    ).rejects.toMatchObject({ name: 'ConcurrencyError', streamId: 'multi-a', expectedVersion: 0, actualVersion: 1 });
+    expect(await readStream(pool, 'multi-z')).toHaveLength(2);
+    expect(await readStream(pool, 'multi-a')).toHaveLength(1);
+  });
+
+  it('checks a stream given without events', async () => {
+    await appendToStreams(pool, [{ streamId: 'guard', expectedVersion: 0, events: [added(1)] }]);
+
+    await expect(
+      appendToStreams(pool, [
+        { streamId: 'guarded-write', expectedVersion: 0, events: [added(1)] },
+        { streamId: 'guard', expectedVersion: 0, events: [] },
+      ]),
+    ).rejects.toMatchObject({ streamId: 'guard', actualVersion: 1 });
+    expect(await readStream(pool, 'guarded-write')).toEqual([]);
+  });
+
+  it('runs inTransaction inside the append and rolls everything back when it throws', async () => {
+    await pool.query('create table inline_projection (stream_id text, version int)');
+    const write = async (client: PoolClient, events: { streamId: string; version: number }[]) => {
+      for (const event of events) {
+        await client.query('insert into inline_projection values ($1, $2)', [event.streamId, event.version]);
+      }
+    };
+
+    await appendToStreams(pool, [{ streamId: 'inline-ok', expectedVersion: 0, events: [added(1)] }], {
+      inTransaction: write,
+    });
+    const failure = new Error('projection refused');
+    const attempt = appendToStreams(
+      pool,
+      [
+        { streamId: 'inline-ok', expectedVersion: 1, events: [added(2)] },
+        { streamId: 'inline-new', expectedVersion: 0, events: [added(3)] },
+      ],
+      {
+        inTransaction: async (client, recorded) => {
+          await write(client, recorded);
+          throw failure;
+        },
+      },
+    );
+
+    await expect(attempt).rejects.toBe(failure);
+    expect(await readStream(pool, 'inline-ok')).toHaveLength(1);
+    expect(await readStream(pool, 'inline-new')).toEqual([]);
+    const { rows } = await pool.query('select stream_id, version from inline_projection');
+    expect(rows).toEqual([{ stream_id: 'inline-ok', version: 1 }]);
+  });
+
+  it('does not report success when inTransaction swallowed a failed statement', async () => {
+    const attempt = appendToStreams(pool, [{ streamId: 'swallowed', expectedVersion: 0, events: [added(1)] }], {
+      inTransaction: async (client) => {
+        await client.query('select 1/0').catch(() => undefined);
+      },
+    });
+
+    await expect(attempt).rejects.toThrow(/rolled back/);
+    expect(await readStream(pool, 'swallowed')).toEqual([]);
+  });
+
+  it('rejects an expected version that is not a non-negative integer, and a stream given twice', async () => {
+    await expect(appendToStreams(pool, [{ streamId: 'bad', expectedVersion: -1, events: [added(1)] }])).rejects.toThrow(
+      RangeError,
+    );
+    await expect(
+      appendToStreams(pool, [
+        { streamId: 'twice', expectedVersion: 0, events: [added(1)] },
+        { streamId: 'twice', expectedVersion: 1, events: [added(2)] },
+      ]),
+    ).rejects.toThrow(/appears twice/);
+  });
+
+  it('keeps events append-only in the database', async () => {
+    await appendToStreams(pool, [{ streamId: 'immutable', expectedVersion: 0, events: [added(1)] }]);
+
+    await expect(pool.query("update events set data = '{}' where stream_id = 'immutable'")).rejects.toThrow(
+      'events are append-only',
+    );
+    await expect(pool.query("delete from events where stream_id = 'immutable'")).rejects.toThrow(
+      'events are append-only',
+    );
+    await expect(pool.query('truncate events')).rejects.toThrow('events are append-only');
+    expect(await readStream(pool, 'immutable')).toHaveLength(1);
+  });
+
+  it('returns its connections to the pool after failures', async () => {
+    for (let i = 0; i < 25; i++) {
+      await expect(
+        appendToStreams(pool, [{ streamId: 'pool-a', expectedVersion: 0, events: [added(i)] }]),
+      ).rejects.toThrow(ConcurrencyError);
+    }
+    expect(pool.totalCount).toBeLessThanOrEqual(20);
+    expect(pool.idleCount).toBe(pool.totalCount);
+  });
+});
+
+async function waitForLockWaiters(pool: Pool, count: number): Promise<void> {
+  for (;;) {
+    const { rows } = await pool.query<{ waiting: number }>(
+      `select count(*)::int as waiting from pg_stat_activity
+       where datname = current_database() and wait_event_type = 'Lock'`,
+    );
+    if (rows[0].waiting >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

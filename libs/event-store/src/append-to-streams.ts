@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { DatabaseError, Pool, PoolClient } from 'pg';
+import { ConcurrencyError } from './concurrency-error';
+import { EVENT_COLUMNS, EventRow, NewEvent, RecordedEvent, toRecordedEvent } from './recorded-event';
+
+export interface StreamAppend {
+  streamId: string;
+  /** The stream's current version as the caller saw it; 0 = the stream must not exist yet. */
+  expectedVersion: number;
+  /** May be empty: the stream's version is then only checked, which guards a decision that read it. */
+  events: NewEvent[];
+}
+
+export interface AppendOptions {
+  /** Runs after the insert, in the same transaction (inline projections); a throw rolls everything back. */
+  inTransaction?: (client: PoolClient, recorded: RecordedEvent[]) => Promise<void>;
+}
+
+interface Row {
+  streamId: string;
+  version: number;
+  eventId: string;
+  type: string;
+  schemaVersion: number;
+  data: string;
+  metadata: string;
+}
+
+/**
+ * Appends to several streams in one transaction: all of them or none. Throws ConcurrencyError when
+ * a stream is not at its expected version, including when a concurrent append wins the race.
+ * Returns the recorded events in append order.
+ */
+export async function appendToStreams(
+  pool: Pool,
+  appends: StreamAppend[],
+  options: AppendOptions = {},
+): Promise<RecordedEvent[]> {
+  const rows = toRows(appends);
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('begin');
+    // Versions are contiguous, so a stream that moved past its expected version already holds
+    // version expected+1 and the insert clashes on (stream_id, version). Only streams appended
+    // with no events (a pure version guard) need the explicit check: one round trip saved on the
+    // hot path.
+    const guards = appends.filter((append) => append.events.length === 0);
+    const conflict = guards.length > 0 ? await findConflict(client, guards) : undefined;
+    if (conflict) throw conflict;
+    const recorded = await insert(client, rows, appends);
+    await options.inTransaction?.(client, recorded);
+    // COMMIT of a transaction that already failed (an inTransaction error it swallowed) rolls back
+    // without raising: only the command tag tells.
+    const { command } = await client.query('commit');
+    if (command !== 'COMMIT') throw new Error('append rolled back: a statement inside its transaction failed');
+    return recorded;
+  } catch (error) {
+    broken = await rollback(client);
+    // The version check passed but a concurrent append committed the same (stream, version)
+    // first: re-read to name the stream that moved.
+    if (!broken && isVersionClash(error)) throw (await findConflict(client, appends)) ?? error;
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+function toRows(appends: StreamAppend[]): Row[] {
+  const seen = new Set<string>();
+  const rows = appends.flatMap(({ streamId, expectedVersion, events }) => {
+    if (seen.has(streamId)) throw new Error(`stream ${streamId} appears twice in one append`);
+    if (!Number.isInteger(expectedVersion) || expectedVersion < 0) {
+      throw new RangeError(`expected version of ${streamId} must be an integer >= 0, got ${expectedVersion}`);
+    }
+    seen.add(streamId);
+    return events.map((event, index) => ({
+      streamId,
+      version: expectedVersion + index + 1,
+      eventId: event.eventId ?? randomUUID(),
+      type: event.type,
+      schemaVersion: event.schemaVersion ?? 1,
+      data: JSON.stringify(event.data),
+      metadata: JSON.stringify(event.metadata ?? {}),
+    }));
+  });
+  // Insert in stream-id order so that concurrent multi-stream appends take their unique-index
+  // locks in the same order and wait for each other instead of deadlocking.
+  return rows.sort((a, b) => (a.streamId < b.streamId ? -1 : a.streamId > b.streamId ? 1 : 0));
+}
+
+async function findConflict(client: PoolClient, appends: StreamAppend[]): Promise<ConcurrencyError | undefined> {
+  const { rows } = await client.query<{ stream_id: string; version: number }>(
+    'select stream_id, max(version) as version from events where stream_id = any($1::text[]) group by stream_id',
+    [appends.map((append) => append.streamId)],
+  );
+  const current = new Map(rows.map((row) => [row.stream_id, row.version]));
+  for (const { streamId, expectedVersion } of appends) {
+    const actual = current.get(streamId) ?? 0;
+    if (actual !== expectedVersion) return new ConcurrencyError(streamId, expectedVersion, actual);
+  }
+  return undefined;
+}
+
+async function insert(client: PoolClient, rows: Row[], appends: StreamAppend[]): Promise<RecordedEvent[]> {
+  const { rows: inserted } = await client.query<EventRow>(
+    `insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
+     select * from unnest($1::text[], $2::int[], $3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])
+     returning ${EVENT_COLUMNS}`,
+    [
+      rows.map((row) => row.streamId),
+      rows.map((row) => row.version),
+      rows.map((row) => row.eventId),
+      rows.map((row) => row.type),
+      rows.map((row) => row.schemaVersion),
+      rows.map((row) => row.data),
+      rows.map((row) => row.metadata),
+    ],
+  );
+  const appendOrder = new Map(appends.map((append, index) => [append.streamId, index]));
+  return inserted
+    .map(toRecordedEvent)
+    .sort((a, b) => appendOrder.get(a.streamId)! - appendOrder.get(b.streamId)! || a.version - b.version);
+}
+
+function isVersionClash(error: unknown): boolean {
+  return (
+    error instanceof DatabaseError && error.code === '23505' && error.constraint === 'events_stream_version_unique'
+  );
+}
+
+/** Returns the rollback's own failure: the connection is then unusable and must not go back to the pool. */
+async function rollback(client: PoolClient): Promise<Error | undefined> {
+  try {
+    await client.query('rollback');
+    return undefined;
+  } catch (error) {
+    return error as Error;
+  }
+}

@@ -1,0 +1,89 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client, DatabaseError } from 'pg';
+
+/** Session advisory lock key (per database) held while migrating, so replicas starting together take turns. */
+const MIGRATION_LOCK_KEY = 4_917_002_113;
+
+const MIGRATION_FILE = /^\d{3}_.+\.sql$/;
+
+/**
+ * Applies every `NNN_*.sql` file of `migrationsDir` not yet recorded in `schema_migrations`, in
+ * name order, each in its own transaction together with its record. Creates the database first
+ * when it is missing. Returns the names applied (empty when the schema is current).
+ */
+export async function runMigrations(
+  databaseUrl: string,
+  migrationsDir: string,
+  log: (line: string) => void = () => undefined,
+): Promise<string[]> {
+  const client = await connectCreatingDatabase(databaseUrl, log);
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      return await applyPending(client, migrationsDir, log);
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function applyPending(client: Client, migrationsDir: string, log: (line: string) => void): Promise<string[]> {
+  await client.query(
+    'create table if not exists schema_migrations (name text primary key, applied_at timestamptz default now())',
+  );
+  const { rows } = await client.query<{ name: string }>('select name from schema_migrations');
+  const done = new Set(rows.map((row) => row.name));
+  const pending = (await readdir(migrationsDir)).filter((name) => MIGRATION_FILE.test(name) && !done.has(name)).sort();
+
+  for (const name of pending) {
+    const sql = await readFile(join(migrationsDir, name), 'utf8');
+    log(`applying migration ${name}`);
+    try {
+      await client.query('begin');
+      await client.query(sql);
+      await client.query('insert into schema_migrations (name) values ($1)', [name]);
+      await client.query('commit');
+    } catch (error) {
+      await client.query('rollback');
+      throw new Error(`migration ${name} failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  return pending;
+}
+
+async function connectCreatingDatabase(databaseUrl: string, log: (line: string) => void): Promise<Client> {
+  try {
+    return await connect(databaseUrl);
+  } catch (error) {
+    if (!(error instanceof DatabaseError && error.code === '3D000')) throw error; // 3D000: database does not exist
+  }
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  url.pathname = '/postgres';
+  const admin = await connect(url.toString());
+  try {
+    await admin.query(`create database ${admin.escapeIdentifier(name)}`);
+    log(`created database ${name}`);
+  } catch (error) {
+    // Another process created it between our connect and our create: that is what we wanted.
+    // 42P04 duplicate_database; 23505 when both inserts race on pg_database's unique index.
+    if (!(error instanceof DatabaseError && (error.code === '42P04' || error.code === '23505'))) throw error;
+  } finally {
+    await admin.end();
+  }
+  return connect(databaseUrl);
+}
+
+async function connect(connectionString: string): Promise<Client> {
+  const client = new Client({ connectionString });
+  try {
+    await client.connect();
+    return client;
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw error;
+  }
+}

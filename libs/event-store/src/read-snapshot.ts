@@ -1,0 +1,12 @@
+import { Pool, PoolClient } from 'pg';
+
+export async function readSnapshot(
+  db: Pool | PoolClient,
+  streamId: string,
+): Promise<{ version: number; state: unknown } | null> {
+  const { rows } = await db.query<{ version: number; state: unknown }>(
+    'select version, state from snapshots where stream_id = $1',
+    [streamId],
+  );
+  return rows[0] ?? null;
+}

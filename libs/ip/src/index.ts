@@ -1,0 +1,12 @@
+export { cidrContains, cidrFirst, cidrLast, cidrSize, cidrsOverlap, formatCidr, parseCidr } from './cidr';
+export type { Cidr } from './cidr';
+export { canonicalIp, formatIp, parseIp } from './ip-address';
+export type { IpAddress } from './ip-address';
+export { familyBits } from './ip-family';
+export type { IpFamily } from './ip-family';
+export { IpFormatError } from './ip-format-error';
+export type { IpFormatKind } from './ip-format-error';
+export { formatIpRange, parseIpRange } from './ip-range';
+export type { IpRange } from './ip-range';
+export { RangeSet } from './range-set';
+export type { Run } from './range-set';
