@@ -1,5 +1,4 @@
 import type { INestApplication } from '@nestjs/common';
-import { Client } from 'pg';
 import request from 'supertest';
 import { loadConfig } from '../../apps/api/src/config';
 import { createApp } from '../../apps/api/src/create-app';
@@ -30,13 +29,7 @@ export async function startTestApi(suite: string, options: { replicas?: number; 
     apps,
     http: (i = 0) => request(apps[i].getHttpServer()),
     async eventCount() {
-      const client = new Client({ connectionString: db.url });
-      await client.connect();
-      try {
-        return Number((await client.query('SELECT count(*) FROM events')).rows[0].count);
-      } finally {
-        await client.end();
-      }
+      return Number((await db.pool.query('SELECT count(*) FROM events')).rows[0].count);
     },
     async close() {
       for (const app of apps) await app.close();

@@ -1,33 +1,75 @@
-import { runMigrations } from '@ipledger/event-store';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { Client } from 'pg';
+import path from 'node:path';
+import { Client, Pool } from 'pg';
+import { runMigrations } from '@ipledger/event-store';
 
-export const SERVER_URL = process.env.TEST_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
-export const MIGRATIONS = join(__dirname, '../../migrations');
+export const MIGRATIONS_DIR = path.join(__dirname, '../../migrations');
+
+const SERVER_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export function uniqueDatabaseName(file: string): string {
+  return `ipledger_t_${file.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`.toLowerCase();
+}
+
+export function databaseUrl(name: string): string {
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function dropDatabase(name: string): Promise<void> {
+  const admin = new Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${admin.escapeIdentifier(name)} with (force)`);
+  } finally {
+    await admin.end();
+  }
+}
 
 export interface TestDatabase {
   url: string;
-  name: string;
+  pool: Pool;
   drop(): Promise<void>;
 }
 
-/** Each suite gets a database of its own, migrated, so suites never see each other's rows. */
-export async function createTestDatabase(suite: string): Promise<TestDatabase> {
-  const name = `ipledger_t_${suite.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`.toLowerCase();
-  const url = `${SERVER_URL}/${name}`;
-  await runMigrations(url, MIGRATIONS);
+/** A fresh, migrated database for one suite, so suites never see each other's rows. */
+export async function createTestDatabase(file: string): Promise<TestDatabase> {
+  const name = uniqueDatabaseName(file);
+  await runMigrations(databaseUrl(name), MIGRATIONS_DIR);
+  const url = databaseUrl(name);
+  const pool = new Pool({ connectionString: url, max: 20 });
   return {
     url,
-    name,
-    async drop() {
-      const admin = new Client({ connectionString: `${SERVER_URL}/postgres` });
-      await admin.connect();
-      try {
-        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await admin.end();
-      }
+    pool,
+    drop: async () => {
+      // pool.end() resolves before its clients have closed; a forced drop racing a closing client
+      // makes it emit an error nobody listens to. Wait for every client to be gone.
+      let open = pool.totalCount;
+      const closed = new Promise<void>((resolve) => {
+        if (open === 0) resolve();
+        pool.on('remove', () => --open === 0 && resolve());
+      });
+      await pool.end();
+      await closed;
+      await dropDatabase(name);
     },
   };
+}
+
+/**
+ * readAll hides everything at or above the cluster-wide oldest running transaction, and other
+ * suites share this server: poll until what we expect has become readable.
+ */
+export async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

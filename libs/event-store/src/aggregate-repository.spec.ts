@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { createTestDatabase, TestDatabase } from '../test/test-database';
+import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
 import { AggregateRepository, AggregateType } from './aggregate-repository';
 import { appendToStreams } from './append-to-streams';
 import { ConcurrencyError } from './concurrency-error';

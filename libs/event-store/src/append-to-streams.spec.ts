@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Pool, PoolClient } from 'pg';
-import { createTestDatabase, TestDatabase } from '../test/test-database';
+import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
 import { appendToStreams } from './append-to-streams';
 import { ConcurrencyError } from './concurrency-error';
 import { readStream } from './read-stream';

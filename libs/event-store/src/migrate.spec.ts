@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { databaseUrl, dropDatabase, MIGRATIONS_DIR, uniqueDatabaseName } from '../test/test-database';
+import { databaseUrl, dropDatabase, MIGRATIONS_DIR, uniqueDatabaseName } from '../../../test/support/test-database';
 import { runMigrations } from './migrate';
 
 async function query<T>(url: string, sql: string): Promise<T[]> {

@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { createTestDatabase, eventually, TestDatabase } from '../test/test-database';
+import { createTestDatabase, eventually, TestDatabase } from '../../../test/support/test-database';
 import { appendToStreams, StreamAppend } from './append-to-streams';
 import { InvalidCursorError, readAll } from './read-all';
 import { RecordedEvent } from './recorded-event';

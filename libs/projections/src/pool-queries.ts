@@ -1,16 +1,10 @@
-import { LabelSelector, type Labels } from '@ipledger/domain';
+import type { LabelSelector, PoolSpec } from '@ipledger/domain';
 import { decodeContinue, encodeContinue } from './continue-token';
 import { labelSelectorSql } from './label-selector-sql';
 import type { Queryable } from './queryable';
 
-export interface PoolView {
-  name: string;
-  cidr: string;
-  family: 4 | 6;
-  labels: Labels;
-  nodeSelector: string | null;
-  reserved: string[];
-  disabled: boolean;
+/** A pool as the API shows it: its definition, its counts (decimal strings) and its history stamps. */
+export interface PoolView extends PoolSpec {
   capacity: string;
   allocated: string;
   reservedCount: string;

@@ -1,17 +1,7 @@
-import type { Labels } from '../labels';
+import type { PoolSpec } from '../pool/pool-spec';
 
+/** The pool as defined: canonical CIDR, selector and reserved ranges (see PoolSpec). */
 export interface PoolCreated {
   type: 'PoolCreated';
-  data: {
-    name: string;
-    /** canonical CIDR text */
-    cidr: string;
-    family: 4 | 6;
-    labels: Labels;
-    /** canonical Kubernetes label-selector text, or null for "every node" */
-    nodeSelector: string | null;
-    /** canonical addresses and `first-last` ranges never handed out */
-    reserved: string[];
-    disabled: boolean;
-  };
+  data: PoolSpec;
 }

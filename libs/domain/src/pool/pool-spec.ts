@@ -12,8 +12,9 @@ export interface PoolSpecInput {
   disabled?: boolean;
 }
 
-/** A pool definition that passed every rule, in canonical text forms (what events store). */
-export interface PoolSpec {
+/** A pool definition that passed every rule, in canonical text forms: the data of PoolCreated. */
+// a type alias, not an interface: event data must be assignable to Record<string, unknown>
+export type PoolSpec = {
   name: string;
   cidr: string;
   family: 4 | 6;
@@ -21,7 +22,7 @@ export interface PoolSpec {
   nodeSelector: string | null;
   reserved: string[];
   disabled: boolean;
-}
+};
 
 /** An empty selector selects every node; stored as null so "no rule" has one spelling. */
 export function canonicalNodeSelector(text: string | null | undefined): string | null {
