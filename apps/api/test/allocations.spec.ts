@@ -119,6 +119,10 @@ describe('allocations over HTTP', () => {
     [{ pools: ['a-small'], matchLabel: 'x' }, 'at most one'],
     [{ poolSelector: 'a in (' }, 'position'],
     [{ surprise: true }, 'surprise'],
+    [{ ip: null }, 'ip'],
+    [{ pools: null }, 'pools'],
+    [{ poolSelector: null }, 'poolSelector'],
+    [{ matchLabel: '' }, 'label'],
   ])('refuses %j with 400 and appends nothing', async (override, fragment) => {
     const before = await api.eventCount();
     const res = await api.http().post('/v1/allocations').send({ ...pod('bad'), ...override });

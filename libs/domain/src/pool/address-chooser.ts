@@ -1,4 +1,4 @@
-import { formatIp, type Cidr } from '@ipledger/ip';
+import { cidrContains, formatCidr, formatIp, type Cidr } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
 import type { PoolState } from './pool.aggregate';
 
@@ -11,6 +11,9 @@ import type { PoolState } from './pool.aggregate';
 export function chooseAddress(pool: PoolState & { cidr: Cidr }, requested?: bigint): bigint {
   const show = (value: bigint) => formatIp({ family: pool.cidr.family, value });
   if (requested !== undefined) {
+    if (!cidrContains(pool.cidr, { family: pool.cidr.family, value: requested })) {
+      throw new DomainError('IP_NOT_IN_POOL', `${show(requested)} is not inside pool "${pool.name}" (${formatCidr(pool.cidr)})`);
+    }
     if (requested < pool.usableFirst || requested > pool.usableLast) {
       throw new DomainError('IP_NOT_IN_POOL', `${show(requested)} is the network or broadcast address of pool "${pool.name}"`);
     }

@@ -126,6 +126,7 @@ function evolve(state: PoolState, event: { type: string; data: Record<string, un
 }
 
 interface PoolSnapshot {
+  name: string;
   created: PoolCreated['data'] | null;
   holders: Array<[string, Holder]>;
 }
@@ -137,9 +138,10 @@ export const PoolAggregate: AggregateType<PoolState> = {
   snapshot: {
     every: 200,
     serialize(state): PoolSnapshot {
-      if (!state.exists || !state.cidr) return { created: null, holders: [] };
+      if (!state.exists || !state.cidr) return { name: state.name, created: null, holders: [] };
       const { name, labels, nodeSelector, reserved, disabled } = state;
       return {
+        name,
         created: {
           name,
           cidr: formatCidr(state.cidr),
@@ -154,7 +156,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
     },
     deserialize(json) {
       const snapshot = json as PoolSnapshot;
-      if (!snapshot.created) return emptyPool();
+      if (!snapshot.created) return { ...emptyPool(), name: snapshot.name };
       let state = created(emptyPool(), snapshot.created);
       for (const [ip, holder] of snapshot.holders) {
         state = evolve(state, { type: 'IpAllocated', data: { ...holder, ip, pool: state.name } });

@@ -26,7 +26,7 @@ export function selectionRule(input: SelectionInput, defaultMatchLabel: string |
   }
   if (input.poolSelector !== undefined) return { kind: 'poolSelector', selector: LabelSelector.parse(input.poolSelector) };
   const key = input.matchLabel ?? defaultMatchLabel;
-  if (key) {
+  if (key !== null) {
     validateLabelKey(key);
     return { kind: 'matchLabel', key };
   }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsString } from 'class-validator';
+import { Optional } from '../../http/optional';
 
 export class CreateAllocationDto {
   @ApiProperty({ example: '9f1c2e…:eth0', description: 'the attachment: CNI container id + interface (1-255 characters)' })
@@ -11,26 +12,26 @@ export class CreateAllocationDto {
   @ApiProperty({ example: 'web-0' }) @IsString() pod!: string;
 
   @ApiPropertyOptional({ description: "the pod's uid; a pod deleted by the watcher releases only its own addresses" })
-  @IsOptional() @IsString()
+  @Optional() @IsString()
   podUid?: string;
 
   @ApiPropertyOptional({ example: '10.4.0.17', description: 'this exact address' })
-  @IsOptional() @IsString()
+  @Optional() @IsString()
   ip?: string;
 
   @ApiPropertyOptional({ type: [Number], example: [4, 6], description: '[4], [6] or [4,6] (dual stack: both or neither); default [4]' })
-  @IsOptional() @IsArray() @ArrayMaxSize(2) @IsInt({ each: true })
+  @Optional() @IsArray() @ArrayMaxSize(2) @IsInt({ each: true })
   families?: number[];
 
   @ApiPropertyOptional({ type: [String], description: 'pool names, tried in this order' })
-  @IsOptional() @IsArray() @IsString({ each: true })
+  @Optional() @IsArray() @IsString({ each: true })
   pools?: string[];
 
   @ApiPropertyOptional({ example: 'tier=gold', description: 'Kubernetes label selector over pool labels' })
-  @IsOptional() @IsString()
+  @Optional() @IsString()
   poolSelector?: string;
 
   @ApiPropertyOptional({ example: 'pool-group', description: "pools whose value for this label equals the node's" })
-  @IsOptional() @IsString()
+  @Optional() @IsString()
   matchLabel?: string;
 }

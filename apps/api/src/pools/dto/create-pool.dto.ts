@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsBoolean, IsObject, IsOptional, IsString, ValidateIf } from 'class-validator';
+import { IsArray, IsBoolean, IsObject, IsString, ValidateIf } from 'class-validator';
+import { Optional } from '../../http/optional';
 
 export class CreatePoolDto {
   @ApiProperty({ example: 'rack-7', description: 'DNS-1123 label' })
@@ -11,18 +12,18 @@ export class CreatePoolDto {
   cidr!: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { 'pool-group': 'group-1' } })
-  @IsOptional() @IsObject()
+  @Optional() @IsObject()
   labels?: Record<string, string>;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: 'zone=a', description: 'Kubernetes label selector over node labels' })
-  @IsOptional() @ValidateIf((_, value) => value !== null) @IsString()
+  @ValidateIf((_, value) => value !== undefined && value !== null) @IsString()
   nodeSelector?: string | null;
 
   @ApiPropertyOptional({ type: [String], example: ['10.4.0.1', '10.4.0.250-10.4.0.254'] })
-  @IsOptional() @IsArray() @IsString({ each: true })
+  @Optional() @IsArray() @IsString({ each: true })
   reserved?: string[];
 
   @ApiPropertyOptional({ default: false })
-  @IsOptional() @IsBoolean()
+  @Optional() @IsBoolean()
   disabled?: boolean;
 }
