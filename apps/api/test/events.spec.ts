@@ -1,3 +1,7 @@
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { loadConfig } from '../src/config';
+import { createApp } from '../src/create-app';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
 describe('events and operations over HTTP', () => {
@@ -64,5 +68,24 @@ describe('metrics', () => {
     expect(res.status).toBe(200);
     expect(res.header['content-type']).toContain('text/plain');
     expect(res.text).toMatch(/ipledger_http_requests_total\{method="GET",route="\/v1\/pools\/:name",status="404"\} 1/);
+  });
+});
+
+describe('with the database down', () => {
+  let app: INestApplication;
+  beforeAll(async () => {
+    app = await createApp(loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/ipledger' }), { logger: false });
+    await app.init();
+  });
+  afterAll(() => app.close());
+
+  it('stays live, is not ready, and answers 503 UNAVAILABLE instead of a 500', async () => {
+    expect((await request(app.getHttpServer()).get('/healthz')).status).toBe(200);
+    const ready = await request(app.getHttpServer()).get('/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatchObject({ statusCode: 503, code: 'UNAVAILABLE' });
+    const write = await request(app.getHttpServer()).post('/v1/pools').send({ name: 'p', cidr: '10.0.0.0/24' });
+    expect(write.status).toBe(503);
+    expect(write.body.code).toBe('UNAVAILABLE');
   });
 });

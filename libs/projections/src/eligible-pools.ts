@@ -1,56 +1,77 @@
-import { DomainError, filterEligible, type Exclusion, type Labels, type SelectionRule } from '@ipledger/domain';
+import { DomainError, filterEligible, LabelSelector, type Exclusion, type Labels, type SelectionRule } from '@ipledger/domain';
 import { findNode } from './node-queries';
-import { findAllPools, findPoolsByLabel, findPoolsByName, findPoolsBySelector, type PoolView } from './pool-queries';
+import { findPoolsByName, listPools, type PoolView } from './pool-queries';
 import type { Queryable } from './queryable';
 
 export interface EligiblePools {
   eligible: PoolView[];
   excluded: Exclusion[];
-  nodeLabels: Labels;
+}
+
+/** Label rules become one selector over pool labels: `matchLabel=k` is `k=<the node's value>`. */
+function candidateSelector(rule: Exclude<SelectionRule, { kind: 'pools' }>, nodeName: string, nodeLabels: Labels): LabelSelector {
+  switch (rule.kind) {
+    case 'poolSelector':
+      return rule.selector;
+    case 'matchLabel': {
+      const value = nodeLabels[rule.key];
+      if (value === undefined) {
+        throw new DomainError('NO_ELIGIBLE_POOL', `node "${nodeName}" has no label "${rule.key}", so matchLabel=${rule.key} selects no pool`);
+      }
+      return LabelSelector.parse(`${rule.key}=${value}`);
+    }
+    case 'all':
+      return LabelSelector.parse('');
+  }
 }
 
 /**
- * The pools a node may allocate from, in the order allocation tries them. Candidates come from
- * the rule (through the labels index where it is a label rule); the always-applied rules
- * (disabled, nodeSelector, family) then say which are eligible and why the others are not.
+ * The pools a node may allocate from, page by page in the order allocation tries them, so a
+ * caller that finds a free address on the first page never reads the rest. Candidates come from
+ * the rule through the labels index; the always-applied rules (family, disabled, nodeSelector)
+ * then say which are eligible and why the others are not.
  */
+export async function* eligiblePoolPages(
+  db: Queryable,
+  rule: SelectionRule,
+  nodeName: string,
+  families: readonly (4 | 6)[],
+  pageSize = 100,
+): AsyncGenerator<EligiblePools> {
+  const node = await findNode(db, nodeName);
+  if (rule.kind === 'matchLabel' && !node) {
+    throw new DomainError('NODE_NOT_FOUND', `node "${nodeName}" is unknown: matchLabel=${rule.key} needs the node's labels`);
+  }
+  const nodeLabels = node?.labels ?? {};
+  if (rule.kind === 'pools') {
+    const found = await findPoolsByName(db, rule.names);
+    const missing = rule.names.filter((name) => !found.some((pool) => pool.name === name));
+    const page = filterEligible(found, nodeLabels, families);
+    yield { eligible: page.eligible, excluded: [...missing.map((pool) => ({ pool, reason: 'not found' })), ...page.excluded] };
+    return;
+  }
+  const labelSelector = candidateSelector(rule, nodeName, nodeLabels);
+  let token: string | undefined;
+  do {
+    const page = await listPools(db, { labelSelector, limit: pageSize, continue: token });
+    yield filterEligible(page.items, nodeLabels, families);
+    token = page.continue ?? undefined;
+  } while (token);
+}
+
+/** Every eligible pool at once (GET /v1/nodes/{name}/pools). */
 export async function findEligiblePools(
   db: Queryable,
   rule: SelectionRule,
   nodeName: string,
   families: readonly (4 | 6)[],
 ): Promise<EligiblePools> {
-  const node = await findNode(db, nodeName);
-  if (rule.kind === 'matchLabel' && !node) {
-    throw new DomainError('NODE_NOT_FOUND', `node "${nodeName}" is unknown: matchLabel=${rule.key} needs the node's labels`);
+  const all: EligiblePools = { eligible: [], excluded: [] };
+  for await (const page of eligiblePoolPages(db, rule, nodeName, families, 1000)) {
+    all.eligible.push(...page.eligible);
+    all.excluded.push(...page.excluded);
   }
-  const nodeLabels = node?.labels ?? {};
-  let candidates: PoolView[];
-  const excluded: Exclusion[] = [];
-  switch (rule.kind) {
-    case 'pools':
-      candidates = await findPoolsByName(db, rule.names);
-      for (const name of rule.names) {
-        if (!candidates.some((pool) => pool.name === name)) excluded.push({ pool: name, reason: 'not found' });
-      }
-      break;
-    case 'poolSelector':
-      candidates = await findPoolsBySelector(db, rule.selector);
-      break;
-    case 'matchLabel': {
-      const value = nodeLabels[rule.key];
-      if (value === undefined) {
-        throw new DomainError('NO_ELIGIBLE_POOL', `node "${nodeName}" has no label "${rule.key}", so matchLabel=${rule.key} selects no pool`);
-      }
-      candidates = await findPoolsByLabel(db, rule.key, value);
-      break;
-    }
-    case 'all':
-      candidates = await findAllPools(db);
-      break;
-  }
-  const result = filterEligible(candidates, nodeLabels, families);
-  return { eligible: result.eligible, excluded: [...excluded, ...result.excluded], nodeLabels };
+  return all;
 }
 
 /** The text of a NO_ELIGIBLE_POOL refusal: which rule chose nothing, or why each candidate was left out. */

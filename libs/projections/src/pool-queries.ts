@@ -84,23 +84,3 @@ export async function listPools(db: Queryable, query: PoolListQuery): Promise<Pa
     if (rows.length <= query.limit) return { items, continue: null };
   }
 }
-
-/** Pools whose label `key` equals `value`, by name: answered by the GIN index on labels. */
-export async function findPoolsByLabel(db: Queryable, key: string, value: string): Promise<PoolView[]> {
-  const { rows } = await db.query<PoolRow>(`SELECT ${POOL_COLUMNS} FROM pools WHERE labels @> $1::jsonb ORDER BY name`, [
-    JSON.stringify({ [key]: value }),
-  ]);
-  return rows.map(toView);
-}
-
-export async function findPoolsBySelector(db: Queryable, selector: LabelSelector): Promise<PoolView[]> {
-  const params: unknown[] = [];
-  const where = labelSelectorSql(selector, 'labels', params);
-  const { rows } = await db.query<PoolRow>(`SELECT ${POOL_COLUMNS} FROM pools WHERE ${where} ORDER BY name`, params);
-  return rows.map(toView);
-}
-
-export async function findAllPools(db: Queryable): Promise<PoolView[]> {
-  const { rows } = await db.query<PoolRow>(`SELECT ${POOL_COLUMNS} FROM pools ORDER BY name`);
-  return rows.map(toView);
-}

@@ -8,9 +8,11 @@ import {
   PoolAggregate,
   selectionRule,
   type AllocationRequestSpec,
+  type Exclusion,
+  type SelectionRule,
 } from '@ipledger/domain';
 import { cidrContains, formatIp, parseCidr } from '@ipledger/ip';
-import { findAllocationsByHandle, findEligiblePools, noEligiblePoolMessage, type PoolView } from '@ipledger/projections';
+import { eligiblePoolPages, findAllocationsByHandle, noEligiblePoolMessage } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
@@ -27,7 +29,7 @@ export interface AllocateIpResult {
 }
 
 /**
- * Allocation: the eligible pools are tried in order, per family; the first that can decide an
+ * Allocation: per family, the eligible pools are tried in order and the first that can decide an
  * address wins. All families are appended in one transaction, so dual stack is both or neither.
  */
 @CommandHandler(AllocateIpCommand)
@@ -44,13 +46,13 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const rule = selectionRule(input, this.config.defaultMatchLabel);
     return retryOnConflict(async () => {
       if ((await findAllocationsByHandle(this.pool, request.handle)).length > 0) return { created: false };
-      const { eligible, excluded } = await findEligiblePools(this.pool, rule, request.node, request.families);
-      if (eligible.length === 0) throw new DomainError('NO_ELIGIBLE_POOL', noEligiblePoolMessage(rule, request.node, excluded));
+      // IPv4 before IPv6, one pool lock at a time within a family: lock order is the same for
+      // every request (and for release), so two requests never wait on each other in a cycle.
       const unlocks: Array<() => void> = [];
       try {
         const changes: Change[] = [];
         for (const family of request.families) {
-          changes.push(await this.decideInFamily(request, family, eligible, unlocks));
+          changes.push(await this.decideInFamily(request, rule, family, unlocks));
         }
         await this.writer.append(changes, metadata);
         return { created: true };
@@ -60,37 +62,41 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     });
   }
 
-  /** Holds the chosen pool's lock (pushed on `unlocks`) until the append is done. */
+  /**
+   * Walks the eligible pools page by page, in order, and returns the first decision that yields
+   * an address, still holding that pool's lock (pushed on `unlocks`) until the append is done.
+   */
   private async decideInFamily(
     request: AllocationRequestSpec,
+    rule: SelectionRule,
     family: 4 | 6,
-    eligible: PoolView[],
     unlocks: Array<() => void>,
   ): Promise<Change> {
-    let pools = eligible.filter((pool) => pool.family === family);
     const ip = request.ip;
-    if (ip) {
-      pools = pools.filter((pool) => cidrContains(parseCidr(pool.cidr), ip));
-      if (pools.length === 0) {
-        throw new DomainError('IP_NOT_IN_POOL', `${formatIp(ip)} is not inside any pool eligible for node "${request.node}"`);
-      }
-    }
-    if (pools.length === 0) {
-      throw new DomainError('NO_ELIGIBLE_POOL', `no eligible IPv${family} pool for node "${request.node}"`);
-    }
+    const excluded: Exclusion[] = [];
     const passedOver: string[] = [];
-    for (const candidate of pools) {
-      const unlock = await this.mutex.lock(`pool-${candidate.name}`);
-      try {
-        const loaded = await this.writer.load(PoolAggregate, candidate.name);
-        const decision = decideAllocate(loaded.state, { ...request, ip: ip?.value });
-        unlocks.push(unlock);
-        return { type: PoolAggregate, loaded, events: decision.event ? [decision.event] : [] };
-      } catch (err) {
-        unlock();
-        if (!(err instanceof DomainError) || !SKIP_POOL.has(err.code)) throw err;
-        passedOver.push(`${candidate.name} (${err.code === 'POOL_EXHAUSTED' ? 'full' : err.code === 'POOL_DISABLED' ? 'disabled' : 'deleted'})`);
+    let eligibleSeen = 0;
+    for await (const page of eligiblePoolPages(this.pool, rule, request.node, [family])) {
+      excluded.push(...page.excluded);
+      for (const candidate of page.eligible) {
+        eligibleSeen++;
+        if (ip && !cidrContains(parseCidr(candidate.cidr), ip)) continue;
+        const unlock = await this.mutex.lock(`pool-${candidate.name}`);
+        try {
+          const loaded = await this.writer.load(PoolAggregate, candidate.name);
+          const decision = decideAllocate(loaded.state, { ...request, ip: ip?.value });
+          unlocks.push(unlock);
+          return { type: PoolAggregate, loaded, events: decision.event ? [decision.event] : [] };
+        } catch (err) {
+          unlock();
+          if (!(err instanceof DomainError) || !SKIP_POOL.has(err.code)) throw err;
+          passedOver.push(`${candidate.name} (${err.code === 'POOL_EXHAUSTED' ? 'full' : err.code === 'POOL_DISABLED' ? 'disabled' : 'deleted'})`);
+        }
       }
+    }
+    if (eligibleSeen === 0) throw new DomainError('NO_ELIGIBLE_POOL', noEligiblePoolMessage(rule, request.node, excluded));
+    if (ip && passedOver.length === 0) {
+      throw new DomainError('IP_NOT_IN_POOL', `${formatIp(ip)} is not inside any pool eligible for node "${request.node}"`);
     }
     throw new DomainError('POOL_EXHAUSTED', `no free IPv${family} address in the eligible pools: ${passedOver.join(', ')}`);
   }
