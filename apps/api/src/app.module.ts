@@ -19,7 +19,7 @@ import { CONFIG, PG_POOL } from './infrastructure/tokens';
 import { DeleteNodeHandler } from './nodes/delete-node.handler';
 import { NodesController } from './nodes/nodes.controller';
 import { SetNodeLabelsHandler } from './nodes/set-node-labels.handler';
-import { CreatePoolHandler } from './pools/create-pool.handler';
+import { CreatePoolsHandler } from './pools/create-pools.handler';
 import { DeletePoolHandler } from './pools/delete-pool.handler';
 import { PoolsController } from './pools/pools.controller';
 import { UpdatePoolHandler } from './pools/update-pool.handler';
@@ -43,7 +43,7 @@ export class AppModule implements OnApplicationShutdown {
         Metrics,
         KeyedMutex,
         EventWriter,
-        CreatePoolHandler,
+        CreatePoolsHandler,
         UpdatePoolHandler,
         DeletePoolHandler,
         SetNodeLabelsHandler,

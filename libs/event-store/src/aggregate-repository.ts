@@ -53,6 +53,15 @@ export class AggregateRepository {
   }
 
   /**
+   * An aggregate assumed to have no events yet, without reading anything: for bulk creation, where
+   * nearly every stream is new. An append at expected version 0 proves the assumption or fails
+   * with ConcurrencyError, after which the caller loads for real.
+   */
+  assumeNew<S>(type: AggregateType<S>, id: string): Loaded<S> {
+    return { streamId: `${type.streamPrefix}-${id}`, state: type.initialState(), version: 0 };
+  }
+
+  /**
    * Call after a successful append of `recorded` made on `loaded`: moves the cached entry forward
    * without a re-read when it is still at the version the append expected, and writes a snapshot
    * when the stream crossed a multiple of `snapshot.every`. A failure here (snapshot write) does

@@ -43,9 +43,9 @@ export async function findPoolsByName(db: Queryable, names: readonly string[]): 
   return names.flatMap((name) => byName.get(name) ?? []);
 }
 
-/** Pools that overlap a CIDR (at most one in practice: the exclusion constraint keeps them apart). */
-export async function findOverlappingPools(db: Queryable, cidr: string): Promise<Array<{ name: string; cidr: string }>> {
-  const { rows } = await db.query('SELECT name, cidr::text AS cidr FROM pools WHERE cidr && $1::cidr ORDER BY name', [cidr]);
+/** Existing pools that overlap any of these CIDRs (through the GiST index of the exclusion constraint). */
+export async function findOverlappingPools(db: Queryable, cidrs: readonly string[]): Promise<Array<{ name: string; cidr: string }>> {
+  const { rows } = await db.query('SELECT name, cidr::text AS cidr FROM pools WHERE cidr && ANY($1::cidr[]) ORDER BY name', [cidrs]);
   return rows as Array<{ name: string; cidr: string }>;
 }
 

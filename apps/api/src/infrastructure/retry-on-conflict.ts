@@ -13,10 +13,10 @@ export function isConflict(err: unknown): boolean {
   return code === '23505' && (constraint === 'allocations_pkey' || constraint === 'allocations_ip_unique');
 }
 
-export async function retryOnConflict<T>(work: () => Promise<T>, attempts = 20): Promise<T> {
+export async function retryOnConflict<T>(work: (attempt: number) => Promise<T>, attempts = 20): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await work();
+      return await work(attempt);
     } catch (err) {
       if (!isConflict(err)) throw err;
       if (attempt >= attempts) {

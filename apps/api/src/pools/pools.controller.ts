@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { CreatePoolCommand, DeletePoolCommand, DomainError, LabelSelector, UpdatePoolCommand, type CommandMetadata } from '@ipledger/domain';
+import { CreatePoolsCommand, DeletePoolCommand, DomainError, LabelSelector, UpdatePoolCommand, type CommandMetadata } from '@ipledger/domain';
 import { findNode, findPool, listPools, type PoolView } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { ErrorResponse } from '../http/error-response';
@@ -24,7 +24,7 @@ export class PoolsController {
   @ApiCreatedResponse({ type: PoolDto })
   @ApiConflictResponse({ type: ErrorResponse, description: 'POOL_EXISTS or POOL_OVERLAP' })
   async create(@Body() body: CreatePoolDto, @Metadata() metadata: CommandMetadata): Promise<PoolView> {
-    await this.commands.execute(new CreatePoolCommand(body, metadata));
+    await this.commands.execute(new CreatePoolsCommand([body], metadata));
     return this.get(body.name);
   }
 

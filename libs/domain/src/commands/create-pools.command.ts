@@ -1,9 +1,10 @@
 import type { CommandMetadata } from '../command-metadata';
 import type { PoolSpecInput } from '../pool/pool-spec';
 
-export class CreatePoolCommand {
+/** Creates one or more pools, all or none (REST creates one; a sync of thousands creates many). */
+export class CreatePoolsCommand {
   constructor(
-    readonly input: PoolSpecInput,
+    readonly inputs: PoolSpecInput[],
     readonly metadata: CommandMetadata,
   ) {}
 }

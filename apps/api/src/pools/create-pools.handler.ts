@@ -1,0 +1,58 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { CreatePoolsCommand, decideCreatePool, DomainError, firstOverlap, parsePoolSpec, PoolAggregate, type PoolSpec } from '@ipledger/domain';
+import { cidrsOverlap, parseCidr } from '@ipledger/ip';
+import { findOverlappingPools } from '@ipledger/projections';
+import type { Pool } from 'pg';
+import { EventWriter } from '../infrastructure/event-writer';
+import { retryOnConflict } from '../infrastructure/retry-on-conflict';
+import { PG_POOL } from '../infrastructure/tokens';
+
+/**
+ * Creates pools all or none. Overlap with existing pools is decided by the exclusion constraint on
+ * the pools read model, inside the append transaction, so two replicas creating overlapping pools
+ * at the same instant cannot both succeed.
+ */
+@CommandHandler(CreatePoolsCommand)
+export class CreatePoolsHandler implements ICommandHandler<CreatePoolsCommand, void> {
+  constructor(
+    private readonly writer: EventWriter,
+    @Inject(PG_POOL) private readonly pool: Pool,
+  ) {}
+
+  async execute({ inputs, metadata }: CreatePoolsCommand): Promise<void> {
+    const specs = inputs.map(parsePoolSpec);
+    const names = new Set<string>();
+    for (const { name } of specs) {
+      if (names.has(name)) throw new DomainError('POOL_EXISTS', `pool "${name}" is given twice`);
+      names.add(name);
+    }
+    const overlap = firstOverlap(specs);
+    if (overlap) throw overlapError(overlap[0], overlap[1]);
+    await retryOnConflict(async (attempt) => {
+      // first assume every name is new (no reads); a name with history shows up as a conflict
+      const loaded =
+        attempt === 1
+          ? specs.map((spec) => this.writer.repository.assumeNew(PoolAggregate, spec.name))
+          : await Promise.all(specs.map((spec) => this.writer.load(PoolAggregate, spec.name)));
+      const changes = specs.map((spec, i) => ({ type: PoolAggregate, loaded: loaded[i], events: [decideCreatePool(loaded[i].state, spec)] }));
+      try {
+        await this.writer.append(changes, metadata);
+      } catch (err) {
+        if ((err as { code?: string }).code === '23P01') await this.refuseOverlapWithExisting(specs);
+        throw err;
+      }
+    });
+  }
+
+  private async refuseOverlapWithExisting(specs: PoolSpec[]): Promise<void> {
+    const existing = await findOverlappingPools(this.pool, specs.map((spec) => spec.cidr));
+    for (const spec of specs) {
+      const other = existing.find((pool) => cidrsOverlap(parseCidr(pool.cidr), parseCidr(spec.cidr)));
+      if (other) throw overlapError(spec, other);
+    }
+  }
+}
+
+const overlapError = (a: { name: string; cidr: string }, b: { name: string; cidr: string }) =>
+  new DomainError('POOL_OVERLAP', `pool "${a.name}" (${a.cidr}) overlaps pool "${b.name}" (${b.cidr})`);

@@ -1,0 +1,27 @@
+import fc from 'fast-check';
+import { cidrsOverlap, formatCidr, parseCidr } from '@ipledger/ip';
+import { firstOverlap } from './pool-overlap';
+
+describe('firstOverlap', () => {
+  it('finds nested and equal CIDRs, and none among disjoint or other-family ones', () => {
+    expect(firstOverlap([{ name: 'a', cidr: '10.0.0.0/16' }, { name: 'b', cidr: '10.0.5.0/24' }])?.map((p) => p.name)).toEqual(['a', 'b']);
+    expect(firstOverlap([{ name: 'a', cidr: '10.0.0.0/24' }, { name: 'b', cidr: '10.0.0.0/24' }])).not.toBeNull();
+    expect(firstOverlap([{ name: 'a', cidr: '10.0.0.0/25' }, { name: 'b', cidr: '10.0.0.128/25' }, { name: 'c', cidr: '::/0' }])).toBeNull();
+  });
+
+  it('agrees with comparing every pair', () => {
+    const cidr = fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 24, max: 32 })).map(([octet, prefix]) => {
+      const network = (BigInt(octet) << 8n) & (((1n << 32n) - 1n) << BigInt(32 - prefix));
+      return formatCidr({ family: 4, network: 0x0a000000n | network, prefixLength: prefix });
+    });
+    fc.assert(
+      fc.property(fc.array(cidr, { maxLength: 12 }), (cidrs) => {
+        const pools = cidrs.map((c, i) => ({ name: `p${i}`, cidr: c }));
+        const naive = pools.some((a, i) => pools.some((b, j) => i < j && cidrsOverlap(parseCidr(a.cidr), parseCidr(b.cidr))));
+        const found = firstOverlap(pools);
+        expect(found !== null).toBe(naive);
+        if (found) expect(cidrsOverlap(parseCidr(found[0].cidr), parseCidr(found[1].cidr))).toBe(true);
+      }),
+    );
+  });
+});
