@@ -18,8 +18,16 @@ CREATE TABLE pools (
   updated_at      timestamptz NOT NULL,
   CONSTRAINT pools_cidr_no_overlap EXCLUDE USING gist (cidr inet_ops WITH &&)
 );
--- Label selection (matchLabel, labelSelector) goes through this index, never a scan of all pools.
-CREATE INDEX pools_labels ON pools USING gin (labels);
+-- Pool labels, one row a label, for selection: `key = k AND value = v` is a b-tree range that
+-- yields the matching pools already in name order, so a selection costs what it matches, not the
+-- number of pools (pools.labels keeps the map for display).
+CREATE TABLE pool_labels (
+  key    text NOT NULL,
+  value  text NOT NULL,
+  pool   text NOT NULL REFERENCES pools (name) ON DELETE CASCADE,
+  PRIMARY KEY (key, value, pool)
+);
+CREATE INDEX pool_labels_pool ON pool_labels (pool);
 
 CREATE TABLE nodes (
   name        text PRIMARY KEY,

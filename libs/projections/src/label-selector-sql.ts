@@ -1,28 +1,38 @@
-import type { LabelSelector } from '@ipledger/domain';
+import type { LabelSelector, Requirement } from '@ipledger/domain';
+
+/** The positive requirement to drive a selection from, most selective first (`=`, then `in`, then exists). */
+export function drivingRequirement(selector: LabelSelector): Requirement | null {
+  for (const operator of ['=', 'in', 'exists'] as const) {
+    const found = selector.requirements.find((r) => r.operator === operator);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** `pool_labels` rows of one requirement, as a condition on alias `l` (values bound into `values`). */
+export function labelRowsSql(r: Requirement, l: string, values: unknown[]): string {
+  const key = `${l}.key = $${values.push(r.key)}`;
+  switch (r.operator) {
+    case '=':
+    case '!=':
+      return `${key} AND ${l}.value = $${values.push(r.values[0])}`;
+    case 'in':
+    case 'notin':
+      return `${key} AND ${l}.value = ANY($${values.push(r.values)}::text[])`;
+    case 'exists':
+    case 'doesnotexist':
+      return key;
+  }
+}
+
+const NEGATIVE = new Set(['!=', 'notin', 'doesnotexist']);
 
 /**
- * Translates a label selector into a WHERE clause over a jsonb labels column. Positive
- * requirements become `@>` / `?` tests that the GIN index on labels answers; negative ones only
- * narrow what the index found (a selector made only of negations has to scan).
+ * A requirement as a condition on the pool named by `poolColumn`: EXISTS for positive ones,
+ * NOT EXISTS for negative ones (Kubernetes semantics: `!=` and `notin` hold when the key is absent).
+ * Each probe is one lookup in pool_labels' primary key.
  */
-export function labelSelectorSql(selector: LabelSelector, column: string, params: unknown[]): string {
-  const add = (value: unknown) => `$${params.push(value)}`;
-  const has = (key: string, value: string) => `${column} @> ${add(JSON.stringify({ [key]: value }))}::jsonb`;
-  const clauses = selector.requirements.map((r) => {
-    switch (r.operator) {
-      case '=':
-        return has(r.key, r.values[0]);
-      case '!=':
-        return `NOT (${has(r.key, r.values[0])})`;
-      case 'in':
-        return `(${r.values.map((v) => has(r.key, v)).join(' OR ')})`;
-      case 'notin':
-        return `NOT (${r.values.map((v) => has(r.key, v)).join(' OR ')})`;
-      case 'exists':
-        return `${column} ? ${add(r.key)}`;
-      case 'doesnotexist':
-        return `NOT (${column} ? ${add(r.key)})`;
-    }
-  });
-  return clauses.length ? clauses.join(' AND ') : 'TRUE';
+export function requirementSql(r: Requirement, poolColumn: string, values: unknown[]): string {
+  const probe = `SELECT 1 FROM pool_labels r WHERE r.pool = ${poolColumn} AND ${labelRowsSql(r, 'r', values)}`;
+  return `${NEGATIVE.has(r.operator) ? 'NOT ' : ''}EXISTS (${probe})`;
 }

@@ -1,8 +1,18 @@
-import { PoolAggregate, poolCounts, type PoolEvent } from '@ipledger/domain';
+import { PoolAggregate, poolCounts, type Labels, type PoolEvent } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import type { Queryable } from './queryable';
 
-/** pools: one row a live pool, with its labels in an indexed jsonb column and its counts. */
+async function insertLabels(db: Queryable, pool: string, labels: Labels): Promise<void> {
+  const keys = Object.keys(labels);
+  if (keys.length === 0) return;
+  await db.query('INSERT INTO pool_labels (key, value, pool) SELECT k, v, $3 FROM unnest($1::text[], $2::text[]) AS t(k, v)', [
+    keys,
+    keys.map((key) => labels[key]),
+    pool,
+  ]);
+}
+
+/** pools: one row a live pool with its counts; pool_labels: one row a label, for indexed selection. */
 export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Promise<void> {
   const e = { type: event.type, data: event.data } as PoolEvent;
   const at = event.recordedAt;
@@ -16,6 +26,7 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $10, $11, $11)`,
         [d.name, d.cidr, d.family, d.labels, d.nodeSelector, JSON.stringify(d.reserved), d.disabled, counts.capacity.toString(), counts.reservedCount.toString(), event.version, at],
       );
+      await insertLabels(db, d.name, d.labels);
       return;
     }
     case 'PoolUpdated': {
@@ -27,6 +38,10 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
           WHERE name = $1`,
         [d.name, d.labels ?? null, d.nodeSelector !== undefined, d.nodeSelector ?? null, d.disabled ?? null, event.version, at],
       );
+      if (d.labels !== undefined) {
+        await db.query('DELETE FROM pool_labels WHERE pool = $1', [d.name]);
+        await insertLabels(db, d.name, d.labels);
+      }
       return;
     }
     case 'PoolDeleted':
