@@ -13,12 +13,21 @@ async function main(): Promise<void> {
   const db = await freshDatabase('alloc');
   let api = await startApi(db.url);
   try {
-    for (const [name, cidr] of [['seq', '10.10.0.0/16'], ['par', '10.11.0.0/16'], ['fresh', '10.12.0.0/16'], ['aged', '10.13.0.0/16']]) {
+    for (const [name, cidr] of [
+      ['seq', '10.10.0.0/16'],
+      ['par', '10.11.0.0/16'],
+      ['fresh', '10.12.0.0/16'],
+      ['aged', '10.13.0.0/16'],
+    ]) {
       expectStatus(await call(api.base, 'POST', '/v1/pools', { name, cidr }), 201, `create ${name}`);
     }
 
-    const sequential = await timed(N, 1, async (i) => expectStatus(await call(api.base, 'POST', '/v1/allocations', body(`s-${i}`, 'seq')), 201, 'allocate'));
-    const parallel = await timed(N, 16, async (i) => expectStatus(await call(api.base, 'POST', '/v1/allocations', body(`p-${i}`, 'par')), 201, 'allocate'));
+    const sequential = await timed(N, 1, async (i) =>
+      expectStatus(await call(api.base, 'POST', '/v1/allocations', body(`s-${i}`, 'seq')), 201, 'allocate'),
+    );
+    const parallel = await timed(N, 16, async (i) =>
+      expectStatus(await call(api.base, 'POST', '/v1/allocations', body(`p-${i}`, 'par')), 201, 'allocate'),
+    );
 
     // give one pool a long history: HISTORY allocate+release pairs
     await timed(HISTORY, 8, async (i) => {
@@ -48,8 +57,12 @@ async function main(): Promise<void> {
     expectStatus({ status: events, body: null }, 200, 'events');
 
     console.log(`allocations through POST /v1/allocations (one API process, N=${N})`);
-    console.log(`  1 client, sequential : ${(N / sequential.seconds).toFixed(0)} allocations/s, median ${ms(median(sequential.latencies))}, p99 ${ms(percentile(sequential.latencies, 99))}`);
-    console.log(`  16 clients, one pool : ${(N / parallel.seconds).toFixed(0)} allocations/s, median ${ms(median(parallel.latencies))}, p99 ${ms(percentile(parallel.latencies, 99))}`);
+    console.log(
+      `  1 client, sequential : ${(N / sequential.seconds).toFixed(0)} allocations/s, median ${ms(median(sequential.latencies))}, p99 ${ms(percentile(sequential.latencies, 99))}`,
+    );
+    console.log(
+      `  16 clients, one pool : ${(N / parallel.seconds).toFixed(0)} allocations/s, median ${ms(median(parallel.latencies))}, p99 ${ms(percentile(parallel.latencies, 99))}`,
+    );
     console.log(`allocate+release pair, warm cache (${rounds} rounds, interleaved)`);
     console.log(`  new pool                      : median ${ms(median(fresh))}`);
     console.log(`  pool with ${2 * HISTORY} prior events : median ${ms(median(aged))}`);

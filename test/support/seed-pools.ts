@@ -18,7 +18,11 @@ export async function seedPools(app: INestApplication, count: number, from = 0):
   for (let start = from; start < from + count; start += 1000) {
     const inputs = [];
     for (let i = start; i < Math.min(start + 1000, from + count); i++) {
-      inputs.push({ name: poolName(i), cidr: formatCidr({ family: 4, network: 0x0a000000n + BigInt(i) * 64n, prefixLength: 26 }), labels: { 'pool-group': groupOf(i) } });
+      inputs.push({
+        name: poolName(i),
+        cidr: formatCidr({ family: 4, network: 0x0a000000n + BigInt(i) * 64n, prefixLength: 26 }),
+        labels: { 'pool-group': groupOf(i) },
+      });
     }
     await bus.execute(new CreatePoolsCommand(inputs, META));
   }

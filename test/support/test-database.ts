@@ -61,11 +61,7 @@ export async function createTestDatabase(file: string): Promise<TestDatabase> {
  * readAll hides everything at or above the cluster-wide oldest running transaction, and other
  * suites share this server: poll until what we expect has become readable.
  */
-export async function eventually<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 10_000,
-): Promise<T> {
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

@@ -23,7 +23,10 @@ const ROLES: readonly Role[] = ['reader', 'allocator', 'admin'];
 /** `token:role[:name],...`; the name defaults to role plus a short digest of the token. */
 export function parseTokens(text: string | undefined): Map<string, TokenGrant> {
   const tokens = new Map<string, TokenGrant>();
-  for (const entry of (text ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [token, role, name] = entry.split(':');
     if (!token || !ROLES.includes(role as Role)) {
       throw new Error(`IPAM_TOKENS entry "${entry.replace(token ?? '', '***')}" must be token:role with role one of ${ROLES.join(', ')}`);

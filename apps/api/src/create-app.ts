@@ -21,6 +21,8 @@ function bodyErrors(err: { status?: number; type?: string; message?: string }, _
 
 export async function createApp(config: Config, options: { logger?: false } = {}): Promise<INestApplication> {
   const app = await NestFactory.create(AppModule.forRoot(config), { bodyParser: false, ...options });
+  // no ETag hashing of every JSON body, no framework banner
+  app.getHttpAdapter().getInstance().set('etag', false).disable('x-powered-by');
   app.use(requestContext);
   app.use(express.json({ limit: MAX_BODY }));
   app.use(bodyErrors);
@@ -30,7 +32,9 @@ export async function createApp(config: Config, options: { logger?: false } = {}
     app,
     new DocumentBuilder()
       .setTitle('ipledger')
-      .setDescription('Event-sourced IP address management for Kubernetes. The contract is API.md; this document is generated from the code.')
+      .setDescription(
+        'Event-sourced IP address management for Kubernetes. The contract is API.md; this document is generated from the code.',
+      )
       .setVersion('v1')
       .addBearerAuth()
       .build(),

@@ -1,13 +1,23 @@
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
-const pod = (handle: string, extra: Record<string, unknown> = {}) => ({ handle, node: 'worker-1', namespace: 'default', pod: `pod-${handle}`, ...extra });
+const pod = (handle: string, extra: Record<string, unknown> = {}) => ({
+  handle,
+  node: 'worker-1',
+  namespace: 'default',
+  pod: `pod-${handle}`,
+  ...extra,
+});
 
 describe('allocations over HTTP', () => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi('allocations');
     await api.http().post('/v1/pools').send({ name: 'a-small', cidr: '10.0.0.0/30' }).expect(201);
-    await api.http().post('/v1/pools').send({ name: 'b-main', cidr: '10.0.1.0/24', reserved: ['10.0.1.1-10.0.1.9'] }).expect(201);
+    await api
+      .http()
+      .post('/v1/pools')
+      .send({ name: 'b-main', cidr: '10.0.1.0/24', reserved: ['10.0.1.1-10.0.1.9'] })
+      .expect(201);
     await api.http().post('/v1/pools').send({ name: 'c-v6', cidr: 'fd00::/120' }).expect(201);
   });
   afterAll(() => api.close());
@@ -48,20 +58,39 @@ describe('allocations over HTTP', () => {
   });
 
   it('gives a specific address, or 409 IP_IN_USE / IP_RESERVED, or 400 when no eligible pool holds it', async () => {
-    const ok = await api.http().post('/v1/allocations').send(pod('h-ip', { ip: '10.0.1.200' }));
+    const ok = await api
+      .http()
+      .post('/v1/allocations')
+      .send(pod('h-ip', { ip: '10.0.1.200' }));
     expect(ok.status).toBe(201);
     expect(ok.body.items[0].ip).toBe('10.0.1.200');
-    const taken = await api.http().post('/v1/allocations').send(pod('h-ip2', { ip: '10.0.1.200' }));
+    const taken = await api
+      .http()
+      .post('/v1/allocations')
+      .send(pod('h-ip2', { ip: '10.0.1.200' }));
     expect(taken.status).toBe(409);
     expect(taken.body).toMatchObject({ code: 'IP_IN_USE', message: expect.stringContaining('h-ip') });
-    expect((await api.http().post('/v1/allocations').send(pod('h-ip3', { ip: '10.0.1.5' }))).body.code).toBe('IP_RESERVED');
-    const outside = await api.http().post('/v1/allocations').send(pod('h-ip4', { ip: '192.168.7.7' }));
+    expect(
+      (
+        await api
+          .http()
+          .post('/v1/allocations')
+          .send(pod('h-ip3', { ip: '10.0.1.5' }))
+      ).body.code,
+    ).toBe('IP_RESERVED');
+    const outside = await api
+      .http()
+      .post('/v1/allocations')
+      .send(pod('h-ip4', { ip: '192.168.7.7' }));
     expect(outside.status).toBe(400);
     expect(outside.body).toMatchObject({ code: 'IP_NOT_IN_POOL', message: expect.stringContaining('192.168.7.7') });
   });
 
   it('allocates dual stack atomically: both families or neither', async () => {
-    const both = await api.http().post('/v1/allocations').send(pod('dual', { families: [4, 6] }));
+    const both = await api
+      .http()
+      .post('/v1/allocations')
+      .send(pod('dual', { families: [4, 6] }));
     expect(both.status).toBe(201);
     expect(both.body.items.map((a: { family: number; ip: string }) => [a.family, a.ip])).toEqual([
       [4, '10.0.1.11'],
@@ -69,7 +98,10 @@ describe('allocations over HTTP', () => {
     ]);
     // only the v4 pool can serve 'b-main'; asking it for [4,6] by name leaves v6 with no pool: nothing is taken
     const before = await api.eventCount();
-    const half = await api.http().post('/v1/allocations').send(pod('half', { families: [4, 6], pools: ['b-main'] }));
+    const half = await api
+      .http()
+      .post('/v1/allocations')
+      .send(pod('half', { families: [4, 6], pools: ['b-main'] }));
     expect(half.status).toBe(409);
     expect(half.body.code).toBe('NO_ELIGIBLE_POOL');
     expect(await api.eventCount()).toBe(before);
@@ -77,31 +109,56 @@ describe('allocations over HTTP', () => {
   });
 
   it('tries explicit pools in the given order', async () => {
-    const res = await api.http().post('/v1/allocations').send(pod('ordered', { pools: ['c-v6', 'b-main'], families: [6] }));
+    const res = await api
+      .http()
+      .post('/v1/allocations')
+      .send(pod('ordered', { pools: ['c-v6', 'b-main'], families: [6] }));
     expect(res.body.items[0].pool).toBe('c-v6');
-    const v4 = await api.http().post('/v1/allocations').send(pod('ordered4', { pools: ['a-small', 'b-main'] }));
+    const v4 = await api
+      .http()
+      .post('/v1/allocations')
+      .send(pod('ordered4', { pools: ['a-small', 'b-main'] }));
     expect(v4.body.items[0].pool).toBe('b-main');
-    const unknown = await api.http().post('/v1/allocations').send(pod('unknown-pool', { pools: ['nope'] }));
+    const unknown = await api
+      .http()
+      .post('/v1/allocations')
+      .send(pod('unknown-pool', { pools: ['nope'] }));
     expect(unknown.status).toBe(409);
     expect(unknown.body).toMatchObject({ code: 'NO_ELIGIBLE_POOL', message: expect.stringContaining('nope: not found') });
   });
 
   it('says POOL_EXHAUSTED and names the full pools', async () => {
-    const res = await api.http().post('/v1/allocations').send(pod('nope', { pools: ['a-small'] }));
+    const res = await api
+      .http()
+      .post('/v1/allocations')
+      .send(pod('nope', { pools: ['a-small'] }));
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ code: 'POOL_EXHAUSTED', message: expect.stringContaining('a-small') });
   });
 
   it('skips disabled pools and pools whose nodeSelector does not match the node', async () => {
     await api.http().post('/v1/pools').send({ name: 'sel', cidr: '10.0.2.0/24', nodeSelector: 'zone=b' }).expect(201);
-    await api.http().put('/v1/nodes/worker-b').send({ labels: { zone: 'b' } }).expect(200);
-    const refused = await api.http().post('/v1/allocations').send(pod('sel-1', { pools: ['sel'] }));
+    await api
+      .http()
+      .put('/v1/nodes/worker-b')
+      .send({ labels: { zone: 'b' } })
+      .expect(200);
+    const refused = await api
+      .http()
+      .post('/v1/allocations')
+      .send(pod('sel-1', { pools: ['sel'] }));
     expect(refused.status).toBe(409);
     expect(refused.body.message).toContain('nodeSelector "zone=b" does not match');
-    const ok = await api.http().post('/v1/allocations').send({ ...pod('sel-2', { pools: ['sel'] }), node: 'worker-b' });
+    const ok = await api
+      .http()
+      .post('/v1/allocations')
+      .send({ ...pod('sel-2', { pools: ['sel'] }), node: 'worker-b' });
     expect(ok.status).toBe(201);
     await api.http().patch('/v1/pools/sel').send({ disabled: true }).expect(200);
-    const disabled = await api.http().post('/v1/allocations').send({ ...pod('sel-3', { pools: ['sel'] }), node: 'worker-b' });
+    const disabled = await api
+      .http()
+      .post('/v1/allocations')
+      .send({ ...pod('sel-3', { pools: ['sel'] }), node: 'worker-b' });
     expect(disabled.body).toMatchObject({ code: 'NO_ELIGIBLE_POOL', message: expect.stringContaining('sel: disabled') });
     // a disabled pool keeps what it handed out
     expect((await api.http().get('/v1/allocations/sel-2')).status).toBe(200);
@@ -125,7 +182,10 @@ describe('allocations over HTTP', () => {
     [{ matchLabel: '' }, 'label'],
   ])('refuses %j with 400 and appends nothing', async (override, fragment) => {
     const before = await api.eventCount();
-    const res = await api.http().post('/v1/allocations').send({ ...pod('bad'), ...override });
+    const res = await api
+      .http()
+      .post('/v1/allocations')
+      .send({ ...pod('bad'), ...override });
     expect(res.status).toBe(400);
     expect(res.body.message).toContain(fragment);
     expect(await api.eventCount()).toBe(before);
@@ -148,13 +208,18 @@ describe('allocations over HTTP', () => {
     expect(gone.status).toBe(404);
     expect(gone.body.code).toBe('ALLOCATION_NOT_FOUND');
     // the released address is free again and goes to the next request
-    const next = await api.http().post('/v1/allocations').send(pod('h1-again', { pools: ['a-small'] }));
+    const next = await api
+      .http()
+      .post('/v1/allocations')
+      .send(pod('h1-again', { pools: ['a-small'] }));
     expect(next.body.items[0].ip).toBe('10.0.0.1');
   });
 
   it('releases both families of a dual-stack handle', async () => {
     await api.http().delete('/v1/allocations/dual').expect(204);
-    expect((await api.http().get('/v1/allocations').query({ pool: 'c-v6' })).body.items.map((a: { handle: string }) => a.handle)).toEqual(['ordered']);
+    expect((await api.http().get('/v1/allocations').query({ pool: 'c-v6' })).body.items.map((a: { handle: string }) => a.handle)).toEqual([
+      'ordered',
+    ]);
   });
 
   it('refuses to delete a pool in use with 409 POOL_IN_USE', async () => {

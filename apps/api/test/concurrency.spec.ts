@@ -12,7 +12,12 @@ describe('two API instances on one database', () => {
 
   it('hands 50 parallel requests exactly the 30 usable addresses of a /27, each once', async () => {
     const responses = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => api.http(i % 2).post('/v1/allocations').send(request(i))),
+      Array.from({ length: 50 }, (_, i) =>
+        api
+          .http(i % 2)
+          .post('/v1/allocations')
+          .send(request(i)),
+      ),
     );
     const won = responses.filter((r) => r.status === 201);
     const lost = responses.filter((r) => r.status === 409);
@@ -25,7 +30,12 @@ describe('two API instances on one database', () => {
     // the same 30 handles again, through the other replica: the same addresses, 200, nothing new
     const winners = won.map((r) => r.body.items[0].handle as string);
     const again = await Promise.all(
-      winners.map((handle, i) => api.http((i + 1) % 2).post('/v1/allocations').send({ ...request(Number(handle.slice(2))) })),
+      winners.map((handle, i) =>
+        api
+          .http((i + 1) % 2)
+          .post('/v1/allocations')
+          .send({ ...request(Number(handle.slice(2))) }),
+      ),
     );
     again.forEach((r) => expect(r.status).toBe(200));
     expect(again.map((r) => r.body.items[0].ip)).toEqual(ips);
@@ -35,7 +45,12 @@ describe('two API instances on one database', () => {
 
   it('never lets two racing pool creations overlap', async () => {
     const responses = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => api.http(i % 2).post('/v1/pools').send({ name: `race-${i}`, cidr: `10.30.0.0/${24 + (i % 3)}` })),
+      Array.from({ length: 6 }, (_, i) =>
+        api
+          .http(i % 2)
+          .post('/v1/pools')
+          .send({ name: `race-${i}`, cidr: `10.30.0.0/${24 + (i % 3)}` }),
+      ),
     );
     expect(responses.filter((r) => r.status === 201)).toHaveLength(1);
     responses.filter((r) => r.status !== 201).forEach((r) => expect(r.body.code).toBe('POOL_OVERLAP'));

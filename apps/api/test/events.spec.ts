@@ -28,7 +28,10 @@ describe('events and operations over HTTP', () => {
     const all: Array<{ type: string; position: number }> = [];
     let after: string | undefined;
     for (let page = 0; page < 10; page++) {
-      const res = await api.http().get('/v1/events').query({ limit: 2, ...(after ? { after } : {}) });
+      const res = await api
+        .http()
+        .get('/v1/events')
+        .query({ limit: 2, ...(after ? { after } : {}) });
       expect(res.status).toBe(200);
       all.push(...res.body.items);
       if (res.body.items.length === 0) break;

@@ -12,12 +12,21 @@ describe('nodes over HTTP', () => {
   afterAll(() => api.close());
 
   it('creates and replaces a node with PUT; a repeated PUT keeps the version', async () => {
-    const created = await api.http().put('/v1/nodes/worker-1').send({ labels: { zone: 'a', rack: '7' } });
+    const created = await api
+      .http()
+      .put('/v1/nodes/worker-1')
+      .send({ labels: { zone: 'a', rack: '7' } });
     expect(created.status).toBe(200);
     expect(created.body).toEqual({ name: 'worker-1', labels: { zone: 'a', rack: '7' }, version: 1, updatedAt: expect.any(String) });
-    const replaced = await api.http().put('/v1/nodes/worker-1').send({ labels: { zone: 'b' } });
+    const replaced = await api
+      .http()
+      .put('/v1/nodes/worker-1')
+      .send({ labels: { zone: 'b' } });
     expect(replaced.body).toMatchObject({ labels: { zone: 'b' }, version: 2 });
-    const same = await api.http().put('/v1/nodes/worker-1').send({ labels: { zone: 'b' } });
+    const same = await api
+      .http()
+      .put('/v1/nodes/worker-1')
+      .send({ labels: { zone: 'b' } });
     expect(same.body.version).toBe(2);
     expect((await api.http().get('/v1/nodes/worker-1')).body).toEqual(same.body);
   });
@@ -41,7 +50,11 @@ describe('nodes over HTTP', () => {
   });
 
   it('lists the pools eligible for a node, with explanations on request', async () => {
-    await api.http().put('/v1/nodes/worker-a').send({ labels: { zone: 'a' } }).expect(200);
+    await api
+      .http()
+      .put('/v1/nodes/worker-a')
+      .send({ labels: { zone: 'a' } })
+      .expect(200);
     const plain = await api.http().get('/v1/nodes/worker-a/pools');
     expect(plain.status).toBe(200);
     expect(plain.body.items.map((p: { name: string }) => p.name)).toEqual(['p-a', 'p-any', 'p-v6']);

@@ -6,13 +6,16 @@ describe('pools over HTTP', () => {
   afterAll(() => api.close());
 
   it('creates a pool and reads it back with its counts', async () => {
-    const res = await api.http().post('/v1/pools').send({
-      name: 'rack-1',
-      cidr: '10.1.0.0/24',
-      labels: { 'pool-group': 'g1' },
-      nodeSelector: 'zone in (a, b)',
-      reserved: ['10.1.0.1', '10.1.0.250-10.1.0.255'],
-    });
+    const res = await api
+      .http()
+      .post('/v1/pools')
+      .send({
+        name: 'rack-1',
+        cidr: '10.1.0.0/24',
+        labels: { 'pool-group': 'g1' },
+        nodeSelector: 'zone in (a, b)',
+        reserved: ['10.1.0.1', '10.1.0.250-10.1.0.255'],
+      });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       name: 'rack-1',
@@ -78,17 +81,26 @@ describe('pools over HTTP', () => {
     const bad = await api.http().post('/v1/pools').set('content-type', 'application/json').send('{"name":');
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('INVALID_ARGUMENT');
-    const big = await api.http().post('/v1/pools').send({ name: 'big', cidr: '10.60.0.0/24', labels: { a: 'x'.repeat(1_100_000) } });
+    const big = await api
+      .http()
+      .post('/v1/pools')
+      .send({ name: 'big', cidr: '10.60.0.0/24', labels: { a: 'x'.repeat(1_100_000) } });
     expect(big.status).toBe(413);
     expect(big.body).toMatchObject({ statusCode: 413, code: 'PAYLOAD_TOO_LARGE' });
   });
 
   it('patches labels, nodeSelector and disabled; a repeated PATCH appends nothing', async () => {
-    const res = await api.http().patch('/v1/pools/rack-1').send({ labels: { 'pool-group': 'g2' }, disabled: true, nodeSelector: null });
+    const res = await api
+      .http()
+      .patch('/v1/pools/rack-1')
+      .send({ labels: { 'pool-group': 'g2' }, disabled: true, nodeSelector: null });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ labels: { 'pool-group': 'g2' }, disabled: true, nodeSelector: null, version: 2 });
     const before = await api.eventCount();
-    const again = await api.http().patch('/v1/pools/rack-1').send({ labels: { 'pool-group': 'g2' }, disabled: true });
+    const again = await api
+      .http()
+      .patch('/v1/pools/rack-1')
+      .send({ labels: { 'pool-group': 'g2' }, disabled: true });
     expect(again.body.version).toBe(2);
     expect(await api.eventCount()).toBe(before);
     expect((await api.http().patch('/v1/pools/nope').send({ disabled: true })).body.code).toBe('POOL_NOT_FOUND');
@@ -97,7 +109,11 @@ describe('pools over HTTP', () => {
 
   it('lists pools by label selector and by node, with limit and continue', async () => {
     for (const [i, group] of ['g1', 'g1', 'g2'].entries()) {
-      await api.http().post('/v1/pools').send({ name: `list-${i}`, cidr: `10.70.${i}.0/24`, labels: { grp: group } }).expect(201);
+      await api
+        .http()
+        .post('/v1/pools')
+        .send({ name: `list-${i}`, cidr: `10.70.${i}.0/24`, labels: { grp: group } })
+        .expect(201);
     }
     const g1 = await api.http().get('/v1/pools').query({ labelSelector: 'grp=g1' });
     expect(g1.body.items.map((p: { name: string }) => p.name)).toEqual(['list-0', 'list-1']);
@@ -112,7 +128,11 @@ describe('pools over HTTP', () => {
     expect((await api.http().get('/v1/pools').query({ continue: 'garbage' })).status).toBe(400);
 
     await api.http().post('/v1/pools').send({ name: 'zoned', cidr: '10.71.0.0/24', nodeSelector: 'zone=b' }).expect(201);
-    await api.http().put('/v1/nodes/n-a').send({ labels: { zone: 'a' } }).expect(200);
+    await api
+      .http()
+      .put('/v1/nodes/n-a')
+      .send({ labels: { zone: 'a' } })
+      .expect(200);
     const forNode = await api.http().get('/v1/pools').query({ node: 'n-a', limit: 1000 });
     expect(forNode.body.items.map((p: { name: string }) => p.name)).not.toContain('zoned');
     expect(forNode.body.items.map((p: { name: string }) => p.name)).toContain('list-0');

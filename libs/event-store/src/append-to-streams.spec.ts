@@ -56,9 +56,11 @@ describe('appendToStreams', () => {
     const conflict = appendToStreams(pool, [{ streamId: 'stale', expectedVersion: 1, events: [added(3)] }]);
     await expect(conflict).rejects.toThrow(ConcurrencyError);
     await expect(conflict).rejects.toMatchObject({ streamId: 'stale', expectedVersion: 1, actualVersion: 2 });
-    await expect(
-      appendToStreams(pool, [{ streamId: 'stale', expectedVersion: 0, events: [added(3)] }]),
-    ).rejects.toMatchObject({ streamId: 'stale', expectedVersion: 0, actualVersion: 2 });
+    await expect(appendToStreams(pool, [{ streamId: 'stale', expectedVersion: 0, events: [added(3)] }])).rejects.toMatchObject({
+      streamId: 'stale',
+      expectedVersion: 0,
+      actualVersion: 2,
+    });
     expect(await readStream(pool, 'stale')).toHaveLength(2);
   });
 
@@ -66,9 +68,7 @@ describe('appendToStreams', () => {
     await appendToStreams(pool, [{ streamId: 'race', expectedVersion: 0, events: [added(0)] }]);
 
     const results = await Promise.allSettled(
-      Array.from({ length: 10 }, (_, i) =>
-        appendToStreams(pool, [{ streamId: 'race', expectedVersion: 1, events: [added(i)] }]),
-      ),
+      Array.from({ length: 10 }, (_, i) => appendToStreams(pool, [{ streamId: 'race', expectedVersion: 1, events: [added(i)] }])),
     );
 
     const won = results.filter((result) => result.status === 'fulfilled');
@@ -191,9 +191,7 @@ describe('appendToStreams', () => {
   });
 
   it('rejects an expected version that is not a non-negative integer, and a stream given twice', async () => {
-    await expect(appendToStreams(pool, [{ streamId: 'bad', expectedVersion: -1, events: [added(1)] }])).rejects.toThrow(
-      RangeError,
-    );
+    await expect(appendToStreams(pool, [{ streamId: 'bad', expectedVersion: -1, events: [added(1)] }])).rejects.toThrow(RangeError);
     await expect(
       appendToStreams(pool, [
         { streamId: 'twice', expectedVersion: 0, events: [added(1)] },
@@ -205,21 +203,17 @@ describe('appendToStreams', () => {
   it('keeps events append-only in the database', async () => {
     await appendToStreams(pool, [{ streamId: 'immutable', expectedVersion: 0, events: [added(1)] }]);
 
-    await expect(pool.query("update events set data = '{}' where stream_id = 'immutable'")).rejects.toThrow(
-      'events are append-only',
-    );
-    await expect(pool.query("delete from events where stream_id = 'immutable'")).rejects.toThrow(
-      'events are append-only',
-    );
+    await expect(pool.query("update events set data = '{}' where stream_id = 'immutable'")).rejects.toThrow('events are append-only');
+    await expect(pool.query("delete from events where stream_id = 'immutable'")).rejects.toThrow('events are append-only');
     await expect(pool.query('truncate events')).rejects.toThrow('events are append-only');
     expect(await readStream(pool, 'immutable')).toHaveLength(1);
   });
 
   it('returns its connections to the pool after failures', async () => {
     for (let i = 0; i < 25; i++) {
-      await expect(
-        appendToStreams(pool, [{ streamId: 'pool-a', expectedVersion: 0, events: [added(i)] }]),
-      ).rejects.toThrow(ConcurrencyError);
+      await expect(appendToStreams(pool, [{ streamId: 'pool-a', expectedVersion: 0, events: [added(i)] }])).rejects.toThrow(
+        ConcurrencyError,
+      );
     }
     expect(pool.totalCount).toBeLessThanOrEqual(20);
     expect(pool.idleCount).toBe(pool.totalCount);

@@ -1,3 +1,4 @@
+import { prepared } from './prepared';
 import { randomUUID } from 'node:crypto';
 import { DatabaseError, Pool, PoolClient } from 'pg';
 import { ConcurrencyError } from './concurrency-error';
@@ -31,11 +32,7 @@ interface Row {
  * a stream is not at its expected version, including when a concurrent append wins the race.
  * Returns the recorded events in append order.
  */
-export async function appendToStreams(
-  pool: Pool,
-  appends: StreamAppend[],
-  options: AppendOptions = {},
-): Promise<RecordedEvent[]> {
+export async function appendToStreams(pool: Pool, appends: StreamAppend[], options: AppendOptions = {}): Promise<RecordedEvent[]> {
   const rows = toRows(appends);
   const client = await pool.connect();
   let broken: Error | undefined;
@@ -91,8 +88,9 @@ function toRows(appends: StreamAppend[]): Row[] {
 
 async function findConflict(client: PoolClient, appends: StreamAppend[]): Promise<ConcurrencyError | undefined> {
   const { rows } = await client.query<{ stream_id: string; version: number }>(
-    'select stream_id, max(version) as version from events where stream_id = any($1::text[]) group by stream_id',
-    [appends.map((append) => append.streamId)],
+    prepared('select stream_id, max(version) as version from events where stream_id = any($1::text[]) group by stream_id', [
+      appends.map((append) => append.streamId),
+    ]),
   );
   const current = new Map(rows.map((row) => [row.stream_id, row.version]));
   for (const { streamId, expectedVersion } of appends) {
@@ -104,29 +102,27 @@ async function findConflict(client: PoolClient, appends: StreamAppend[]): Promis
 
 async function insert(client: PoolClient, rows: Row[], appends: StreamAppend[]): Promise<RecordedEvent[]> {
   const { rows: inserted } = await client.query<EventRow>(
-    `insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
+    prepared(
+      `insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
      select * from unnest($1::text[], $2::int[], $3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])
      returning ${EVENT_COLUMNS}`,
-    [
-      rows.map((row) => row.streamId),
-      rows.map((row) => row.version),
-      rows.map((row) => row.eventId),
-      rows.map((row) => row.type),
-      rows.map((row) => row.schemaVersion),
-      rows.map((row) => row.data),
-      rows.map((row) => row.metadata),
-    ],
+      [
+        rows.map((row) => row.streamId),
+        rows.map((row) => row.version),
+        rows.map((row) => row.eventId),
+        rows.map((row) => row.type),
+        rows.map((row) => row.schemaVersion),
+        rows.map((row) => row.data),
+        rows.map((row) => row.metadata),
+      ],
+    ),
   );
   const appendOrder = new Map(appends.map((append, index) => [append.streamId, index]));
-  return inserted
-    .map(toRecordedEvent)
-    .sort((a, b) => appendOrder.get(a.streamId)! - appendOrder.get(b.streamId)! || a.version - b.version);
+  return inserted.map(toRecordedEvent).sort((a, b) => appendOrder.get(a.streamId)! - appendOrder.get(b.streamId)! || a.version - b.version);
 }
 
 function isVersionClash(error: unknown): boolean {
-  return (
-    error instanceof DatabaseError && error.code === '23505' && error.constraint === 'events_stream_version_unique'
-  );
+  return error instanceof DatabaseError && error.code === '23505' && error.constraint === 'events_stream_version_unique';
 }
 
 /** Returns the rollback's own failure: the connection is then unusable and must not go back to the pool. */

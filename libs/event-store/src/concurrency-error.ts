@@ -5,10 +5,7 @@ export class ConcurrencyError extends Error {
     readonly expectedVersion: number,
     readonly actualVersion?: number,
   ) {
-    super(
-      `stream ${streamId} is not at version ${expectedVersion}` +
-        (actualVersion === undefined ? '' : ` (it is at ${actualVersion})`),
-    );
+    super(`stream ${streamId} is not at version ${expectedVersion}` + (actualVersion === undefined ? '' : ` (it is at ${actualVersion})`));
     this.name = 'ConcurrencyError';
   }
 }

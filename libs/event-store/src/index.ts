@@ -7,3 +7,4 @@ export * from './read-snapshot';
 export * from './read-stream';
 export type { NewEvent, RecordedEvent } from './recorded-event';
 export * from './write-snapshot';
+export * from './prepared';

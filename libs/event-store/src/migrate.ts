@@ -31,9 +31,7 @@ export async function runMigrations(
 }
 
 async function applyPending(client: Client, migrationsDir: string, log: (line: string) => void): Promise<string[]> {
-  await client.query(
-    'create table if not exists schema_migrations (name text primary key, applied_at timestamptz default now())',
-  );
+  await client.query('create table if not exists schema_migrations (name text primary key, applied_at timestamptz default now())');
   const { rows } = await client.query<{ name: string }>('select name from schema_migrations');
   const done = new Set(rows.map((row) => row.name));
   const pending = (await readdir(migrationsDir)).filter((name) => MIGRATION_FILE.test(name) && !done.has(name)).sort();

@@ -75,9 +75,7 @@ describe('readAll', () => {
 
   it('filters by stream, by types and by recorded time', async () => {
     const start = await endOfLog();
-    const [early] = await appendToStreams(pool, [
-      { streamId: 'filter-1', expectedVersion: 0, events: [event('Keep', 1)] },
-    ]);
+    const [early] = await appendToStreams(pool, [{ streamId: 'filter-1', expectedVersion: 0, events: [event('Keep', 1)] }]);
     await sleep(20);
     await appendToStreams(pool, [
       { streamId: 'filter-1', expectedVersion: 1, events: [event('Drop', 2), event('Keep', 3)] },

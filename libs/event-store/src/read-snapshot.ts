@@ -1,12 +1,9 @@
+import { prepared } from './prepared';
 import { Pool, PoolClient } from 'pg';
 
-export async function readSnapshot(
-  db: Pool | PoolClient,
-  streamId: string,
-): Promise<{ version: number; state: unknown } | null> {
+export async function readSnapshot(db: Pool | PoolClient, streamId: string): Promise<{ version: number; state: unknown } | null> {
   const { rows } = await db.query<{ version: number; state: unknown }>(
-    'select version, state from snapshots where stream_id = $1',
-    [streamId],
+    prepared('select version, state from snapshots where stream_id = $1', [streamId]),
   );
   return rows[0] ?? null;
 }

@@ -20,8 +20,7 @@ export interface RecordedEvent {
   recordedAt: Date;
 }
 
-export const EVENT_COLUMNS =
-  'position, transaction_id, stream_id, version, event_id, type, schema_version, data, metadata, recorded_at';
+export const EVENT_COLUMNS = 'position, transaction_id, stream_id, version, event_id, type, schema_version, data, metadata, recorded_at';
 
 export interface EventRow {
   position: string;

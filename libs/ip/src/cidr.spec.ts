@@ -39,7 +39,10 @@ describe('parseCidr', () => {
     ['fd00::1/64', '"fd00::1/64" is not a network address: did you mean "fd00::/64"?'],
     ['10.0.0.0/33', '"10.0.0.0/33": prefix length 33 is out of range (0-32 for IPv4)'],
     ['::1/129', '"::1/129": prefix length 129 is out of range (0-128 for IPv6)'],
-    ['10.0.0.0/99999999999999999999', '"10.0.0.0/99999999999999999999": prefix length 99999999999999999999 is out of range (0-32 for IPv4)'],
+    [
+      '10.0.0.0/99999999999999999999',
+      '"10.0.0.0/99999999999999999999": prefix length 99999999999999999999 is out of range (0-32 for IPv4)',
+    ],
     ['10.0.0.0', '"10.0.0.0": a prefix length is missing, as in "10.0.0.0/24" or "fd00::/64"'],
     ['10.0.0.0/', '"10.0.0.0/": prefix length "" is not a decimal number'],
     ['10.0.0.0/x', '"10.0.0.0/x": prefix length "x" is not a decimal number'],

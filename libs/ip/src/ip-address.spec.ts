@@ -61,9 +61,18 @@ describe('parseIp', () => {
     ['12345::', '"12345::" is not a valid IPv6 address: group "12345" has more than 4 hex digits'],
     ['::g', '"::g" is not a valid IPv6 address: group "g" is not hexadecimal'],
     ['1:2:3', '"1:2:3" is not a valid IPv6 address: expected 8 groups, found 3 (use "::" for a run of zero groups)'],
-    ['1:2:3:4:5:6:7:8:9', '"1:2:3:4:5:6:7:8:9" is not a valid IPv6 address: expected 8 groups, found 9 (use "::" for a run of zero groups)'],
-    ['1:2:3:4::5:6:7:8', '"1:2:3:4::5:6:7:8" is not a valid IPv6 address: "::" must stand for at least one zero group, but 8 groups are given'],
-    ['1:2:3:4:5:6:7:1.2.3.4', '"1:2:3:4:5:6:7:1.2.3.4" is not a valid IPv6 address: expected 8 groups, found 9 (use "::" for a run of zero groups)'],
+    [
+      '1:2:3:4:5:6:7:8:9',
+      '"1:2:3:4:5:6:7:8:9" is not a valid IPv6 address: expected 8 groups, found 9 (use "::" for a run of zero groups)',
+    ],
+    [
+      '1:2:3:4::5:6:7:8',
+      '"1:2:3:4::5:6:7:8" is not a valid IPv6 address: "::" must stand for at least one zero group, but 8 groups are given',
+    ],
+    [
+      '1:2:3:4:5:6:7:1.2.3.4',
+      '"1:2:3:4:5:6:7:1.2.3.4" is not a valid IPv6 address: expected 8 groups, found 9 (use "::" for a run of zero groups)',
+    ],
     ['::ffff:1.2.3.256', '"::ffff:1.2.3.256" is not a valid IPv6 address: embedded IPv4 "1.2.3.256": octet 256 is above 255'],
     ['::ffff:01.2.3.4', '"::ffff:01.2.3.4" is not a valid IPv6 address: embedded IPv4 "01.2.3.4": octets must not have leading zeros'],
     ['1.2.3.4::', '"1.2.3.4::" is not a valid IPv6 address: an embedded IPv4 address may only come last'],
@@ -174,7 +183,13 @@ describe('properties', () => {
     const alphabet = '0123456789abcdefABCDEF:.'.split('');
     const edit = fc.record({ at: fc.nat(), kind: fc.constantFrom('delete', 'insert'), char: fc.constantFrom(...alphabet) });
     const mangled = fc
-      .tuple(fc.oneof(v6Text.map(({ text }) => text), v4Value.map((value) => formatIp({ family: 4, value }))), fc.array(edit, { maxLength: 3 }))
+      .tuple(
+        fc.oneof(
+          v6Text.map(({ text }) => text),
+          v4Value.map((value) => formatIp({ family: 4, value })),
+        ),
+        fc.array(edit, { maxLength: 3 }),
+      )
       .map(([text, edits]) =>
         edits.reduce((acc, { at, kind, char }) => {
           const i = at % (acc.length + 1);

@@ -17,10 +17,7 @@ export function parseIpRange(text: string): IpRange {
   }
   const [first, last = first] = ends.map((end) => parsePart('range', text, end, parseIp));
   if (first.family !== last.family) {
-    throw new IpFormatError(
-      'range',
-      `${quote(text)}: both ends must be of the same family, not IPv${first.family} and IPv${last.family}`,
-    );
+    throw new IpFormatError('range', `${quote(text)}: both ends must be of the same family, not IPv${first.family} and IPv${last.family}`);
   }
   const range: IpRange = { family: first.family, first: first.value, last: last.value };
   if (range.first > range.last) {

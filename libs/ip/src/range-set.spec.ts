@@ -148,52 +148,54 @@ const queryWindow = fc.tuple(fc.integer({ min: 0, max: UNIVERSE + 5 }), fc.integ
 describe('RangeSet against a naive model', () => {
   it('agrees after every add and remove', () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.tuple(operation, queryWindow, fc.integer({ min: 1, max: 12 })), { maxLength: 40 }),
-        (steps) => {
-          const set = new RangeSet();
-          const model = new NaiveSet();
-          for (const [{ kind, interval: [start, end] }, [fromN, toN], lengthN] of steps) {
-            for (let x = start; x <= end; x++) {
-              if (kind === 'add') model.members.add(x);
-              else model.members.delete(x);
-            }
-            if (kind === 'add') set.add(start, end);
-            else set.remove(start, end);
-
-            expect(set.count()).toBe(BigInt(model.members.size));
-            const universe: bigint[] = [];
-            for (let x = -1n; x <= BigInt(UNIVERSE + 6); x++) universe.push(x);
-            expect(universe.filter((x) => set.has(x))).toEqual(universe.filter((x) => !model.free(x)));
-            const expectedRuns: Array<[bigint, bigint]> = [];
-            for (const x of universe.filter((y) => !model.free(y))) {
-              const last = expectedRuns[expectedRuns.length - 1];
-              if (last && last[1] === x - 1n) last[1] = x;
-              else expectedRuns.push([x, x]);
-            }
-            // Equality with the model's maximal runs means sorted, disjoint and coalesced.
-            expect(set.runs()).toEqual(expectedRuns);
-
-            const [from, to, length] = [BigInt(fromN), BigInt(toN), BigInt(lengthN)];
-            const window = universe.filter((x) => x >= from && x <= to);
-            const free = window.filter((x) => model.free(x));
-            expect(set.overlaps(from, to)).toBe(free.length < window.length);
-            expect(set.gapCount(from, to)).toBe(BigInt(free.length));
-            expect(set.firstGap(from, to)).toBe(free[0] ?? null);
-            expect(set.firstGapOfLength(from, to, length)).toBe(
-              window.find((x) => model.freeFor(x, length, to)) ?? null,
-            );
-            let largest: { start: bigint; length: bigint } | null = null;
-            for (const x of free) {
-              if (largest !== null && x < largest.start + largest.length) continue;
-              let end = x;
-              while (end + 1n <= to && model.free(end + 1n)) end++;
-              if (largest === null || end - x + 1n > largest.length) largest = { start: x, length: end - x + 1n };
-            }
-            expect(set.largestGap(from, to)).toEqual(largest);
+      fc.property(fc.array(fc.tuple(operation, queryWindow, fc.integer({ min: 1, max: 12 })), { maxLength: 40 }), (steps) => {
+        const set = new RangeSet();
+        const model = new NaiveSet();
+        for (const [
+          {
+            kind,
+            interval: [start, end],
+          },
+          [fromN, toN],
+          lengthN,
+        ] of steps) {
+          for (let x = start; x <= end; x++) {
+            if (kind === 'add') model.members.add(x);
+            else model.members.delete(x);
           }
-        },
-      ),
+          if (kind === 'add') set.add(start, end);
+          else set.remove(start, end);
+
+          expect(set.count()).toBe(BigInt(model.members.size));
+          const universe: bigint[] = [];
+          for (let x = -1n; x <= BigInt(UNIVERSE + 6); x++) universe.push(x);
+          expect(universe.filter((x) => set.has(x))).toEqual(universe.filter((x) => !model.free(x)));
+          const expectedRuns: Array<[bigint, bigint]> = [];
+          for (const x of universe.filter((y) => !model.free(y))) {
+            const last = expectedRuns[expectedRuns.length - 1];
+            if (last && last[1] === x - 1n) last[1] = x;
+            else expectedRuns.push([x, x]);
+          }
+          // Equality with the model's maximal runs means sorted, disjoint and coalesced.
+          expect(set.runs()).toEqual(expectedRuns);
+
+          const [from, to, length] = [BigInt(fromN), BigInt(toN), BigInt(lengthN)];
+          const window = universe.filter((x) => x >= from && x <= to);
+          const free = window.filter((x) => model.free(x));
+          expect(set.overlaps(from, to)).toBe(free.length < window.length);
+          expect(set.gapCount(from, to)).toBe(BigInt(free.length));
+          expect(set.firstGap(from, to)).toBe(free[0] ?? null);
+          expect(set.firstGapOfLength(from, to, length)).toBe(window.find((x) => model.freeFor(x, length, to)) ?? null);
+          let largest: { start: bigint; length: bigint } | null = null;
+          for (const x of free) {
+            if (largest !== null && x < largest.start + largest.length) continue;
+            let end = x;
+            while (end + 1n <= to && model.free(end + 1n)) end++;
+            if (largest === null || end - x + 1n > largest.length) largest = { start: x, length: end - x + 1n };
+          }
+          expect(set.largestGap(from, to)).toEqual(largest);
+        }
+      }),
       { numRuns: 300 },
     );
   });

@@ -1,6 +1,8 @@
+import { prepared } from '@ipledger/event-store';
 import { decodeContinue, encodeContinue } from './continue-token';
 import type { Page } from './pool-queries';
 import type { Queryable } from './queryable';
+import { rfc3339 } from './rfc3339';
 
 export interface AllocationView {
   handle: string;
@@ -17,16 +19,13 @@ export interface AllocationView {
 }
 
 const SELECT = `SELECT a.handle, host(a.ip) AS ip, masklen(p.cidr) AS "prefixLength", p.cidr::text AS cidr, a.pool, a.node,
-  a.namespace, a.pod, a.pod_uid AS "podUid", a.family, a.allocated_at AS "allocatedAt"
+  a.namespace, a.pod, a.pod_uid AS "podUid", a.family, ${rfc3339('a.allocated_at')} AS "allocatedAt"
   FROM allocations a JOIN pools p ON p.name = a.pool`;
-
-type Row = Omit<AllocationView, 'allocatedAt'> & { allocatedAt: Date };
-const toView = (row: Row): AllocationView => ({ ...row, allocatedAt: row.allocatedAt.toISOString() });
 
 /** What a handle holds now, IPv4 first. */
 export async function findAllocationsByHandle(db: Queryable, handle: string): Promise<AllocationView[]> {
-  const { rows } = await db.query<Row>(`${SELECT} WHERE a.handle = $1 ORDER BY a.family`, [handle]);
-  return rows.map(toView);
+  const { rows } = await db.query<AllocationView>(prepared(`${SELECT} WHERE a.handle = $1 ORDER BY a.family`, [handle]));
+  return rows;
 }
 
 export interface AllocationFilter {
@@ -48,11 +47,13 @@ export async function listAllocations(
     if (value !== undefined) where.push(`a.${column} = $${params.push(value)}`);
   }
   if (after) where.push(`(a.handle, a.family) > ($${params.push(after[0])}, $${params.push(after[1])})`);
-  const { rows } = await db.query<Row>(
-    `${SELECT} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY a.handle, a.family LIMIT $${params.push(page.limit + 1)}`,
-    params,
+  const { rows } = await db.query<AllocationView>(
+    prepared(
+      `${SELECT} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY a.handle, a.family LIMIT $${params.push(page.limit + 1)}`,
+      params,
+    ),
   );
-  const items = rows.slice(0, page.limit).map(toView);
+  const items = rows.slice(0, page.limit);
   const last = items[items.length - 1];
   return { items, continue: rows.length > page.limit && last ? encodeContinue([last.handle, last.family]) : null };
 }

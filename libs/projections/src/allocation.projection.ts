@@ -1,3 +1,4 @@
+import { prepared } from '@ipledger/event-store';
 import type { IpAllocated, IpReleased } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import type { Queryable } from './queryable';
@@ -8,11 +9,13 @@ export async function projectAllocationEvent(db: Queryable, event: RecordedEvent
   if (e.type === 'IpAllocated') {
     const d = e.data;
     await db.query(
-      `INSERT INTO allocations (handle, family, ip, pool, node, namespace, pod, pod_uid, allocated_at)
+      prepared(
+        `INSERT INTO allocations (handle, family, ip, pool, node, namespace, pod, pod_uid, allocated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [d.handle, d.family, d.ip, d.pool, d.node, d.namespace, d.pod, d.podUid, event.recordedAt],
+        [d.handle, d.family, d.ip, d.pool, d.node, d.namespace, d.pod, d.podUid, event.recordedAt],
+      ),
     );
   } else if (e.type === 'IpReleased') {
-    await db.query('DELETE FROM allocations WHERE handle = $1 AND ip = $2', [e.data.handle, e.data.ip]);
+    await db.query(prepared('DELETE FROM allocations WHERE handle = $1 AND ip = $2', [e.data.handle, e.data.ip]));
   }
 }

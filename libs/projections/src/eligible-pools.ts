@@ -1,6 +1,6 @@
-import { DomainError, filterEligible, LabelSelector, type Exclusion, type Labels, type SelectionRule } from '@ipledger/domain';
-import { findNode } from './node-queries';
-import { findPoolsByName, listPools, type PoolView } from './pool-queries';
+import { DomainError, filterEligible, type Exclusion, type Labels, type SelectionRule } from '@ipledger/domain';
+import { findNode, type NodeView } from './node-queries';
+import { findPoolsByName, listPools, type PoolFilter, type PoolView } from './pool-queries';
 import type { Queryable } from './queryable';
 
 export interface EligiblePools {
@@ -8,21 +8,26 @@ export interface EligiblePools {
   excluded: Exclusion[];
 }
 
-/** Label rules become one selector over pool labels: `matchLabel=k` is `k=<the node's value>`. */
-function candidateSelector(rule: Exclude<SelectionRule, { kind: 'pools' }>, nodeName: string, nodeLabels: Labels): LabelSelector {
+/** The rule as a filter over pools; `matchLabel` reads the node's value inside the page query. */
+function candidateFilter(rule: Exclude<SelectionRule, { kind: 'pools' }>, nodeName: string): PoolFilter {
   switch (rule.kind) {
     case 'poolSelector':
-      return rule.selector;
-    case 'matchLabel': {
-      const value = nodeLabels[rule.key];
-      if (value === undefined) {
-        throw new DomainError('NO_ELIGIBLE_POOL', `node "${nodeName}" has no label "${rule.key}", so matchLabel=${rule.key} selects no pool`);
-      }
-      return LabelSelector.parse(`${rule.key}=${value}`);
-    }
+      return { labelSelector: rule.selector };
+    case 'matchLabel':
+      return { sameLabelAs: { node: nodeName, key: rule.key } };
     case 'all':
-      return LabelSelector.parse('');
+      return {};
   }
+}
+
+function checkNode(rule: SelectionRule, nodeName: string, node: NodeView | null): Labels {
+  if (rule.kind === 'matchLabel') {
+    if (!node) throw new DomainError('NODE_NOT_FOUND', `node "${nodeName}" is unknown: matchLabel=${rule.key} needs the node's labels`);
+    if (node.labels[rule.key] === undefined) {
+      throw new DomainError('NO_ELIGIBLE_POOL', `node "${nodeName}" has no label "${rule.key}", so matchLabel=${rule.key} selects no pool`);
+    }
+  }
+  return node?.labels ?? {};
 }
 
 /**
@@ -38,25 +43,23 @@ export async function* eligiblePoolPages(
   families: readonly (4 | 6)[],
   pageSize = 100,
 ): AsyncGenerator<EligiblePools> {
-  const node = await findNode(db, nodeName);
-  if (rule.kind === 'matchLabel' && !node) {
-    throw new DomainError('NODE_NOT_FOUND', `node "${nodeName}" is unknown: matchLabel=${rule.key} needs the node's labels`);
-  }
-  const nodeLabels = node?.labels ?? {};
   if (rule.kind === 'pools') {
-    const found = await findPoolsByName(db, rule.names);
+    // the node and the pools are independent: one round trip's wait for both
+    const [node, found] = await Promise.all([findNode(db, nodeName), findPoolsByName(db, rule.names)]);
     const missing = rule.names.filter((name) => !found.some((pool) => pool.name === name));
-    const page = filterEligible(found, nodeLabels, families);
+    const page = filterEligible(found, checkNode(rule, nodeName, node), families);
     yield { eligible: page.eligible, excluded: [...missing.map((pool) => ({ pool, reason: 'not found' })), ...page.excluded] };
     return;
   }
-  const labelSelector = candidateSelector(rule, nodeName, nodeLabels);
-  let token: string | undefined;
-  do {
-    const page = await listPools(db, { labelSelector, limit: pageSize, continue: token });
+  const filter = candidateFilter(rule, nodeName);
+  const [node, first] = await Promise.all([findNode(db, nodeName), listPools(db, { filter, limit: pageSize })]);
+  const nodeLabels = checkNode(rule, nodeName, node);
+  let page = first;
+  for (;;) {
     yield filterEligible(page.items, nodeLabels, families);
-    token = page.continue ?? undefined;
-  } while (token);
+    if (!page.continue) return;
+    page = await listPools(db, { filter, limit: pageSize, continue: page.continue });
+  }
 }
 
 /** Every eligible pool at once (GET /v1/nodes/{name}/pools). */

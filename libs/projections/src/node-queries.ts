@@ -1,5 +1,7 @@
+import { prepared } from '@ipledger/event-store';
 import type { Labels } from '@ipledger/domain';
 import type { Queryable } from './queryable';
+import { rfc3339 } from './rfc3339';
 
 export interface NodeView {
   name: string;
@@ -9,7 +11,8 @@ export interface NodeView {
 }
 
 export async function findNode(db: Queryable, name: string): Promise<NodeView | null> {
-  const { rows } = await db.query('SELECT name, labels, version, updated_at FROM nodes WHERE name = $1', [name]);
-  const row = rows[0];
-  return row ? { name: row.name, labels: row.labels, version: row.version, updatedAt: row.updated_at.toISOString() } : null;
+  const { rows } = await db.query<NodeView>(
+    prepared(`SELECT name, labels, version, ${rfc3339('updated_at')} AS "updatedAt" FROM nodes WHERE name = $1`, [name]),
+  );
+  return rows[0] ?? null;
 }

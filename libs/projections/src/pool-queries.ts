@@ -1,7 +1,9 @@
+import { prepared } from '@ipledger/event-store';
 import type { LabelSelector, PoolSpec } from '@ipledger/domain';
 import { decodeContinue, encodeContinue } from './continue-token';
 import { drivingRequirement, labelRowsSql, requirementSql } from './label-selector-sql';
 import type { Queryable } from './queryable';
+import { rfc3339 } from './rfc3339';
 
 /** A pool as the API shows it: its definition, its counts (decimal strings) and its history stamps. */
 export interface PoolView extends PoolSpec {
@@ -21,36 +23,38 @@ export interface Page<T> {
 
 const POOL_COLUMNS = `p.name, p.cidr::text AS cidr, p.family, p.labels, p.node_selector AS "nodeSelector", p.reserved, p.disabled,
   p.capacity::text AS capacity, p.allocated::text AS allocated, p.reserved_count::text AS "reservedCount",
-  (p.capacity - p.allocated - p.reserved_count)::text AS free, p.version, p.created_at AS "createdAt", p.updated_at AS "updatedAt"`;
-
-type PoolRow = Omit<PoolView, 'createdAt' | 'updatedAt'> & { createdAt: Date; updatedAt: Date };
-
-const toView = (row: PoolRow): PoolView => ({
-  ...row,
-  createdAt: row.createdAt.toISOString(),
-  updatedAt: row.updatedAt.toISOString(),
-});
+  (p.capacity - p.allocated - p.reserved_count)::text AS free, p.version, ${rfc3339('p.created_at')} AS "createdAt", ${rfc3339('p.updated_at')} AS "updatedAt"`;
 
 export async function findPool(db: Queryable, name: string): Promise<PoolView | null> {
-  const { rows } = await db.query<PoolRow>(`SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = $1`, [name]);
-  return rows[0] ? toView(rows[0]) : null;
+  const { rows } = await db.query<PoolView>(prepared(`SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = $1`, [name]));
+  return rows[0] ?? null;
 }
 
 /** Pools in the order given, unknown names left out. */
 export async function findPoolsByName(db: Queryable, names: readonly string[]): Promise<PoolView[]> {
-  const { rows } = await db.query<PoolRow>(`SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY($1)`, [names]);
-  const byName = new Map(rows.map((row) => [row.name, toView(row)]));
+  const { rows } = await db.query<PoolView>(prepared(`SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY($1)`, [names]));
+  const byName = new Map(rows.map((row) => [row.name, row]));
   return names.flatMap((name) => byName.get(name) ?? []);
 }
 
 /** Existing pools that overlap any of these CIDRs (through the GiST index of the exclusion constraint). */
 export async function findOverlappingPools(db: Queryable, cidrs: readonly string[]): Promise<Array<{ name: string; cidr: string }>> {
-  const { rows } = await db.query('SELECT name, cidr::text AS cidr FROM pools WHERE cidr && ANY($1::cidr[]) ORDER BY name', [cidrs]);
+  const { rows } = await db.query(
+    prepared('SELECT name, cidr::text AS cidr FROM pools WHERE cidr && ANY($1::cidr[]) ORDER BY name', [cidrs]),
+  );
   return rows as Array<{ name: string; cidr: string }>;
 }
 
-export interface PoolListQuery {
+/** Which pools a list or a selection covers; no filter is every pool. */
+export interface PoolFilter {
+  /** a Kubernetes label selector over pool labels */
   labelSelector?: LabelSelector;
+  /** matchLabel: pools whose label `key` has node `node`'s value for it, looked up inside the same query */
+  sameLabelAs?: { node: string; key: string };
+}
+
+export interface PoolListQuery {
+  filter: PoolFilter;
   /** keeps pools whose own filter accepts them (e.g. nodeSelector against a node's labels) */
   accept?: (pool: PoolView) => boolean;
   limit: number;
@@ -58,27 +62,32 @@ export interface PoolListQuery {
 }
 
 /**
- * One page of pools by name after `after`, filtered by a label selector. Exported so a test can
- * EXPLAIN exactly what runs: selection must go through the GIN index on labels, never a scan.
+ * One page of pools by name after `after`. A label rule drives the query from pool_labels (a
+ * b-tree range, in pool-name order for `=`) and looks each pool up by name, so the cost follows
+ * the matches, not the table. Exported so a test can EXPLAIN exactly what runs.
  */
-export function poolPageSql(selector: LabelSelector | undefined, after: string | null, limit: number): { text: string; values: unknown[] } {
+export function poolPageSql(filter: PoolFilter, after: string | null, limit: number): { text: string; values: unknown[] } {
   const values: unknown[] = [];
-  const driving = selector ? drivingRequirement(selector) : null;
   const where: string[] = [];
-  let from = 'pools p';
-  if (driving) {
-    // start from the matching label rows (a b-tree range, in pool-name order for `=`) and look
-    // each pool up by name: the cost follows the matches, not the table
-    from = 'pool_labels l JOIN pools p ON p.name = l.pool';
+  const selector = filter.labelSelector;
+  const driving = selector ? drivingRequirement(selector) : null;
+  if (filter.sameLabelAs) {
+    const key = `$${values.push(filter.sameLabelAs.key)}`;
+    where.push(
+      `l.key = ${key} AND l.value = (SELECT n.labels ->> ${key} FROM nodes n WHERE n.name = $${values.push(filter.sameLabelAs.node)})`,
+    );
+  } else if (driving) {
     where.push(labelRowsSql(driving, 'l', values));
   }
   for (const r of selector?.requirements ?? []) {
     if (r !== driving) where.push(requirementSql(r, 'p.name', values));
   }
-  if (after !== null) where.push(`${driving ? 'l.pool' : 'p.name'} > $${values.push(after)}`);
+  const byLabel = filter.sameLabelAs !== undefined || driving !== null;
+  const order = byLabel ? 'l.pool' : 'p.name';
+  if (after !== null) where.push(`${order} > $${values.push(after)}`);
   return {
-    text: `SELECT ${POOL_COLUMNS} FROM ${from} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-           ORDER BY ${driving ? 'l.pool' : 'p.name'} LIMIT $${values.push(limit)}`,
+    text: `SELECT ${POOL_COLUMNS} FROM ${byLabel ? 'pool_labels l JOIN pools p ON p.name = l.pool' : 'pools p'}
+           ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT $${values.push(limit)}`,
     values,
   };
 }
@@ -89,11 +98,11 @@ export async function listPools(db: Queryable, query: PoolListQuery): Promise<Pa
   const items: PoolView[] = [];
   let cursor = (after?.[0] as string | undefined) ?? null;
   for (;;) {
-    const { text, values } = poolPageSql(query.labelSelector, cursor, query.limit + 1);
-    const { rows } = await db.query<PoolRow>(text, values);
+    const { text, values } = poolPageSql(query.filter, cursor, query.limit + 1);
+    const { rows } = await db.query<PoolView>(prepared(text, values));
     const batch = rows.slice(0, query.limit);
     for (const [i, row] of batch.entries()) {
-      const pool = toView(row);
+      const pool = row;
       cursor = pool.name;
       if (query.accept && !query.accept(pool)) continue;
       items.push(pool);

@@ -1,3 +1,4 @@
+import { prepared } from '@ipledger/event-store';
 import { PoolAggregate, poolCounts, type Labels, type PoolEvent } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import type { Queryable } from './queryable';
@@ -5,11 +6,13 @@ import type { Queryable } from './queryable';
 async function insertLabels(db: Queryable, pool: string, labels: Labels): Promise<void> {
   const keys = Object.keys(labels);
   if (keys.length === 0) return;
-  await db.query('INSERT INTO pool_labels (key, value, pool) SELECT k, v, $3 FROM unnest($1::text[], $2::text[]) AS t(k, v)', [
-    keys,
-    keys.map((key) => labels[key]),
-    pool,
-  ]);
+  await db.query(
+    prepared('INSERT INTO pool_labels (key, value, pool) SELECT k, v, $3 FROM unnest($1::text[], $2::text[]) AS t(k, v)', [
+      keys,
+      keys.map((key) => labels[key]),
+      pool,
+    ]),
+  );
 }
 
 /** pools: one row a live pool with its counts; pool_labels: one row a label, for indexed selection. */
@@ -22,9 +25,23 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
       const counts = poolCounts(PoolAggregate.evolve(PoolAggregate.initialState(), { ...e, version: event.version }));
       const d = e.data;
       await db.query(
-        `INSERT INTO pools (name, cidr, family, labels, node_selector, reserved, disabled, capacity, allocated, reserved_count, version, created_at, updated_at)
+        prepared(
+          `INSERT INTO pools (name, cidr, family, labels, node_selector, reserved, disabled, capacity, allocated, reserved_count, version, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $10, $11, $11)`,
-        [d.name, d.cidr, d.family, d.labels, d.nodeSelector, JSON.stringify(d.reserved), d.disabled, counts.capacity.toString(), counts.reservedCount.toString(), event.version, at],
+          [
+            d.name,
+            d.cidr,
+            d.family,
+            d.labels,
+            d.nodeSelector,
+            JSON.stringify(d.reserved),
+            d.disabled,
+            counts.capacity.toString(),
+            counts.reservedCount.toString(),
+            event.version,
+            at,
+          ],
+        ),
       );
       await insertLabels(db, d.name, d.labels);
       return;
@@ -32,29 +49,33 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
     case 'PoolUpdated': {
       const d = e.data;
       await db.query(
-        `UPDATE pools SET labels = coalesce($2, labels),
+        prepared(
+          `UPDATE pools SET labels = coalesce($2, labels),
                           node_selector = CASE WHEN $3 THEN $4 ELSE node_selector END,
                           disabled = coalesce($5, disabled), version = $6, updated_at = $7
           WHERE name = $1`,
-        [d.name, d.labels ?? null, d.nodeSelector !== undefined, d.nodeSelector ?? null, d.disabled ?? null, event.version, at],
+          [d.name, d.labels ?? null, d.nodeSelector !== undefined, d.nodeSelector ?? null, d.disabled ?? null, event.version, at],
+        ),
       );
       if (d.labels !== undefined) {
-        await db.query('DELETE FROM pool_labels WHERE pool = $1', [d.name]);
+        await db.query(prepared('DELETE FROM pool_labels WHERE pool = $1', [d.name]));
         await insertLabels(db, d.name, d.labels);
       }
       return;
     }
     case 'PoolDeleted':
-      await db.query('DELETE FROM pools WHERE name = $1', [e.data.name]);
+      await db.query(prepared('DELETE FROM pools WHERE name = $1', [e.data.name]));
       return;
     case 'IpAllocated':
     case 'IpReleased':
-      await db.query('UPDATE pools SET allocated = allocated + $2, version = $3, updated_at = $4 WHERE name = $1', [
-        e.data.pool,
-        e.type === 'IpAllocated' ? 1 : -1,
-        event.version,
-        at,
-      ]);
+      await db.query(
+        prepared('UPDATE pools SET allocated = allocated + $2, version = $3, updated_at = $4 WHERE name = $1', [
+          e.data.pool,
+          e.type === 'IpAllocated' ? 1 : -1,
+          event.version,
+          at,
+        ]),
+      );
       return;
   }
 }

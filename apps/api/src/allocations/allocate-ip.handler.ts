@@ -90,7 +90,9 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
         } catch (err) {
           unlock();
           if (!(err instanceof DomainError) || !SKIP_POOL.has(err.code)) throw err;
-          passedOver.push(`${candidate.name} (${err.code === 'POOL_EXHAUSTED' ? 'full' : err.code === 'POOL_DISABLED' ? 'disabled' : 'deleted'})`);
+          passedOver.push(
+            `${candidate.name} (${err.code === 'POOL_EXHAUSTED' ? 'full' : err.code === 'POOL_DISABLED' ? 'disabled' : 'deleted'})`,
+          );
         }
       }
     }

@@ -21,10 +21,14 @@ export class AuthGuard implements CanActivate {
     if (this.config.tokens.size === 0 || !req.path.startsWith('/v1')) return true;
     const [scheme, token] = (req.header('authorization') ?? '').split(' ');
     const grant = scheme === 'Bearer' && token ? this.config.tokens.get(token) : undefined;
-    if (!grant) throw new UnauthorizedException({ code: 'UNAUTHENTICATED', message: 'a valid "Authorization: Bearer <token>" header is required' });
+    if (!grant)
+      throw new UnauthorizedException({ code: 'UNAUTHENTICATED', message: 'a valid "Authorization: Bearer <token>" header is required' });
     const needed = requiredRole(req.method, req.path);
     if (RANK[grant.role] < RANK[needed]) {
-      throw new ForbiddenException({ code: 'FORBIDDEN', message: `role "${grant.role}" may not ${req.method} ${req.path}; it needs "${needed}"` });
+      throw new ForbiddenException({
+        code: 'FORBIDDEN',
+        message: `role "${grant.role}" may not ${req.method} ${req.path}; it needs "${needed}"`,
+      });
     }
     req.context.actor = grant.name;
     return true;

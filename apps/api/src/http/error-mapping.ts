@@ -37,7 +37,19 @@ const HTTP_CODES: Record<number, string> = {
 };
 
 /** Connection-level failures of Postgres: a dependency is down, not a bug. */
-const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08003', '08006', '53300']);
+const UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08003',
+  '08006',
+  '53300',
+]);
 
 export function toErrorResponse(err: unknown): ErrorResponse {
   if (err instanceof DomainError) return errorBody(STATUS[err.code], err.code, err.message);
@@ -46,7 +58,8 @@ export function toErrorResponse(err: unknown): ErrorResponse {
     const status = err.getStatus();
     const response = err.getResponse() as { code?: string; message?: string | string[] } | string;
     const message = typeof response === 'string' ? response : [response.message ?? err.message].flat().join('; ');
-    const code = typeof response === 'object' && response.code ? response.code : (HTTP_CODES[status] ?? (status >= 500 ? 'INTERNAL' : 'ERROR'));
+    const code =
+      typeof response === 'object' && response.code ? response.code : (HTTP_CODES[status] ?? (status >= 500 ? 'INTERNAL' : 'ERROR'));
     return errorBody(status, code, message);
   }
   const code = (err as { code?: string } | null)?.code;

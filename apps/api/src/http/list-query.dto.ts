@@ -6,10 +6,15 @@ export const MAX_LIMIT = 1000;
 
 export class ListQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: 100 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(MAX_LIMIT)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_LIMIT)
   limit: number = 100;
 
   @ApiPropertyOptional({ description: 'opaque token from the previous page' })
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   continue?: string;
 }

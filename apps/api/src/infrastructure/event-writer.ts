@@ -43,7 +43,9 @@ export class EventWriter {
     );
     for (const change of writes) {
       // the events are committed: a failed snapshot write only costs a longer load later
-      await this.repository.committed(change.type, change.loaded, recorded).catch((err: Error) => this.logger.warn(`snapshot of ${change.loaded.streamId} not written: ${err.message}`));
+      await this.repository
+        .committed(change.type, change.loaded, recorded)
+        .catch((err: Error) => this.logger.warn(`snapshot of ${change.loaded.streamId} not written: ${err.message}`));
     }
     return recorded;
   }

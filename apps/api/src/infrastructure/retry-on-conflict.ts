@@ -20,7 +20,10 @@ export async function retryOnConflict<T>(work: (attempt: number) => Promise<T>, 
     } catch (err) {
       if (!isConflict(err)) throw err;
       if (attempt >= attempts) {
-        throw new DomainError('CONCURRENCY_CONFLICT', `gave up after ${attempts} attempts: too many concurrent writers on the same objects; retry`);
+        throw new DomainError(
+          'CONCURRENCY_CONFLICT',
+          `gave up after ${attempts} attempts: too many concurrent writers on the same objects; retry`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
     }

@@ -1,6 +1,14 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { CreatePoolsCommand, decideCreatePool, DomainError, firstOverlap, parsePoolSpec, PoolAggregate, type PoolSpec } from '@ipledger/domain';
+import {
+  CreatePoolsCommand,
+  decideCreatePool,
+  DomainError,
+  firstOverlap,
+  parsePoolSpec,
+  PoolAggregate,
+  type PoolSpec,
+} from '@ipledger/domain';
 import { cidrsOverlap, parseCidr } from '@ipledger/ip';
 import { findOverlappingPools } from '@ipledger/projections';
 import type { Pool } from 'pg';
@@ -35,7 +43,11 @@ export class CreatePoolsHandler implements ICommandHandler<CreatePoolsCommand, v
         attempt === 1
           ? specs.map((spec) => this.writer.repository.assumeNew(PoolAggregate, spec.name))
           : await Promise.all(specs.map((spec) => this.writer.load(PoolAggregate, spec.name)));
-      const changes = specs.map((spec, i) => ({ type: PoolAggregate, loaded: loaded[i], events: [decideCreatePool(loaded[i].state, spec)] }));
+      const changes = specs.map((spec, i) => ({
+        type: PoolAggregate,
+        loaded: loaded[i],
+        events: [decideCreatePool(loaded[i].state, spec)],
+      }));
       try {
         await this.writer.append(changes, metadata);
       } catch (err) {
@@ -46,7 +58,10 @@ export class CreatePoolsHandler implements ICommandHandler<CreatePoolsCommand, v
   }
 
   private async refuseOverlapWithExisting(specs: PoolSpec[]): Promise<void> {
-    const existing = await findOverlappingPools(this.pool, specs.map((spec) => spec.cidr));
+    const existing = await findOverlappingPools(
+      this.pool,
+      specs.map((spec) => spec.cidr),
+    );
     for (const spec of specs) {
       const other = existing.find((pool) => cidrsOverlap(parseCidr(pool.cidr), parseCidr(spec.cidr)));
       if (other) throw overlapError(spec, other);

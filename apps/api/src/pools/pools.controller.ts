@@ -1,7 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { CreatePoolsCommand, DeletePoolCommand, DomainError, LabelSelector, UpdatePoolCommand, type CommandMetadata } from '@ipledger/domain';
+import {
+  CreatePoolsCommand,
+  DeletePoolCommand,
+  DomainError,
+  LabelSelector,
+  UpdatePoolCommand,
+  type CommandMetadata,
+} from '@ipledger/domain';
 import { findNode, findPool, listPools, type PoolView } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { ErrorResponse } from '../http/error-response';
@@ -38,7 +45,7 @@ export class PoolsController {
       if (!node) throw new DomainError('NODE_NOT_FOUND', `node "${query.node}" does not exist`);
       accept = (pool) => !pool.nodeSelector || LabelSelector.parse(pool.nodeSelector).matches(node.labels);
     }
-    return listPools(this.db, { labelSelector, accept, limit: query.limit, continue: query.continue });
+    return listPools(this.db, { filter: { labelSelector }, accept, limit: query.limit, continue: query.continue });
   }
 
   @Get(':name')

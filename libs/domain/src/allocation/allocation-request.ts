@@ -31,7 +31,10 @@ function families(requested: number[] | undefined, ip: IpAddress | null, ipText?
     throw new ValidationError('INVALID_ARGUMENT', `families must be [4], [6] or [4,6] (got ${JSON.stringify(requested)})`);
   }
   if (ip && (distinct.length !== 1 || distinct[0] !== ip.family)) {
-    throw new ValidationError('INVALID_ARGUMENT', `ip ${ipText} asks for one IPv${ip.family} address; families ${JSON.stringify(requested)} does not fit`);
+    throw new ValidationError(
+      'INVALID_ARGUMENT',
+      `ip ${ipText} asks for one IPv${ip.family} address; families ${JSON.stringify(requested)} does not fit`,
+    );
   }
   return distinct as (4 | 6)[];
 }

@@ -60,11 +60,7 @@ describe('LabelSelector.parse', () => {
     expect(parse('notin=in,!in').requirements).toEqual([req('in', 'doesnotexist'), req('notin', '=', ['in'])]);
   });
 
-  it.each([
-    '   ',
-    '',
-    '\t\r\n',
-  ])('parses %j as the empty selector', (text) => {
+  it.each(['   ', '', '\t\r\n'])('parses %j as the empty selector', (text) => {
     const selector = parse(text);
     expect(selector.isEmpty()).toBe(true);
     expect(selector.toString()).toBe('');
@@ -101,9 +97,7 @@ describe('LabelSelector.parse', () => {
 
 describe('LabelSelector.parse errors', () => {
   it('gives the position and what was expected', () => {
-    expect(selectorError('zone in (a')).toBe(
-      'invalid selector "zone in (a": expected "," or ")" at position 11, found end of input',
-    );
+    expect(selectorError('zone in (a')).toBe('invalid selector "zone in (a": expected "," or ")" at position 11, found end of input');
   });
 
   it.each([
@@ -134,9 +128,7 @@ describe('LabelSelector.parse errors', () => {
     ['a in (b,,)', 10, 'expected a value or ","', '")"'],
     ['a in (,,)', 9, 'expected a value or ","', '")"'],
   ])('rejects %j at position %d', (text, position, expected, found) => {
-    expect(selectorError(text)).toBe(
-      `invalid selector ${JSON.stringify(text)}: ${expected} at position ${position}, found ${found}`,
-    );
+    expect(selectorError(text)).toBe(`invalid selector ${JSON.stringify(text)}: ${expected} at position ${position}, found ${found}`);
   });
 
   it.each([

@@ -111,7 +111,12 @@ describe('validateLabels', () => {
     ['a number', 1],
     ['an array', [['a', 'b']]],
     ['a Map', new Map([['a', 'b']])],
-    ['a class instance', new (class Labelled { a = 'b'; })()],
+    [
+      'a class instance',
+      new (class Labelled {
+        a = 'b';
+      })(),
+    ],
   ])('rejects %s', (_, input) => {
     expect(labelError(() => validateLabels(input, 'node labels')).message).toBe(
       'node labels must be an object mapping label keys to string values',
@@ -124,9 +129,7 @@ describe('validateLabels', () => {
     [{ a: true }, 'boolean'],
     [{ a: ['b'] }, 'object'],
   ])('rejects non-string value in %j', (input, type) => {
-    expect(labelError(() => validateLabels(input)).message).toBe(
-      `labels: value of label "a" must be a string, got ${type}`,
-    );
+    expect(labelError(() => validateLabels(input)).message).toBe(`labels: value of label "a" must be a string, got ${type}`);
   });
 
   it('rejects a bad key or value, quoting it', () => {

@@ -37,12 +37,9 @@ describe('validateDns1123Label', () => {
 describe('validateDns1123Subdomain', () => {
   const subdomain253 = [label63, label63, label63, 'a'.repeat(61)].join('.');
 
-  it.each(['a', 'node-1', 'node-1.eu-west.example.com', subdomain253, `${'a'.repeat(100)}.b`])(
-    'accepts %j',
-    (name) => {
-      expect(() => validateDns1123Subdomain(name, 'node name')).not.toThrow();
-    },
-  );
+  it.each(['a', 'node-1', 'node-1.eu-west.example.com', subdomain253, `${'a'.repeat(100)}.b`])('accepts %j', (name) => {
+    expect(() => validateDns1123Subdomain(name, 'node name')).not.toThrow();
+  });
 
   it.each([
     ['', 'must not be empty'],

@@ -49,9 +49,6 @@ export function validateDns1123Label(name: string, what: string): void {
 export function validateDns1123Subdomain(name: string, what: string): void {
   const violation = dns1123SubdomainViolation(name);
   if (violation !== undefined) {
-    throw new ValidationError(
-      'INVALID_NAME',
-      `${what} ${JSON.stringify(name)} is not a valid DNS-1123 subdomain: ${violation}`,
-    );
+    throw new ValidationError('INVALID_NAME', `${what} ${JSON.stringify(name)} is not a valid DNS-1123 subdomain: ${violation}`);
   }
 }

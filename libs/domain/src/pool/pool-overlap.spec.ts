@@ -4,9 +4,25 @@ import { firstOverlap } from './pool-overlap';
 
 describe('firstOverlap', () => {
   it('finds nested and equal CIDRs, and none among disjoint or other-family ones', () => {
-    expect(firstOverlap([{ name: 'a', cidr: '10.0.0.0/16' }, { name: 'b', cidr: '10.0.5.0/24' }])?.map((p) => p.name)).toEqual(['a', 'b']);
-    expect(firstOverlap([{ name: 'a', cidr: '10.0.0.0/24' }, { name: 'b', cidr: '10.0.0.0/24' }])).not.toBeNull();
-    expect(firstOverlap([{ name: 'a', cidr: '10.0.0.0/25' }, { name: 'b', cidr: '10.0.0.128/25' }, { name: 'c', cidr: '::/0' }])).toBeNull();
+    expect(
+      firstOverlap([
+        { name: 'a', cidr: '10.0.0.0/16' },
+        { name: 'b', cidr: '10.0.5.0/24' },
+      ])?.map((p) => p.name),
+    ).toEqual(['a', 'b']);
+    expect(
+      firstOverlap([
+        { name: 'a', cidr: '10.0.0.0/24' },
+        { name: 'b', cidr: '10.0.0.0/24' },
+      ]),
+    ).not.toBeNull();
+    expect(
+      firstOverlap([
+        { name: 'a', cidr: '10.0.0.0/25' },
+        { name: 'b', cidr: '10.0.0.128/25' },
+        { name: 'c', cidr: '::/0' },
+      ]),
+    ).toBeNull();
   });
 
   it('agrees with comparing every pair', () => {

@@ -82,7 +82,15 @@ describe('create', () => {
     const state = create({
       cidr: '10.0.0.0/24',
       // .0 and .255 are not usable; 1-4 and 250-254 remain; 10-20 ∪ 15-25 ∪ 18 is 10-25 (16 addresses).
-      reserved: ['10.0.0.0-10.0.0.4', '10.0.0.250-10.0.0.255', '10.0.0.10-10.0.0.20', '10.0.0.15-10.0.0.25', '10.0.0.18', '10.0.0.0', '10.0.0.255'],
+      reserved: [
+        '10.0.0.0-10.0.0.4',
+        '10.0.0.250-10.0.0.255',
+        '10.0.0.10-10.0.0.20',
+        '10.0.0.15-10.0.0.25',
+        '10.0.0.18',
+        '10.0.0.0',
+        '10.0.0.255',
+      ],
     });
     expect(poolCounts(state)).toEqual({ capacity: 254n, allocated: 0n, reservedCount: 4n + 5n + 16n, free: 254n - 25n });
     expect(state.reservedSet.runs()).toEqual([
@@ -93,8 +101,16 @@ describe('create', () => {
   });
 
   it('a /31 or /32 reserves nothing implicitly', () => {
-    expect(poolCounts(create({ cidr: '10.0.0.0/31', reserved: ['10.0.0.0'] }))).toMatchObject({ capacity: 2n, reservedCount: 1n, free: 1n });
-    expect(poolCounts(create({ cidr: '10.0.0.7/32', reserved: ['10.0.0.7'] }))).toMatchObject({ capacity: 1n, reservedCount: 1n, free: 0n });
+    expect(poolCounts(create({ cidr: '10.0.0.0/31', reserved: ['10.0.0.0'] }))).toMatchObject({
+      capacity: 2n,
+      reservedCount: 1n,
+      free: 1n,
+    });
+    expect(poolCounts(create({ cidr: '10.0.0.7/32', reserved: ['10.0.0.7'] }))).toMatchObject({
+      capacity: 1n,
+      reservedCount: 1n,
+      free: 0n,
+    });
   });
 
   it('refuses a second create with POOL_EXISTS', () => {
@@ -171,7 +187,13 @@ describe('decideAllocate', () => {
       data: { pool: 'p', ip: '10.0.0.3', family: 4, handle: 'h1', node: 'node-a', namespace: 'default', pod: 'pod-h1', podUid: 'uid-1' },
     });
     state = apply(state, event);
-    expect(state.holders.get(ip('10.0.0.3'))).toEqual({ handle: 'h1', node: 'node-a', namespace: 'default', pod: 'pod-h1', podUid: 'uid-1' });
+    expect(state.holders.get(ip('10.0.0.3'))).toEqual({
+      handle: 'h1',
+      node: 'node-a',
+      namespace: 'default',
+      pod: 'pod-h1',
+      podUid: 'uid-1',
+    });
     expect(poolCounts(state)).toEqual({ capacity: 254n, allocated: 1n, reservedCount: 3n, free: 250n });
     expect(allocate(state, 'h2')[1]).toBe('10.0.0.5');
   });

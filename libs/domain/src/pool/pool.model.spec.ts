@@ -77,13 +77,23 @@ class Model {
       octet = free;
     }
     this.held.set(cmd.handle, octet);
-    const data = { pool: 'p', ip: ip(octet), family: 4, handle: cmd.handle, node: 'node-a', namespace: 'ns', pod: `pod-${cmd.handle}`, podUid: null };
+    const data = {
+      pool: 'p',
+      ip: ip(octet),
+      family: 4,
+      handle: cmd.handle,
+      node: 'node-a',
+      namespace: 'ns',
+      pod: `pod-${cmd.handle}`,
+      podUid: null,
+    };
     return { ip: ip(octet), event: { type: 'IpAllocated', data } as PoolEvent };
   }
 }
 
 let version = 0;
-const fold = (state: PoolState, event: PoolEvent | null) => (event ? PoolAggregate.evolve(state, { type: event.type, data: { ...event.data }, version: ++version }) : state);
+const fold = (state: PoolState, event: PoolEvent | null) =>
+  event ? PoolAggregate.evolve(state, { type: event.type, data: { ...event.data }, version: ++version }) : state;
 
 function run(state: PoolState, cmd: Command): [PoolState, Outcome] {
   try {
@@ -155,22 +165,29 @@ const restore = (state: PoolState) =>
 
 it('decide + evolve behaves like the naive model, and snapshots restore an identical aggregate', () => {
   fc.assert(
-    fc.property(fc.array(command, { minLength: 1, maxLength: 80, size: 'max' }), fc.array(fc.nat({ max: 80 }), { maxLength: 4 }), (commands, snapshotAt) => {
-      const empty = PoolAggregate.initialState();
-      let live = fold(empty, decideCreatePool(empty, parsePoolSpec({ name: 'p', cidr: '10.0.0.0/28', reserved: RESERVED })));
-      let restored = restore(live);
-      const model = new Model();
-      commands.forEach((cmd, i) => {
-        if (snapshotAt.includes(i)) restored = restore(restored);
-        const expected = model.run(cmd);
-        let liveOutcome: Outcome, restoredOutcome: Outcome;
-        [live, liveOutcome] = run(live, cmd);
-        [restored, restoredOutcome] = run(restored, cmd);
-        same({ live: normalize(liveOutcome, expected), restored: normalize(restoredOutcome, expected) }, { live: expected, restored: expected });
-        const want = modelSummary(model);
-        same({ live: summary(live), restored: summary(restored) }, { live: want, restored: want });
-      });
-    }),
+    fc.property(
+      fc.array(command, { minLength: 1, maxLength: 80, size: 'max' }),
+      fc.array(fc.nat({ max: 80 }), { maxLength: 4 }),
+      (commands, snapshotAt) => {
+        const empty = PoolAggregate.initialState();
+        let live = fold(empty, decideCreatePool(empty, parsePoolSpec({ name: 'p', cidr: '10.0.0.0/28', reserved: RESERVED })));
+        let restored = restore(live);
+        const model = new Model();
+        commands.forEach((cmd, i) => {
+          if (snapshotAt.includes(i)) restored = restore(restored);
+          const expected = model.run(cmd);
+          let liveOutcome: Outcome, restoredOutcome: Outcome;
+          [live, liveOutcome] = run(live, cmd);
+          [restored, restoredOutcome] = run(restored, cmd);
+          same(
+            { live: normalize(liveOutcome, expected), restored: normalize(restoredOutcome, expected) },
+            { live: expected, restored: expected },
+          );
+          const want = modelSummary(model);
+          same({ live: summary(live), restored: summary(restored) }, { live: want, restored: want });
+        });
+      },
+    ),
     { numRuns: 300 },
   );
 });

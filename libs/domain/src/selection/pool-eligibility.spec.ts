@@ -11,7 +11,13 @@ const pool = (name: string, extra: Partial<PoolCandidate> = {}): PoolCandidate &
 
 describe('filterEligible', () => {
   it('keeps candidate order and returns the candidates themselves', () => {
-    const candidates = [pool('c'), pool('a', { disabled: true }), pool('b', { nodeSelector: 'zone=a' }), pool('d', { family: 6 }), pool('e')];
+    const candidates = [
+      pool('c'),
+      pool('a', { disabled: true }),
+      pool('b', { nodeSelector: 'zone=a' }),
+      pool('d', { family: 6 }),
+      pool('e'),
+    ];
     const { eligible, excluded } = filterEligible(candidates, { zone: 'a' }, [4, 6]);
     expect(eligible.map((p) => p.name)).toEqual(['c', 'b', 'd', 'e']);
     expect(eligible[0]).toBe(candidates[0]);
@@ -19,7 +25,11 @@ describe('filterEligible', () => {
   });
 
   it('keeps the order of exclusions', () => {
-    const { eligible, excluded } = filterEligible([pool('z', { disabled: true }), pool('y', { family: 6 }), pool('x', { disabled: true })], {}, [4]);
+    const { eligible, excluded } = filterEligible(
+      [pool('z', { disabled: true }), pool('y', { family: 6 }), pool('x', { disabled: true })],
+      {},
+      [4],
+    );
     expect(eligible).toEqual([]);
     expect(excluded.map((e) => e.pool)).toEqual(['z', 'y', 'x']);
   });
@@ -28,10 +38,20 @@ describe('filterEligible', () => {
   it.each([
     ['an IPv6 pool for IPv4', pool('p', { family: 6 }), v4, 'family: pool is IPv6, request wants IPv4'],
     ['an IPv4 pool for IPv6', pool('p'), [6] as (4 | 6)[], 'family: pool is IPv4, request wants IPv6'],
-    ['family before anything else', pool('p', { family: 6, disabled: true, nodeSelector: 'zone=b' }), v4, 'family: pool is IPv6, request wants IPv4'],
+    [
+      'family before anything else',
+      pool('p', { family: 6, disabled: true, nodeSelector: 'zone=b' }),
+      v4,
+      'family: pool is IPv6, request wants IPv4',
+    ],
     ['disabled before nodeSelector', pool('p', { disabled: true, nodeSelector: 'zone=b' }), v4, 'disabled'],
     ['a selector the node fails', pool('p', { nodeSelector: 'zone=b' }), v4, 'nodeSelector "zone=b" does not match the node\'s labels'],
-    ['a missing label, dual stack', pool('p', { nodeSelector: 'gpu' }), [4, 6] as (4 | 6)[], 'nodeSelector "gpu" does not match the node\'s labels'],
+    [
+      'a missing label, dual stack',
+      pool('p', { nodeSelector: 'gpu' }),
+      [4, 6] as (4 | 6)[],
+      'nodeSelector "gpu" does not match the node\'s labels',
+    ],
   ])('excludes %s', (_, candidate, families, reason) => {
     expect(filterEligible([candidate], { zone: 'a' }, families)).toEqual({ eligible: [], excluded: [{ pool: 'p', reason }] });
   });

@@ -12,26 +12,35 @@ export class CreateAllocationDto {
   @ApiProperty({ example: 'web-0' }) @IsString() pod!: string;
 
   @ApiPropertyOptional({ description: "the pod's uid; a pod deleted by the watcher releases only its own addresses" })
-  @Optional() @IsString()
+  @Optional()
+  @IsString()
   podUid?: string;
 
   @ApiPropertyOptional({ example: '10.4.0.17', description: 'this exact address' })
-  @Optional() @IsString()
+  @Optional()
+  @IsString()
   ip?: string;
 
   @ApiPropertyOptional({ type: [Number], example: [4, 6], description: '[4], [6] or [4,6] (dual stack: both or neither); default [4]' })
-  @Optional() @IsArray() @ArrayMaxSize(2) @IsInt({ each: true })
+  @Optional()
+  @IsArray()
+  @ArrayMaxSize(2)
+  @IsInt({ each: true })
   families?: number[];
 
   @ApiPropertyOptional({ type: [String], description: 'pool names, tried in this order' })
-  @Optional() @IsArray() @IsString({ each: true })
+  @Optional()
+  @IsArray()
+  @IsString({ each: true })
   pools?: string[];
 
   @ApiPropertyOptional({ example: 'tier=gold', description: 'Kubernetes label selector over pool labels' })
-  @Optional() @IsString()
+  @Optional()
+  @IsString()
   poolSelector?: string;
 
   @ApiPropertyOptional({ example: 'pool-group', description: "pools whose value for this label equals the node's" })
-  @Optional() @IsString()
+  @Optional()
+  @IsString()
   matchLabel?: string;
 }

@@ -4,14 +4,18 @@ import { IsBoolean, IsOptional, IsString } from 'class-validator';
 
 export class NodePoolsQueryDto {
   @ApiPropertyOptional({ example: 'pool-group', description: "pools whose value for this label key equals the node's" })
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   matchLabel?: string;
 
   @ApiPropertyOptional({ example: 'tier in (gold,silver)' })
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   poolSelector?: string;
 
   @ApiPropertyOptional({ description: 'also list each pool considered and left out, with the reason' })
-  @IsOptional() @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value)) @IsBoolean()
+  @IsOptional()
+  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean()
   explain?: boolean;
 }

@@ -12,18 +12,23 @@ export class CreatePoolDto {
   cidr!: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { 'pool-group': 'group-1' } })
-  @Optional() @IsObject()
+  @Optional()
+  @IsObject()
   labels?: Record<string, string>;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: 'zone=a', description: 'Kubernetes label selector over node labels' })
-  @ValidateIf((_, value) => value !== undefined && value !== null) @IsString()
+  @ValidateIf((_, value) => value !== undefined && value !== null)
+  @IsString()
   nodeSelector?: string | null;
 
   @ApiPropertyOptional({ type: [String], example: ['10.4.0.1', '10.4.0.250-10.4.0.254'] })
-  @Optional() @IsArray() @IsString({ each: true })
+  @Optional()
+  @IsArray()
+  @IsString({ each: true })
   reserved?: string[];
 
   @ApiPropertyOptional({ default: false })
-  @Optional() @IsBoolean()
+  @Optional()
+  @IsBoolean()
   disabled?: boolean;
 }

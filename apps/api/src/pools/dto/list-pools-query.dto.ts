@@ -4,10 +4,12 @@ import { ListQueryDto } from '../../http/list-query.dto';
 
 export class ListPoolsQueryDto extends ListQueryDto {
   @ApiPropertyOptional({ example: 'pool-group=group-1', description: 'Kubernetes label selector over pool labels' })
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   labelSelector?: string;
 
   @ApiPropertyOptional({ description: "keep pools whose nodeSelector matches this node's labels" })
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   node?: string;
 }

@@ -1,0 +1,131 @@
+/**
+ * npm run bench:selection — label-indexed pool selection against the seed's way (list every pool
+ * page by page and filter on the client), at 100, 10,000 and 100,000 /26 pools.
+ */
+import { Pool } from 'pg';
+import { loadConfig } from '../apps/api/src/config';
+import { createApp } from '../apps/api/src/create-app';
+import { GROUP_SIZE, seedPools } from '../test/support/seed-pools';
+import { call, expectStatus, freshDatabase, median, ms, percentile, startApi } from './support';
+
+const SIZES = (process.env.BENCH_SIZES ?? '100,10000,100000').split(',').map(Number);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 500);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
+
+interface Figures {
+  pools: number;
+  /** GET /healthz: the floor any request pays on this machine (HTTP, Nest, the client) */
+  floor: number[];
+  select: number[];
+  pair: number[];
+  listFilter: number[];
+}
+
+async function seed(url: string, pools: number): Promise<number> {
+  const t0 = performance.now();
+  const app = await createApp(loadConfig({ DATABASE_URL: url }), { logger: false });
+  await app.init();
+  await seedPools(app, pools);
+  await app.close();
+  // what autovacuum would do on a live database: give the planner statistics
+  const db = new Pool({ connectionString: url });
+  await db.query('ANALYZE pools; ANALYZE pool_labels; ANALYZE nodes');
+  await db.end();
+  return (performance.now() - t0) / 1000;
+}
+
+async function measure(pools: number): Promise<Figures> {
+  const db = await freshDatabase(`sel_${pools}`);
+  const seconds = await seed(db.url, pools);
+  console.error(`  seeded ${pools} pools in ${seconds.toFixed(1)} s`);
+  const api = await startApi(db.url);
+  try {
+    const groups = Math.ceil(pools / GROUP_SIZE);
+    const node = (i: number) => `node-${(i * 7919) % groups}`;
+    const timeOne = async (work: () => Promise<void>) => {
+      const t0 = performance.now();
+      await work();
+      return performance.now() - t0;
+    };
+    const figures: Figures = { pools, floor: [], select: [], pair: [], listFilter: [] };
+    // warm up the server's JIT and every connection's prepared statements before measuring
+    for (let i = 0; i < WARMUP; i++) {
+      await call(api.base, 'GET', '/healthz');
+      await call(api.base, 'GET', `/v1/nodes/${node(i)}/pools?matchLabel=pool-group`);
+      if (i % 10 === 0) await call(api.base, 'GET', `/v1/pools?limit=500`);
+      if (i % 10 === 0) await call(api.base, 'DELETE', `/v1/allocations/warm-${i}`);
+    }
+    for (let i = 0; i < REQUESTS; i++) {
+      figures.floor.push(await timeOne(async () => expectStatus(await call(api.base, 'GET', '/healthz'), 200, 'healthz')));
+    }
+    for (let i = 0; i < REQUESTS; i++) {
+      figures.select.push(
+        await timeOne(async () => {
+          const res = await call(api.base, 'GET', `/v1/nodes/${node(i)}/pools?matchLabel=pool-group`);
+          expectStatus(res, 200, 'select');
+          if (res.body.items.length === 0) throw new Error(`no pools for ${node(i)}`);
+        }),
+      );
+    }
+    for (let i = 0; i < REQUESTS; i++) {
+      figures.pair.push(
+        await timeOne(async () => {
+          const body = { handle: `b-${i}`, node: node(i), namespace: 'bench', pod: `b-${i}`, matchLabel: 'pool-group' };
+          expectStatus(await call(api.base, 'POST', '/v1/allocations', body), 201, 'allocate');
+          expectStatus(await call(api.base, 'DELETE', `/v1/allocations/b-${i}`), 204, 'release');
+        }),
+      );
+    }
+    // today's behaviour in the seed: page through every pool (limit=500) and filter on the client
+    const rounds = pools >= 100_000 ? 3 : pools >= 10_000 ? 10 : 50;
+    for (let i = 0; i < rounds; i++) {
+      const group = (await call(api.base, 'GET', `/v1/nodes/${node(i)}`)).body.labels['pool-group'];
+      figures.listFilter.push(
+        await timeOne(async () => {
+          const mine = [];
+          let token: string | null = null;
+          do {
+            const res = await call(api.base, 'GET', `/v1/pools?limit=500${token ? `&continue=${token}` : ''}`);
+            expectStatus(res, 200, 'list');
+            mine.push(...res.body.items.filter((p: { labels: Record<string, string> }) => p.labels['pool-group'] === group));
+            token = res.body.continue;
+          } while (token);
+          if (mine.length === 0) throw new Error('list-and-filter found nothing');
+        }),
+      );
+    }
+    return figures;
+  } finally {
+    await api.stop();
+    await db.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  const results: Figures[] = [];
+  for (const pools of SIZES) results.push(await measure(pools));
+  console.log(`pool selection for a node (matchLabel=pool-group, ${GROUP_SIZE} pools a group, ${REQUESTS} requests a size)`);
+  console.log(
+    'pools    | /healthz median | select median | select p99 | alloc+release median | alloc+release p99 | list-and-filter median',
+  );
+  for (const f of results) {
+    console.log(
+      `${String(f.pools).padEnd(8)} | ${ms(median(f.floor)).padStart(15)} | ${ms(median(f.select)).padStart(13)} | ${ms(percentile(f.select, 99)).padStart(10)} | ${ms(median(f.pair)).padStart(20)} | ${ms(percentile(f.pair, 99)).padStart(17)} | ${ms(median(f.listFilter)).padStart(22)}`,
+    );
+  }
+  const at = (n: number) => results.find((f) => f.pools === n);
+  const [small, mid, large] = [at(100), at(10_000), at(100_000)];
+  if (small && large)
+    console.log(
+      `P2 = selection at 100,000 pools / at 100 pools = ${(median(large.select) / median(small.select)).toFixed(2)} (target <= 1.5)`,
+    );
+  if (mid)
+    console.log(
+      `P3 = list-and-filter / index-backed selection at 10,000 pools = ${(median(mid.listFilter) / median(mid.select)).toFixed(1)} (target >= 100)`,
+    );
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
