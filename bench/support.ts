@@ -36,7 +36,7 @@ async function freePort(): Promise<number> {
 /** The built API as its own process (run `npm run build` first), as an operator would run it. */
 export async function startApi(databaseUrl: string): Promise<{ base: string; stop(): Promise<void> }> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [MAIN], {
+  const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), MAIN], {
     env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, IPAM_TOKENS: '' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
