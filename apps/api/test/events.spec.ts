@@ -78,7 +78,7 @@ describe('with the database down', () => {
   let app: INestApplication;
   beforeAll(async () => {
     app = await createApp(loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/ipledger' }), { logger: false });
-    await app.init();
+    await app.listen(0, '127.0.0.1');
   });
   afterAll(() => app.close());
 

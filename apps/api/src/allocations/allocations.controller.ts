@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { AllocateIpCommand, DomainError, ReleaseIpCommand, type CommandMetadata } from '@ipledger/domain';
 import { findAllocationsByHandle, listAllocations } from '@ipledger/projections';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import type { Pool } from 'pg';
 import { ErrorResponse } from '../http/error-response';
 import { Metadata } from '../http/request-context';
@@ -28,10 +28,10 @@ export class AllocationsController {
   async allocate(
     @Body() body: CreateAllocationDto,
     @Metadata() metadata: CommandMetadata,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<AllocationItemsDto> {
     const result: AllocateIpResult = await this.commands.execute(new AllocateIpCommand(body, metadata));
-    res.status(result.created ? 201 : 200);
+    void res.status(result.created ? 201 : 200);
     return { items: await findAllocationsByHandle(this.db, body.handle) };
   }
 

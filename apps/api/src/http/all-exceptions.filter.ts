@@ -1,5 +1,5 @@
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { toErrorResponse } from './error-mapping';
 
 @Catch()
@@ -9,6 +9,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
   catch(err: unknown, host: ArgumentsHost): void {
     const body = toErrorResponse(err);
     if (body.statusCode >= 500) this.logger.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    host.switchToHttp().getResponse<Response>().status(body.statusCode).json(body);
+    void host.switchToHttp().getResponse<FastifyReply>().status(body.statusCode).send(body);
   }
 }

@@ -18,16 +18,17 @@ export class AuthGuard implements CanActivate {
 
   canActivate(ctx: ExecutionContext): boolean {
     const req = ctx.switchToHttp().getRequest<ContextualRequest>();
-    if (this.config.tokens.size === 0 || !req.path.startsWith('/v1')) return true;
-    const [scheme, token] = (req.header('authorization') ?? '').split(' ');
+    const path = req.url.split('?')[0];
+    if (this.config.tokens.size === 0 || !path.startsWith('/v1')) return true;
+    const [scheme, token] = (req.headers.authorization ?? '').split(' ');
     const grant = scheme === 'Bearer' && token ? this.config.tokens.get(token) : undefined;
     if (!grant)
       throw new UnauthorizedException({ code: 'UNAUTHENTICATED', message: 'a valid "Authorization: Bearer <token>" header is required' });
-    const needed = requiredRole(req.method, req.path);
+    const needed = requiredRole(req.method, path);
     if (RANK[grant.role] < RANK[needed]) {
       throw new ForbiddenException({
         code: 'FORBIDDEN',
-        message: `role "${grant.role}" may not ${req.method} ${req.path}; it needs "${needed}"`,
+        message: `role "${grant.role}" may not ${req.method} ${path}; it needs "${needed}"`,
       });
     }
     req.context.actor = grant.name;

@@ -36,6 +36,21 @@ const HTTP_CODES: Record<number, string> = {
   415: 'UNSUPPORTED_MEDIA_TYPE',
 };
 
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** What Fastify raises before a route runs: the body too large, not JSON, or of another type. */
+function bodyError(err: unknown): ErrorResponse | null {
+  const { code, statusCode, message } = (err ?? {}) as { code?: string; statusCode?: number; message?: string };
+  if (typeof code !== 'string' || !code.startsWith('FST_ERR_CTP_')) {
+    return err instanceof SyntaxError && statusCode === 400
+      ? errorBody(400, 'INVALID_ARGUMENT', `request body is not valid JSON: ${message}`)
+      : null;
+  }
+  if (statusCode === 413) return errorBody(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)`);
+  if (statusCode === 415) return errorBody(415, 'UNSUPPORTED_MEDIA_TYPE', `send JSON with content-type application/json (${message})`);
+  return errorBody(400, 'INVALID_ARGUMENT', `request body is not valid JSON: ${message}`);
+}
+
 /** Connection-level failures of Postgres: a dependency is down, not a bug. */
 const UNAVAILABLE = new Set([
   'ECONNREFUSED',
@@ -62,6 +77,8 @@ export function toErrorResponse(err: unknown): ErrorResponse {
       typeof response === 'object' && response.code ? response.code : (HTTP_CODES[status] ?? (status >= 500 ? 'INTERNAL' : 'ERROR'));
     return errorBody(status, code, message);
   }
+  const body = bodyError(err);
+  if (body) return body;
   const code = (err as { code?: string } | null)?.code;
   if (code && UNAVAILABLE.has(code)) return errorBody(503, 'UNAVAILABLE', 'the database is unreachable; retry later');
   return errorBody(500, 'INTERNAL', 'internal error');

@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { CommandMetadata } from '@ipledger/domain';
-import type { NextFunction, Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 
 export interface RequestContext {
@@ -8,17 +8,16 @@ export interface RequestContext {
   actor: string;
 }
 
-export type ContextualRequest = Request & { context: RequestContext };
+export type ContextualRequest = FastifyRequest & { context: RequestContext };
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Every request gets a correlation id (the caller's X-Request-Id when sane), echoed back. */
-export function requestContext(req: Request, res: Response, next: NextFunction): void {
-  const given = req.header('x-request-id');
-  const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+export async function requestContext(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const given = req.headers['x-request-id'];
+  const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   (req as ContextualRequest).context = { requestId, actor: 'anonymous' };
-  res.setHeader('X-Request-Id', requestId);
-  next();
+  void reply.header('X-Request-Id', requestId);
 }
 
 /** The audit metadata for commands dispatched by this request. */

@@ -1,5 +1,5 @@
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { Observable } from 'rxjs';
 
@@ -33,12 +33,12 @@ export class MetricsInterceptor implements NestInterceptor {
 
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = ctx.switchToHttp();
-    const req = http.getRequest<Request>();
-    const res = http.getResponse<Response>();
+    const req = http.getRequest<FastifyRequest>();
+    const res = http.getResponse<FastifyReply>().raw;
     const started = process.hrtime.bigint();
     // 'finish' sees the final status, also when an exception filter wrote the response
     res.once('finish', () => {
-      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      const route = req.routeOptions.url ?? 'unmatched';
       this.metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
       this.metrics.duration.observe({ method: req.method, route }, Number(process.hrtime.bigint() - started) / 1e9);
     });
