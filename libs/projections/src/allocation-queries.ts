@@ -1,4 +1,5 @@
-import { prepared } from '@ipledger/event-store';
+import type { IpAllocated } from '@ipledger/domain';
+import { prepared, type RecordedEvent } from '@ipledger/event-store';
 import { decodeContinue, encodeContinue } from './continue-token';
 import type { Page } from './pool-queries';
 import type { Queryable } from './queryable';
@@ -21,6 +22,27 @@ export interface AllocationView {
 const SELECT = `SELECT a.handle, host(a.ip) AS ip, masklen(p.cidr) AS "prefixLength", p.cidr::text AS cidr, a.pool, a.node,
   a.namespace, a.pod, a.pod_uid AS "podUid", a.family, ${rfc3339('a.allocated_at')} AS "allocatedAt"
   FROM allocations a JOIN pools p ON p.name = a.pool`;
+
+/**
+ * The view of an allocation just recorded, as findAllocationsByHandle would read it back: the
+ * allocation path answers from the events it appended instead of querying again.
+ */
+export function allocationFromEvent(event: RecordedEvent, poolCidr: string): AllocationView {
+  const d = event.data as IpAllocated['data'];
+  return {
+    handle: d.handle,
+    ip: d.ip,
+    prefixLength: Number(poolCidr.split('/')[1]),
+    cidr: poolCidr,
+    pool: d.pool,
+    node: d.node,
+    namespace: d.namespace,
+    pod: d.pod,
+    podUid: d.podUid,
+    family: d.family,
+    allocatedAt: event.recordedAt.toISOString(),
+  };
+}
 
 /** What a handle holds now, IPv4 first. */
 export async function findAllocationsByHandle(db: Queryable, handle: string): Promise<AllocationView[]> {

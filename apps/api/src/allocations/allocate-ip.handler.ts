@@ -12,7 +12,13 @@ import {
   type SelectionRule,
 } from '@ipledger/domain';
 import { cidrContains, formatIp, parseCidr } from '@ipledger/ip';
-import { eligiblePoolPages, findAllocationsByHandle, noEligiblePoolMessage } from '@ipledger/projections';
+import {
+  allocationFromEvent,
+  eligiblePoolPages,
+  findAllocationsByHandle,
+  noEligiblePoolMessage,
+  type AllocationView,
+} from '@ipledger/projections';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
@@ -20,12 +26,20 @@ import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 
+interface Decided {
+  change: Change;
+  /** the chosen pool's CIDR, for the response */
+  cidr: string;
+}
+
 /** Why a pool was passed over for the next one, rather than failing the request. */
 const SKIP_POOL = new Set(['POOL_EXHAUSTED', 'POOL_DISABLED', 'POOL_NOT_FOUND']);
 
 export interface AllocateIpResult {
   /** false when the handle already held its addresses (a retried CNI ADD) */
   created: boolean;
+  /** what the handle holds, IPv4 first */
+  items: AllocationView[];
 }
 
 /**
@@ -45,17 +59,25 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const request = parseAllocationRequest(input);
     const rule = selectionRule(input, this.config.defaultMatchLabel);
     return retryOnConflict(async () => {
-      if ((await findAllocationsByHandle(this.pool, request.handle)).length > 0) return { created: false };
+      const held = await findAllocationsByHandle(this.pool, request.handle);
+      if (held.length > 0) return { created: false, items: held };
       // IPv4 before IPv6, one pool lock at a time within a family: lock order is the same for
       // every request (and for release), so two requests never wait on each other in a cycle.
       const unlocks: Array<() => void> = [];
       try {
-        const changes: Change[] = [];
+        const decided: Decided[] = [];
         for (const family of request.families) {
-          changes.push(await this.decideInFamily(request, rule, family, unlocks));
+          decided.push(await this.decideInFamily(request, rule, family, unlocks));
         }
-        await this.writer.append(changes, metadata);
-        return { created: true };
+        const recorded = await this.writer.append(
+          decided.map((d) => d.change),
+          metadata,
+        );
+        const items = recorded.map((event) =>
+          allocationFromEvent(event, decided.find((d) => d.change.loaded.streamId === event.streamId)!.cidr),
+        );
+        // a pool that already knew the handle appends nothing; read what it holds instead
+        return { created: true, items: items.length === decided.length ? items : await findAllocationsByHandle(this.pool, request.handle) };
       } finally {
         unlocks.forEach((unlock) => unlock());
       }
@@ -71,7 +93,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     rule: SelectionRule,
     family: 4 | 6,
     unlocks: Array<() => void>,
-  ): Promise<Change> {
+  ): Promise<Decided> {
     const ip = request.ip;
     const excluded: Exclusion[] = [];
     const passedOver: string[] = [];
@@ -86,7 +108,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
           const loaded = await this.writer.load(PoolAggregate, candidate.name);
           const decision = decideAllocate(loaded.state, { ...request, ip: ip?.value });
           unlocks.push(unlock);
-          return { type: PoolAggregate, loaded, events: decision.event ? [decision.event] : [] };
+          return { change: { type: PoolAggregate, loaded, events: decision.event ? [decision.event] : [] }, cidr: candidate.cidr };
         } catch (err) {
           unlock();
           if (!(err instanceof DomainError) || !SKIP_POOL.has(err.code)) throw err;

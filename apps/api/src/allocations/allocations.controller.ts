@@ -32,7 +32,7 @@ export class AllocationsController {
   ): Promise<AllocationItemsDto> {
     const result: AllocateIpResult = await this.commands.execute(new AllocateIpCommand(body, metadata));
     void res.status(result.created ? 201 : 200);
-    return { items: await findAllocationsByHandle(this.db, body.handle) };
+    return { items: result.items };
   }
 
   @Get()
