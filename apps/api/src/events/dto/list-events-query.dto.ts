@@ -1,21 +1,13 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
-import { MAX_LIMIT } from '../../http/list-query.dto';
+import { ApiPropertyOptional, PickType } from '@nestjs/swagger';
+import { IsOptional, IsString } from 'class-validator';
+import { ListQueryDto } from '../../http/list-query.dto';
 
-export class ListEventsQueryDto {
+/** The log pages by its own cursor (`after`), not by `continue`. */
+export class ListEventsQueryDto extends PickType(ListQueryDto, ['limit'] as const) {
   @ApiPropertyOptional({ description: 'cursor: the `next` of the previous page' })
   @IsOptional()
   @IsString()
   after?: string;
-
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_LIMIT)
-  limit: number = 100;
 
   @ApiPropertyOptional({ example: 'pool-rack-7' })
   @IsOptional()
