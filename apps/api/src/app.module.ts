@@ -1,4 +1,4 @@
-import { Module, type DynamicModule, type OnApplicationShutdown, Inject } from '@nestjs/common';
+import { Inject, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { AggregateRepository } from '@ipledger/event-store';
@@ -24,6 +24,17 @@ import { DeletePoolHandler } from './pools/delete-pool.handler';
 import { PoolsController } from './pools/pools.controller';
 import { UpdatePoolHandler } from './pools/update-pool.handler';
 
+/**
+ * An idle pooled connection that the server drops (restart, failover, a forced drop) emits an
+ * error; without a listener that would crash the process. The pool replaces it on next use.
+ */
+function createPgPool(connectionString: string): Pool {
+  const pool = new Pool({ connectionString, max: 20 });
+  const logger = new Logger('postgres');
+  pool.on('error', (err) => logger.warn(`idle connection lost: ${err.message}`));
+  return pool;
+}
+
 @Module({})
 export class AppModule implements OnApplicationShutdown {
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
@@ -35,7 +46,7 @@ export class AppModule implements OnApplicationShutdown {
       controllers: [PoolsController, NodesController, AllocationsController, EventsController, HealthController, MetricsController],
       providers: [
         { provide: CONFIG, useValue: config },
-        { provide: PG_POOL, useFactory: () => new Pool({ connectionString: config.databaseUrl, max: 20 }) },
+        { provide: PG_POOL, useFactory: () => createPgPool(config.databaseUrl) },
         { provide: AggregateRepository, useFactory: (pool: Pool) => new AggregateRepository(pool), inject: [PG_POOL] },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
