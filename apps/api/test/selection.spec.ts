@@ -1,6 +1,6 @@
 import { LabelSelector } from '@ipledger/domain';
 import { poolPageSql, type PoolFilter } from '@ipledger/projections';
-import { GROUP_SIZE, poolName, seedPools } from '../../../test/support/seed-pools';
+import { GROUP_SIZE, groupOf, poolName, seedPools } from '../../../test/support/seed-pools';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
 interface PlanNode {
@@ -104,5 +104,60 @@ describe('label-indexed pool selection with 10,000 pools', () => {
     } finally {
       await withDefault.close();
     }
+  });
+
+  it('chooses by poolSelector over pool labels, in name order, with the always-applied rules', async () => {
+    const base = 9_000;
+    await api
+      .http()
+      .patch(`/v1/pools/${poolName(base)}`)
+      .send({ labels: { 'pool-group': groupOf(base), tier: 'gold' } })
+      .expect(200);
+    await api
+      .http()
+      .patch(`/v1/pools/${poolName(base + 1)}`)
+      .send({ labels: { 'pool-group': groupOf(base + 1), tier: 'silver' } })
+      .expect(200);
+    await api
+      .http()
+      .patch(`/v1/pools/${poolName(base + 2)}`)
+      .send({ labels: { 'pool-group': groupOf(base + 2), tier: 'gold' }, disabled: true })
+      .expect(200);
+    await api.http().put('/v1/nodes/node-sel').send({ labels: {} }).expect(200);
+
+    const pools = async (poolSelector: string) =>
+      (await api.http().get('/v1/nodes/node-sel/pools').query({ poolSelector, explain: true })).body;
+    const gold = await pools('tier=gold');
+    expect(gold.items.map((p: { name: string }) => p.name)).toEqual([poolName(base)]);
+    expect(gold.excluded).toEqual([{ pool: poolName(base + 2), reason: 'disabled' }]);
+    expect((await pools('tier in (gold, silver),tier!=gold')).items.map((p: { name: string }) => p.name)).toEqual([poolName(base + 1)]);
+    expect((await pools('tier notin (gold),tier')).items.map((p: { name: string }) => p.name)).toEqual([poolName(base + 1)]);
+
+    const res = await api
+      .http()
+      .post('/v1/allocations')
+      .send({ handle: 'sel-1', node: 'node-sel', namespace: 'ns', pod: 's', poolSelector: 'tier=gold' });
+    expect(res.status).toBe(201);
+    expect(res.body.items[0].pool).toBe(poolName(base));
+    const none = await api
+      .http()
+      .post('/v1/allocations')
+      .send({ handle: 'sel-2', node: 'node-sel', namespace: 'ns', pod: 's', poolSelector: 'tier=bronze' });
+    expect(none.status).toBe(409);
+    expect(none.body).toMatchObject({ code: 'NO_ELIGIBLE_POOL', message: expect.stringContaining('poolSelector "tier=bronze"') });
+  });
+
+  it('says "family" for pools of the other family', async () => {
+    await api
+      .http()
+      .post('/v1/pools')
+      .send({ name: 'v6-only', cidr: 'fd77::/64', labels: { tier: 'v6' } })
+      .expect(201);
+    const res = await api
+      .http()
+      .post('/v1/allocations')
+      .send({ handle: 'fam', node: 'node-sel', namespace: 'ns', pod: 'f', poolSelector: 'tier=v6' });
+    expect(res.status).toBe(409);
+    expect(res.body.message).toContain('v6-only: family: pool is IPv6, request wants IPv4');
   });
 });
