@@ -1,24 +1,35 @@
+import { call, startApiProcess, type ApiProcess } from '../../../test/support/api-process';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
+/** Two replicas on one database: this Jest process's app, and the API as a separate OS process. */
 describe('two API instances on one database', () => {
   let api: TestApi;
+  let other: ApiProcess;
   beforeAll(async () => {
-    api = await startTestApi('concurrency', { replicas: 2 });
-    await api.http(0).post('/v1/pools').send({ name: 'tiny', cidr: '10.20.0.0/27' }).expect(201);
+    api = await startTestApi('concurrency');
+    other = await startApiProcess(api.db.url, { from: 'source' });
+    await api.http().post('/v1/pools').send({ name: 'tiny', cidr: '10.20.0.0/27' }).expect(201);
+  }, 90_000);
+  afterAll(async () => {
+    await other.stop();
+    await api.close();
   });
-  afterAll(() => api.close());
+
+  /** Replica 0 is the in-process app, replica 1 the other process; both answer { status, body }. */
+  const send = async (replica: number, method: 'GET' | 'POST', path: string, body?: unknown) =>
+    replica === 0
+      ? await (method === 'POST'
+          ? api
+              .http()
+              .post(path)
+              .send(body as object)
+          : api.http().get(path))
+      : await call(other.base, method, path, body);
 
   const request = (i: number) => ({ handle: `c-${i}`, node: 'n', namespace: 'ns', pod: `p-${i}` });
 
   it('hands 50 parallel requests exactly the 30 usable addresses of a /27, each once', async () => {
-    const responses = await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        api
-          .http(i % 2)
-          .post('/v1/allocations')
-          .send(request(i)),
-      ),
-    );
+    const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => send(i % 2, 'POST', '/v1/allocations', request(i))));
     const won = responses.filter((r) => r.status === 201);
     const lost = responses.filter((r) => r.status === 409);
     expect(won).toHaveLength(30);
@@ -27,30 +38,20 @@ describe('two API instances on one database', () => {
     const ips = won.map((r) => r.body.items[0].ip);
     expect(new Set(ips).size).toBe(30);
 
-    // the same 30 handles again, through the other replica: the same addresses, 200, nothing new
-    const winners = won.map((r) => r.body.items[0].handle as string);
+    // the same 30 handles again, each through the other replica: the same addresses, 200, nothing new
+    const before = await api.eventCount();
     const again = await Promise.all(
-      winners.map((handle, i) =>
-        api
-          .http((i + 1) % 2)
-          .post('/v1/allocations')
-          .send({ ...request(Number(handle.slice(2))) }),
-      ),
+      won.map((r, i) => send((i + 1) % 2, 'POST', '/v1/allocations', request(Number((r.body.items[0].handle as string).slice(2))))),
     );
     again.forEach((r) => expect(r.status).toBe(200));
     expect(again.map((r) => r.body.items[0].ip)).toEqual(ips);
-    const pool = await api.http(1).get('/v1/pools/tiny');
-    expect(pool.body).toMatchObject({ allocated: '30', free: '0' });
+    expect(await api.eventCount()).toBe(before);
+    expect((await send(1, 'GET', '/v1/pools/tiny')).body).toMatchObject({ allocated: '30', free: '0' });
   });
 
   it('never lets two racing pool creations overlap', async () => {
     const responses = await Promise.all(
-      Array.from({ length: 6 }, (_, i) =>
-        api
-          .http(i % 2)
-          .post('/v1/pools')
-          .send({ name: `race-${i}`, cidr: `10.30.0.0/${24 + (i % 3)}` }),
-      ),
+      Array.from({ length: 6 }, (_, i) => send(i % 2, 'POST', '/v1/pools', { name: `race-${i}`, cidr: `10.30.0.0/${24 + (i % 3)}` })),
     );
     expect(responses.filter((r) => r.status === 201)).toHaveLength(1);
     responses.filter((r) => r.status !== 201).forEach((r) => expect(r.body.code).toBe('POOL_OVERLAP'));

@@ -15,7 +15,7 @@ describe('label-indexed pool selection with 10,000 pools', () => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi('selection');
-    await seedPools(api.apps[0], 10_000);
+    await seedPools(api.app, 10_000);
     await api.db.pool.query('ANALYZE pools');
   }, 240_000);
   afterAll(() => api.close());
@@ -91,7 +91,7 @@ describe('label-indexed pool selection with 10,000 pools', () => {
   it('applies IPAM_DEFAULT_MATCH_LABEL when a request names no rule', async () => {
     const withDefault = await startTestApi('selection_default', { env: { IPAM_DEFAULT_MATCH_LABEL: 'pool-group' } });
     try {
-      await seedPools(withDefault.apps[0], 2 * GROUP_SIZE);
+      await seedPools(withDefault.app, 2 * GROUP_SIZE);
       const res = await withDefault.http().post('/v1/allocations').send({ handle: 'd', node: 'node-1', namespace: 'ns', pod: 'd' });
       expect(res.body.items[0].pool).toBe(poolName(GROUP_SIZE));
       const noLabel = await withDefault.http().put('/v1/nodes/bare').send({ labels: {} });
