@@ -32,8 +32,8 @@ interface Decided {
   cidr: string;
 }
 
-/** Why a pool was passed over for the next one, rather than failing the request. */
-const SKIP_POOL = new Set(['POOL_EXHAUSTED', 'POOL_DISABLED', 'POOL_NOT_FOUND']);
+/** Refusals that pass over a pool for the next one (and how the final message names them), rather than fail the request. */
+const PASSED_OVER: Partial<Record<string, string>> = { POOL_EXHAUSTED: 'full', POOL_DISABLED: 'disabled', POOL_NOT_FOUND: 'deleted' };
 
 export interface AllocateIpResult {
   /** false when the handle already held its addresses (a retried CNI ADD) */
@@ -111,10 +111,9 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
           return { change: { type: PoolAggregate, loaded, events: decision.event ? [decision.event] : [] }, cidr: candidate.cidr };
         } catch (err) {
           unlock();
-          if (!(err instanceof DomainError) || !SKIP_POOL.has(err.code)) throw err;
-          passedOver.push(
-            `${candidate.name} (${err.code === 'POOL_EXHAUSTED' ? 'full' : err.code === 'POOL_DISABLED' ? 'disabled' : 'deleted'})`,
-          );
+          const why = err instanceof DomainError ? PASSED_OVER[err.code] : undefined;
+          if (!why) throw err;
+          passedOver.push(`${candidate.name} (${why})`);
         }
       }
     }
