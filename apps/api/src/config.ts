@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { userInfo } from 'node:os';
 
 export type Role = 'reader' | 'allocator' | 'admin';
 
@@ -37,6 +38,13 @@ export function parseTokens(text: string | undefined): Map<string, TokenGrant> {
   return tokens;
 }
 
+/** Like libpq, a URL without a user name connects as PGUSER or the operating-system user (node-postgres alone would send none). */
+export function withDefaultUser(databaseUrl: string, env: NodeJS.ProcessEnv = process.env): string {
+  const url = new URL(databaseUrl);
+  if (!url.username) url.username = env.PGUSER ?? userInfo().username;
+  return url.toString();
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tokens = parseTokens(env.IPAM_TOKENS);
   const port = Number(env.PORT ?? 8080);
@@ -44,7 +52,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port,
     host: env.HOST ?? (tokens.size ? '0.0.0.0' : '127.0.0.1'),
-    databaseUrl: env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/ipledger',
+    databaseUrl: withDefaultUser(env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/ipledger', env),
     natsUrl: env.NATS_URL ?? 'nats://127.0.0.1:4222',
     tokens,
     defaultMatchLabel: env.IPAM_DEFAULT_MATCH_LABEL || null,

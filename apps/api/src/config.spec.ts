@@ -1,0 +1,31 @@
+import { userInfo } from 'node:os';
+import { loadConfig, parseTokens } from './config';
+
+describe('configuration from the environment', () => {
+  it('has defaults that work on a developer machine, binding loopback while access checks are off', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 8080, host: '127.0.0.1', natsUrl: 'nats://127.0.0.1:4222', defaultMatchLabel: null });
+    expect(config.databaseUrl).toBe(`postgres://${userInfo().username}@127.0.0.1:5432/ipledger`);
+    expect(config.tokens.size).toBe(0);
+  });
+
+  it('connects as PGUSER when the URL names no user, and keeps a user the URL names', () => {
+    expect(loadConfig({ PGUSER: 'ipam' }).databaseUrl).toBe('postgres://ipam@127.0.0.1:5432/ipledger');
+    expect(loadConfig({ DATABASE_URL: 'postgres://app:secret@db:5432/x', PGUSER: 'ipam' }).databaseUrl).toBe(
+      'postgres://app:secret@db:5432/x',
+    );
+  });
+
+  it('binds every interface once tokens are configured, and reads token roles and names', () => {
+    const config = loadConfig({ IPAM_TOKENS: 'abc:admin:ops, def:reader', PORT: '9000', IPAM_DEFAULT_MATCH_LABEL: 'pool-group' });
+    expect(config).toMatchObject({ host: '0.0.0.0', port: 9000, defaultMatchLabel: 'pool-group' });
+    expect(config.tokens.get('abc')).toEqual({ role: 'admin', name: 'ops' });
+    expect(config.tokens.get('def')).toEqual({ role: 'reader', name: expect.stringMatching(/^reader-[0-9a-f]{8}$/) });
+  });
+
+  it('refuses a malformed token list or port without echoing the token', () => {
+    expect(() => parseTokens('s3cret:superuser')).toThrow(/must be token:role/);
+    expect(() => parseTokens('s3cret:superuser')).not.toThrow(/s3cret/);
+    expect(() => loadConfig({ PORT: 'http' })).toThrow(/PORT "http"/);
+  });
+});
