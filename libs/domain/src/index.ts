@@ -7,6 +7,8 @@ export * from './labels';
 export * from './pool/pool-spec';
 export * from './pool/pool.aggregate';
 export * from './pool/address-chooser';
+export * from './pool/free-range-finder';
+export * from './pool/range-owner';
 export * from './node/node.aggregate';
 export * from './selection/pool-eligibility';
 export * from './selection/selection-rule';

@@ -1,13 +1,26 @@
-import type { IpAllocated } from './ip-allocated.event';
+import type { IpAllocated, StatefulSetRef } from './ip-allocated.event';
 import type { IpReleased } from './ip-released.event';
 import type { NodeDeleted } from './node-deleted.event';
 import type { NodeLabelsSet } from './node-labels-set.event';
 import type { PoolCreated } from './pool-created.event';
 import type { PoolDeleted } from './pool-deleted.event';
 import type { PoolUpdated } from './pool-updated.event';
+import type { RangeReleased } from './range-released.event';
+import type { RangeReserved } from './range-reserved.event';
 
-export type { IpAllocated, IpReleased, NodeDeleted, NodeLabelsSet, PoolCreated, PoolDeleted, PoolUpdated };
+export type {
+  IpAllocated,
+  IpReleased,
+  NodeDeleted,
+  NodeLabelsSet,
+  PoolCreated,
+  PoolDeleted,
+  PoolUpdated,
+  RangeReleased,
+  RangeReserved,
+  StatefulSetRef,
+};
 
-export type PoolEvent = PoolCreated | PoolUpdated | PoolDeleted | IpAllocated | IpReleased;
+export type PoolEvent = PoolCreated | PoolUpdated | PoolDeleted | IpAllocated | IpReleased | RangeReserved | RangeReleased;
 export type NodeEvent = NodeLabelsSet | NodeDeleted;
 export type DomainEvent = PoolEvent | NodeEvent;

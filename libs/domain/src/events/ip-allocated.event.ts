@@ -1,3 +1,10 @@
+/** The StatefulSet a pod belongs to, and its ordinal: such an address is the StatefulSet's to release. */
+export interface StatefulSetRef {
+  namespace: string;
+  name: string;
+  ordinal: number;
+}
+
 export interface IpAllocated {
   type: 'IpAllocated';
   data: {
@@ -9,5 +16,6 @@ export interface IpAllocated {
     namespace: string;
     pod: string;
     podUid: string | null;
+    statefulSet?: StatefulSetRef;
   };
 }

@@ -1,14 +1,17 @@
 import { cidrContains, formatCidr, formatIp, type Cidr } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
+import type { StatefulSetRef } from '../events';
 import type { PoolState } from './pool.aggregate';
+import { rangeOwner } from './range-owner';
 
 /**
  * How an address is chosen inside one pool: the requested one if it is free, else the lowest free
  * address of the usable span (first fit). First fit keeps allocations packed at the bottom of the
  * pool, which keeps the used-range set small and leaves the top free for continuous ranges.
- * The span already excludes IPv4 network and broadcast; `used` holds reserved and allocated ones.
+ * The span already excludes IPv4 network and broadcast; `used` holds reserved, allocated and
+ * StatefulSet range addresses. A range address goes only to a pod of the StatefulSet that owns it.
  */
-export function chooseAddress(pool: PoolState & { cidr: Cidr }, requested?: bigint): bigint {
+export function chooseAddress(pool: PoolState & { cidr: Cidr }, requested?: bigint, statefulSet?: StatefulSetRef): bigint {
   const show = (value: bigint) => formatIp({ family: pool.cidr.family, value });
   if (requested !== undefined) {
     if (!cidrContains(pool.cidr, { family: pool.cidr.family, value: requested })) {
@@ -19,6 +22,10 @@ export function chooseAddress(pool: PoolState & { cidr: Cidr }, requested?: bigi
     }
     if (pool.reservedSet.has(requested)) {
       throw new DomainError('IP_RESERVED', `${show(requested)} is reserved in pool "${pool.name}"`);
+    }
+    const owner = [...pool.ranges].find(([, range]) => range.start <= requested && requested <= range.end)?.[0];
+    if (owner !== undefined && owner !== (statefulSet && rangeOwner(statefulSet.namespace, statefulSet.name))) {
+      throw new DomainError('IP_RESERVED', `${show(requested)} is reserved for the pods of StatefulSet ${owner}`);
     }
     const holder = pool.holders.get(requested);
     if (holder) throw new DomainError('IP_IN_USE', `${show(requested)} is already held by handle "${holder.handle}"`);

@@ -1,9 +1,21 @@
 import { cidrFirst, cidrLast, formatCidr, formatIp, parseCidr, parseIp, parseIpRange, RangeSet, type Cidr } from '@ipledger/ip';
 import type { AggregateType } from '../aggregate-type';
 import { DomainError } from '../errors/domain-error';
-import type { IpAllocated, IpReleased, PoolCreated, PoolDeleted, PoolEvent, PoolUpdated } from '../events';
+import type {
+  IpAllocated,
+  IpReleased,
+  PoolCreated,
+  PoolDeleted,
+  PoolEvent,
+  PoolUpdated,
+  RangeReleased,
+  RangeReserved,
+  StatefulSetRef,
+} from '../events';
 import type { Labels } from '../labels';
 import { chooseAddress } from './address-chooser';
+import { findFreeRange, isFreeSpan } from './free-range-finder';
+import { rangeOwner } from './range-owner';
 import type { PoolSpec } from './pool-spec';
 
 export interface Holder {
@@ -12,6 +24,12 @@ export interface Holder {
   namespace: string;
   pod: string;
   podUid: string | null;
+  statefulSet?: StatefulSetRef;
+}
+
+export interface AddressRange {
+  start: bigint;
+  end: bigint;
 }
 
 export interface PoolState {
@@ -28,7 +46,13 @@ export interface PoolState {
   usableLast: bigint;
   /** reserved addresses inside the usable span: never handed out */
   reservedSet: RangeSet;
-  /** reserved ∪ allocated: what the address chooser skips */
+  /** StatefulSet ranges, by rangeOwner: each address in one goes to that StatefulSet's pods only */
+  ranges: Map<string, AddressRange>;
+  /** the union of `ranges` */
+  rangeSet: RangeSet;
+  /** addresses held by a handle */
+  heldSet: RangeSet;
+  /** reserved ∪ ranges ∪ held: what the address chooser and the range finder skip */
   used: RangeSet;
   holders: Map<bigint, Holder>;
   byHandle: Map<string, bigint>;
@@ -53,6 +77,9 @@ function emptyPool(): PoolState {
     usableFirst: 0n,
     usableLast: -1n,
     reservedSet: new RangeSet(),
+    ranges: new Map(),
+    rangeSet: new RangeSet(),
+    heldSet: new RangeSet(),
     used: new RangeSet(),
     holders: new Map(),
     byHandle: new Map(),
@@ -92,6 +119,15 @@ function created(state: PoolState, data: PoolCreated['data']): PoolState {
   };
 }
 
+/** Ranges change rarely (a StatefulSet reconcile): rebuild the derived sets rather than patch them. */
+function rangesChanged(state: PoolState): PoolState {
+  state.rangeSet = new RangeSet();
+  for (const { start, end } of state.ranges.values()) state.rangeSet.add(start, end);
+  state.used = state.reservedSet.clone();
+  for (const set of [state.rangeSet, state.heldSet]) for (const [start, end] of set.runs()) state.used.add(start, end);
+  return state;
+}
+
 function evolve(state: PoolState, event: { type: string; data: Record<string, unknown> }): PoolState {
   const e = event as PoolEvent;
   switch (e.type) {
@@ -107,9 +143,10 @@ function evolve(state: PoolState, event: { type: string; data: Record<string, un
       return { ...emptyPool(), name: state.name };
     case 'IpAllocated': {
       const ip = parseIp(e.data.ip).value;
-      const { handle, node, namespace, pod, podUid } = e.data;
-      state.holders.set(ip, { handle, node, namespace, pod, podUid });
+      const { handle, node, namespace, pod, podUid, statefulSet } = e.data;
+      state.holders.set(ip, statefulSet ? { handle, node, namespace, pod, podUid, statefulSet } : { handle, node, namespace, pod, podUid });
       state.byHandle.set(handle, ip);
+      state.heldSet.add(ip);
       state.used.add(ip);
       return state;
     }
@@ -117,9 +154,17 @@ function evolve(state: PoolState, event: { type: string; data: Record<string, un
       const ip = parseIp(e.data.ip).value;
       state.holders.delete(ip);
       state.byHandle.delete(e.data.handle);
-      state.used.remove(ip);
+      state.heldSet.remove(ip);
+      // an address of a StatefulSet's range stays reserved for its ordinal
+      if (!state.reservedSet.has(ip) && !state.rangeSet.has(ip)) state.used.remove(ip);
       return state;
     }
+    case 'RangeReserved':
+      state.ranges.set(rangeOwner(e.data.namespace, e.data.name), { start: parseIp(e.data.start).value, end: parseIp(e.data.end).value });
+      return rangesChanged(state);
+    case 'RangeReleased':
+      state.ranges.delete(rangeOwner(e.data.namespace, e.data.name));
+      return rangesChanged(state);
     default:
       return state;
   }
@@ -128,6 +173,7 @@ function evolve(state: PoolState, event: { type: string; data: Record<string, un
 interface PoolSnapshot {
   name: string;
   created: PoolCreated['data'] | null;
+  ranges: Array<RangeReserved['data']>;
   holders: Array<[string, Holder]>;
 }
 
@@ -138,7 +184,8 @@ export const PoolAggregate: AggregateType<PoolState> = {
   snapshot: {
     every: 200,
     serialize(state): PoolSnapshot {
-      if (!state.exists || !state.cidr) return { name: state.name, created: null, holders: [] };
+      if (!state.exists || !state.cidr) return { name: state.name, created: null, ranges: [], holders: [] };
+      const show = (value: bigint) => formatIp({ family: state.cidr!.family, value });
       const { name, labels, nodeSelector, reserved, disabled } = state;
       return {
         name,
@@ -151,13 +198,18 @@ export const PoolAggregate: AggregateType<PoolState> = {
           reserved,
           disabled,
         },
-        holders: [...state.holders].map(([ip, holder]) => [formatIp({ family: state.cidr!.family, value: ip }), holder]),
+        ranges: [...state.ranges].map(([owner, { start, end }]) => {
+          const [namespace, rangeName] = owner.split('/');
+          return { pool: name, namespace, name: rangeName, start: show(start), end: show(end) };
+        }),
+        holders: [...state.holders].map(([ip, holder]) => [show(ip), holder]),
       };
     },
     deserialize(json) {
       const snapshot = json as PoolSnapshot;
       if (!snapshot.created) return { ...emptyPool(), name: snapshot.name };
       let state = created(emptyPool(), snapshot.created);
+      for (const range of snapshot.ranges) state = evolve(state, { type: 'RangeReserved', data: range });
       for (const [ip, holder] of snapshot.holders) {
         state = evolve(state, { type: 'IpAllocated', data: { ...holder, ip, pool: state.name } });
       }
@@ -169,7 +221,10 @@ export const PoolAggregate: AggregateType<PoolState> = {
 export function poolCounts(state: PoolState): PoolCounts {
   const capacity = state.usableLast - state.usableFirst + 1n;
   const allocated = BigInt(state.holders.size);
-  const reservedCount = state.reservedSet.count();
+  // range addresses no pod holds now are held back too
+  let rangeReserved = 0n;
+  for (const { start, end } of state.ranges.values()) rangeReserved += state.heldSet.gapCount(start, end);
+  const reservedCount = state.reservedSet.count() + rangeReserved;
   return { capacity, allocated, reservedCount, free: capacity - allocated - reservedCount };
 }
 
@@ -210,6 +265,10 @@ export function decideDeletePool(state: PoolState, name: string): PoolDeleted {
   if (pool.holders.size > 0) {
     throw new DomainError('POOL_IN_USE', `pool "${name}" still has ${pool.holders.size} allocated address(es); release them first`);
   }
+  if (pool.ranges.size > 0) {
+    const owners = [...pool.ranges.keys()].join(', ');
+    throw new DomainError('POOL_IN_USE', `pool "${name}" still holds the range(s) of StatefulSet(s) ${owners}; delete them first`);
+  }
   return { type: 'PoolDeleted', data: { name } };
 }
 
@@ -227,8 +286,8 @@ export function decideAllocate(state: PoolState, request: AllocationRequest): { 
   const held = pool.byHandle.get(request.handle);
   if (held !== undefined) return { ip: held, event: null };
   if (pool.disabled) throw new DomainError('POOL_DISABLED', `pool "${pool.name}" is disabled and hands out no new addresses`);
-  const ip = chooseAddress(pool, request.ip);
-  const { handle, node, namespace, pod, podUid } = request;
+  const ip = chooseAddress(pool, request.ip, request.statefulSet);
+  const { handle, node, namespace, pod, podUid, statefulSet } = request;
   return {
     ip,
     event: {
@@ -242,6 +301,7 @@ export function decideAllocate(state: PoolState, request: AllocationRequest): { 
         namespace,
         pod,
         podUid,
+        ...(statefulSet ? { statefulSet } : {}),
       },
     },
   };
@@ -251,4 +311,43 @@ export function decideRelease(state: PoolState, handle: string): IpReleased | nu
   const ip = state.byHandle.get(handle);
   if (ip === undefined || !state.cidr) return null;
   return { type: 'IpReleased', data: { pool: state.name, ip: formatIp({ family: state.cidr.family, value: ip }), handle } };
+}
+
+const show = (pool: PoolState & { cidr: Cidr }, value: bigint) => formatIp({ family: pool.cidr.family, value });
+
+/**
+ * A first range of `length` continuous free addresses for a StatefulSet (see free-range-finder.ts),
+ * or null when the pool has no such run: its pods then get addresses on the fly.
+ */
+export function decideReserveRange(state: PoolState, namespace: string, name: string, length: bigint): RangeReserved | null {
+  const pool = existing(state, state.name);
+  if (pool.ranges.has(rangeOwner(namespace, name)))
+    throw new Error(`StatefulSet ${rangeOwner(namespace, name)} already has a range: resize it`);
+  const range = findFreeRange(pool, length);
+  return (
+    range && {
+      type: 'RangeReserved',
+      data: { pool: pool.name, namespace, name, start: show(pool, range.start), end: show(pool, range.end) },
+    }
+  );
+}
+
+/**
+ * The StatefulSet's range resized in place to `length` addresses from the same start. Growing
+ * needs the addresses after the range to be free; when they are not, null (the extra ordinals get
+ * addresses on the fly). Shrinking always succeeds: addresses above the new end that pods still
+ * hold stay theirs and become free when released. The same length is null too: nothing to do.
+ */
+export function decideResizeRange(state: PoolState, namespace: string, name: string, length: bigint): RangeReserved | null {
+  const pool = existing(state, state.name);
+  const range = pool.ranges.get(rangeOwner(namespace, name));
+  if (!range) throw new Error(`StatefulSet ${rangeOwner(namespace, name)} has no range in pool "${pool.name}"`);
+  const end = range.start + length - 1n;
+  if (end === range.end || length < 1n) return null;
+  if (end > range.end && !isFreeSpan(pool, range.end + 1n, end)) return null;
+  return { type: 'RangeReserved', data: { pool: pool.name, namespace, name, start: show(pool, range.start), end: show(pool, end) } };
+}
+
+export function decideReleaseRange(state: PoolState, namespace: string, name: string): RangeReleased | null {
+  return state.ranges.has(rangeOwner(namespace, name)) ? { type: 'RangeReleased', data: { pool: state.name, namespace, name } } : null;
 }

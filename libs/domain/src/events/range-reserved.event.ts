@@ -1,0 +1,8 @@
+/**
+ * The continuous range a StatefulSet holds in this pool is now `start..end` (a first reservation,
+ * or the same start extended or shrunk in place). Addresses in it go to that StatefulSet's pods only.
+ */
+export interface RangeReserved {
+  type: 'RangeReserved';
+  data: { pool: string; namespace: string; name: string; start: string; end: string };
+}

@@ -1,0 +1,2 @@
+/** A StatefulSet's range in a pool is keyed by `namespace/name`. */
+export const rangeOwner = (namespace: string, name: string) => `${namespace}/${name}`;
