@@ -23,6 +23,9 @@ import { CreatePoolsHandler } from './pools/create-pools.handler';
 import { DeletePoolHandler } from './pools/delete-pool.handler';
 import { PoolsController } from './pools/pools.controller';
 import { UpdatePoolHandler } from './pools/update-pool.handler';
+import { DeleteStatefulSetHandler } from './statefulsets/delete-statefulset.handler';
+import { ReconcileStatefulSetHandler } from './statefulsets/reconcile-statefulset.handler';
+import { StatefulSetsController } from './statefulsets/statefulsets.controller';
 
 /**
  * An idle pooled connection that the server drops (restart, failover, a forced drop) emits an
@@ -43,7 +46,15 @@ export class AppModule implements OnApplicationShutdown {
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [PoolsController, NodesController, AllocationsController, EventsController, HealthController, MetricsController],
+      controllers: [
+        PoolsController,
+        NodesController,
+        AllocationsController,
+        StatefulSetsController,
+        EventsController,
+        HealthController,
+        MetricsController,
+      ],
       providers: [
         { provide: CONFIG, useValue: config },
         { provide: PG_POOL, useFactory: () => createPgPool(config.databaseUrl) },
@@ -61,6 +72,8 @@ export class AppModule implements OnApplicationShutdown {
         DeleteNodeHandler,
         AllocateIpHandler,
         ReleaseIpHandler,
+        ReconcileStatefulSetHandler,
+        DeleteStatefulSetHandler,
       ],
     };
   }

@@ -21,3 +21,8 @@ export * from './commands/allocate-ip.command';
 export * from './commands/release-ip.command';
 export * from './commands/set-node-labels.command';
 export * from './commands/delete-node.command';
+export * from './statefulset/statefulset.aggregate';
+export * from './statefulset/statefulset-pod';
+export * from './commands/reconcile-statefulset.command';
+export * from './commands/delete-statefulset.command';
+export * from './statefulset/statefulset-spec';

@@ -1,4 +1,4 @@
-import type { IpAllocated } from '@ipledger/domain';
+import type { IpAllocated, StatefulSetRef } from '@ipledger/domain';
 import { prepared, type RecordedEvent } from '@ipledger/event-store';
 import { decodeContinue, encodeContinue } from './continue-token';
 import type { Page } from './pool-queries';
@@ -17,11 +17,20 @@ export interface AllocationView {
   podUid: string | null;
   family: 4 | 6;
   allocatedAt: string;
+  /** present when the address belongs to a StatefulSet's pod */
+  statefulSet?: StatefulSetRef;
 }
 
 const SELECT = `SELECT a.handle, host(a.ip) AS ip, masklen(p.cidr) AS "prefixLength", p.cidr::text AS cidr, a.pool, a.node,
-  a.namespace, a.pod, a.pod_uid AS "podUid", a.family, ${rfc3339('a.allocated_at')} AS "allocatedAt"
+  a.namespace, a.pod, a.pod_uid AS "podUid", a.family, ${rfc3339('a.allocated_at')} AS "allocatedAt",
+  CASE WHEN a.statefulset IS NULL THEN NULL
+       ELSE json_build_object('namespace', a.namespace, 'name', a.statefulset, 'ordinal', a.ordinal) END AS "statefulSet"
   FROM allocations a JOIN pools p ON p.name = a.pool`;
+
+type Row = Omit<AllocationView, 'statefulSet'> & { statefulSet: StatefulSetRef | null };
+
+/** `statefulSet` is left out rather than null for addresses no StatefulSet owns. */
+const toView = ({ statefulSet, ...rest }: Row): AllocationView => (statefulSet ? { ...rest, statefulSet } : rest);
 
 /**
  * The view of an allocation just recorded, as findAllocationsByHandle would read it back: the
@@ -41,13 +50,14 @@ export function allocationFromEvent(event: RecordedEvent, poolCidr: string): All
     podUid: d.podUid,
     family: d.family,
     allocatedAt: event.recordedAt.toISOString(),
+    ...(d.statefulSet ? { statefulSet: d.statefulSet } : {}),
   };
 }
 
 /** What a handle holds now, IPv4 first. */
 export async function findAllocationsByHandle(db: Queryable, handle: string): Promise<AllocationView[]> {
-  const { rows } = await db.query<AllocationView>(prepared(`${SELECT} WHERE a.handle = $1 ORDER BY a.family`, [handle]));
-  return rows;
+  const { rows } = await db.query<Row>(prepared(`${SELECT} WHERE a.handle = $1 ORDER BY a.family`, [handle]));
+  return rows.map(toView);
 }
 
 export interface AllocationFilter {
@@ -69,13 +79,13 @@ export async function listAllocations(
     if (value !== undefined) where.push(`a.${column} = $${params.push(value)}`);
   }
   if (after) where.push(`(a.handle, a.family) > ($${params.push(after[0])}, $${params.push(after[1])})`);
-  const { rows } = await db.query<AllocationView>(
+  const { rows } = await db.query<Row>(
     prepared(
       `${SELECT} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY a.handle, a.family LIMIT $${params.push(page.limit + 1)}`,
       params,
     ),
   );
-  const items = rows.slice(0, page.limit);
+  const items = rows.slice(0, page.limit).map(toView);
   const last = items[items.length - 1];
   return { items, continue: rows.length > page.limit && last ? encodeContinue([last.handle, last.family]) : null };
 }

@@ -10,9 +10,21 @@ export async function projectAllocationEvent(db: Queryable, event: RecordedEvent
     const d = e.data;
     await db.query(
       prepared(
-        `INSERT INTO allocations (handle, family, ip, pool, node, namespace, pod, pod_uid, allocated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [d.handle, d.family, d.ip, d.pool, d.node, d.namespace, d.pod, d.podUid, event.recordedAt],
+        `INSERT INTO allocations (handle, family, ip, pool, node, namespace, pod, pod_uid, allocated_at, statefulset, ordinal)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [
+          d.handle,
+          d.family,
+          d.ip,
+          d.pool,
+          d.node,
+          d.namespace,
+          d.pod,
+          d.podUid,
+          event.recordedAt,
+          d.statefulSet?.name ?? null,
+          d.statefulSet?.ordinal ?? null,
+        ],
       ),
     );
   } else if (e.type === 'IpReleased') {

@@ -6,3 +6,4 @@ export * from './pool-queries';
 export * from './node-queries';
 export * from './allocation-queries';
 export * from './eligible-pools';
+export * from './statefulset-queries';

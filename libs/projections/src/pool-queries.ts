@@ -22,8 +22,8 @@ export interface Page<T> {
 }
 
 const POOL_COLUMNS = `p.name, p.cidr::text AS cidr, p.family, p.labels, p.node_selector AS "nodeSelector", p.reserved, p.disabled,
-  p.capacity::text AS capacity, p.allocated::text AS allocated, p.reserved_count::text AS "reservedCount",
-  (p.capacity - p.allocated - p.reserved_count)::text AS free, p.version, ${rfc3339('p.created_at')} AS "createdAt", ${rfc3339('p.updated_at')} AS "updatedAt"`;
+  p.capacity::text AS capacity, p.allocated::text AS allocated, (p.reserved_count + p.range_reserved)::text AS "reservedCount",
+  (p.capacity - p.allocated - p.reserved_count - p.range_reserved)::text AS free, p.version, ${rfc3339('p.created_at')} AS "createdAt", ${rfc3339('p.updated_at')} AS "updatedAt"`;
 
 export async function findPool(db: Queryable, name: string): Promise<PoolView | null> {
   const { rows } = await db.query<PoolView>(prepared(`SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = $1`, [name]));

@@ -15,7 +15,22 @@ async function insertLabels(db: Queryable, pool: string, labels: Labels): Promis
   );
 }
 
-/** pools: one row a live pool with its counts; pool_labels: one row a label, for indexed selection. */
+/** The addresses of the pool's StatefulSet ranges that no pod holds: derived, never counted by hand. */
+const RANGE_RESERVED = `range_reserved = (
+  SELECT coalesce(sum((r.last_ip - r.first_ip) + 1 - (SELECT count(*) FROM allocations a WHERE a.pool = r.pool AND a.ip BETWEEN r.first_ip AND r.last_ip)), 0)
+  FROM pool_ranges r WHERE r.pool = p.name)`;
+
+async function rangesChanged(db: Queryable, pool: string, event: RecordedEvent): Promise<void> {
+  await db.query(
+    prepared(`UPDATE pools p SET version = $2, updated_at = $3, ${RANGE_RESERVED} WHERE name = $1`, [
+      pool,
+      event.version,
+      event.recordedAt,
+    ]),
+  );
+}
+
+/** pools: one row a live pool with its counts; pool_labels: one row a label, for indexed selection; pool_ranges: StatefulSet ranges. */
 export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Promise<void> {
   const e = { type: event.type, data: event.data } as PoolEvent;
   const at = event.recordedAt;
@@ -68,14 +83,33 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
       return;
     case 'IpAllocated':
     case 'IpReleased':
+      // runs after the allocations row changed (projectEvents' order), so the range count sees it
       await db.query(
-        prepared('UPDATE pools SET allocated = allocated + $2, version = $3, updated_at = $4 WHERE name = $1', [
+        prepared(`UPDATE pools p SET allocated = allocated + $2, version = $3, updated_at = $4, ${RANGE_RESERVED} WHERE name = $1`, [
           e.data.pool,
           e.type === 'IpAllocated' ? 1 : -1,
           event.version,
           at,
         ]),
       );
+      return;
+    case 'RangeReserved': {
+      const d = e.data;
+      await db.query(
+        prepared(
+          `INSERT INTO pool_ranges (pool, namespace, name, first_ip, last_ip) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (pool, namespace, name) DO UPDATE SET first_ip = excluded.first_ip, last_ip = excluded.last_ip`,
+          [d.pool, d.namespace, d.name, d.start, d.end],
+        ),
+      );
+      await rangesChanged(db, d.pool, event);
+      return;
+    }
+    case 'RangeReleased':
+      await db.query(
+        prepared('DELETE FROM pool_ranges WHERE pool = $1 AND namespace = $2 AND name = $3', [e.data.pool, e.data.namespace, e.data.name]),
+      );
+      await rangesChanged(db, e.data.pool, event);
       return;
   }
 }

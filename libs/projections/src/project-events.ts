@@ -2,6 +2,7 @@ import type { RecordedEvent } from '@ipledger/event-store';
 import { projectAllocationEvent } from './allocation.projection';
 import { projectNodeEvent } from './node.projection';
 import { projectPoolEvent } from './pool.projection';
+import { projectStatefulSetEvent } from './statefulset.projection';
 import type { Queryable } from './queryable';
 
 /**
@@ -10,8 +11,10 @@ import type { Queryable } from './queryable';
  */
 export async function projectEvents(db: Queryable, events: readonly RecordedEvent[]): Promise<void> {
   for (const event of events) {
-    await projectPoolEvent(db, event);
+    // allocations before pools: a pool's counts are derived from its allocation rows
     await projectAllocationEvent(db, event);
+    await projectPoolEvent(db, event);
     await projectNodeEvent(db, event);
+    await projectStatefulSetEvent(db, event);
   }
 }

@@ -10,14 +10,19 @@ import {
   type AllocationRequestSpec,
   type Exclusion,
   type SelectionRule,
+  type StatefulSetRef,
+  addressForOrdinal,
+  statefulSetPod,
 } from '@ipledger/domain';
-import { cidrContains, formatIp, parseCidr } from '@ipledger/ip';
+import { cidrContains, formatCidr, formatIp, parseCidr, parseIp } from '@ipledger/ip';
 import {
   allocationFromEvent,
   eligiblePoolPages,
   findAllocationsByHandle,
   noEligiblePoolMessage,
   type AllocationView,
+  findStatefulSet,
+  type ReservationView,
 } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
@@ -25,6 +30,20 @@ import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
+
+interface Owner {
+  ref: StatefulSetRef;
+  reservation: ReservationView;
+}
+
+/** Where a StatefulSet pod's address is reserved, when its range covers the ordinal in this family (and no ip was asked for). */
+function reservedAddress({ ref, reservation }: Owner, family: 4 | 6, request: AllocationRequestSpec): { pool: string; ip: bigint } | null {
+  if (request.ip || !reservation.range || !reservation.pool) return null;
+  const start = parseIp(reservation.range.start);
+  if (start.family !== family) return null;
+  const ip = addressForOrdinal({ start: start.value, end: parseIp(reservation.range.end).value }, reservation.ordinalsStart, ref.ordinal);
+  return ip === null ? null : { pool: reservation.pool, ip };
+}
 
 interface Decided {
   change: Change;
@@ -63,11 +82,17 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
       if (held.length > 0) return { created: false, items: held };
       // IPv4 before IPv6, one pool lock at a time within a family: lock order is the same for
       // every request (and for release), so two requests never wait on each other in a cycle.
+      const owner = await this.statefulSetOwner(request);
       const unlocks: Array<() => void> = [];
       try {
         const decided: Decided[] = [];
         for (const family of request.families) {
-          decided.push(await this.decideInFamily(request, rule, family, unlocks));
+          const reserved = owner && reservedAddress(owner, family, request);
+          decided.push(
+            reserved
+              ? await this.decideIn(reserved.pool, request, owner.ref, reserved.ip, unlocks)
+              : await this.decideInFamily(request, rule, family, owner?.ref, unlocks),
+          );
         }
         const recorded = await this.writer.append(
           decided.map((d) => d.change),
@@ -84,6 +109,31 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     });
   }
 
+  /** A pod `<name>-<ordinal>` of a StatefulSet with a reservation in this namespace belongs to it. */
+  private async statefulSetOwner(request: AllocationRequestSpec): Promise<Owner | null> {
+    const pod = statefulSetPod(request.pod);
+    const reservation = pod && (await findStatefulSet(this.pool, request.namespace, pod.statefulSet));
+    return pod && reservation ? { ref: { namespace: request.namespace, name: reservation.name, ordinal: pod.ordinal }, reservation } : null;
+  }
+
+  /** The ordinal's address in its StatefulSet's range: that pool and that address, no other. */
+  private async decideIn(
+    pool: string,
+    request: AllocationRequestSpec,
+    statefulSet: StatefulSetRef,
+    ip: bigint,
+    unlocks: Array<() => void>,
+  ): Promise<Decided> {
+    const unlock = await this.mutex.lock(`pool-${pool}`);
+    unlocks.push(unlock);
+    const loaded = await this.writer.load(PoolAggregate, pool);
+    const decision = decideAllocate(loaded.state, { ...request, ip, statefulSet });
+    return {
+      change: { type: PoolAggregate, loaded, events: decision.event ? [decision.event] : [] },
+      cidr: formatCidr(loaded.state.cidr!),
+    };
+  }
+
   /**
    * Walks the eligible pools page by page, in order, and returns the first decision that yields
    * an address, still holding that pool's lock (pushed on `unlocks`) until the append is done.
@@ -92,6 +142,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     request: AllocationRequestSpec,
     rule: SelectionRule,
     family: 4 | 6,
+    statefulSet: StatefulSetRef | undefined,
     unlocks: Array<() => void>,
   ): Promise<Decided> {
     const ip = request.ip;
@@ -106,7 +157,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
         const unlock = await this.mutex.lock(`pool-${candidate.name}`);
         try {
           const loaded = await this.writer.load(PoolAggregate, candidate.name);
-          const decision = decideAllocate(loaded.state, { ...request, ip: ip?.value });
+          const decision = decideAllocate(loaded.state, { ...request, ip: ip?.value, statefulSet });
           unlocks.push(unlock);
           return { change: { type: PoolAggregate, loaded, events: decision.event ? [decision.event] : [] }, cidr: candidate.cidr };
         } catch (err) {

@@ -7,6 +7,8 @@ import type { PoolDeleted } from './pool-deleted.event';
 import type { PoolUpdated } from './pool-updated.event';
 import type { RangeReleased } from './range-released.event';
 import type { RangeReserved } from './range-reserved.event';
+import type { StatefulSetDeleted } from './statefulset-deleted.event';
+import type { StatefulSetReconciled } from './statefulset-reconciled.event';
 
 export type {
   IpAllocated,
@@ -18,9 +20,12 @@ export type {
   PoolUpdated,
   RangeReleased,
   RangeReserved,
+  StatefulSetDeleted,
+  StatefulSetReconciled,
   StatefulSetRef,
 };
 
 export type PoolEvent = PoolCreated | PoolUpdated | PoolDeleted | IpAllocated | IpReleased | RangeReserved | RangeReleased;
 export type NodeEvent = NodeLabelsSet | NodeDeleted;
-export type DomainEvent = PoolEvent | NodeEvent;
+export type StatefulSetEvent = StatefulSetReconciled | StatefulSetDeleted;
+export type DomainEvent = PoolEvent | NodeEvent | StatefulSetEvent;

@@ -1,0 +1,46 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Put } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { DeleteStatefulSetCommand, DomainError, ReconcileStatefulSetCommand, type CommandMetadata } from '@ipledger/domain';
+import { findStatefulSet, type ReservationView } from '@ipledger/projections';
+import type { Pool } from 'pg';
+import { Metadata } from '../http/request-context';
+import { PG_POOL } from '../infrastructure/tokens';
+import { PutStatefulSetDto } from './dto/put-statefulset.dto';
+import { ReservationDto } from './dto/reservation.dto';
+
+@ApiTags('statefulsets')
+@Controller('v1/statefulsets')
+export class StatefulSetsController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(PG_POOL) private readonly db: Pool,
+  ) {}
+
+  @Put(':namespace/:name')
+  @ApiOkResponse({ type: ReservationDto })
+  async put(
+    @Param('namespace') namespace: string,
+    @Param('name') name: string,
+    @Body() body: PutStatefulSetDto,
+    @Metadata() metadata: CommandMetadata,
+  ): Promise<ReservationView> {
+    await this.commands.execute(new ReconcileStatefulSetCommand({ ...body, namespace, name }, metadata));
+    return this.get(namespace, name);
+  }
+
+  @Get(':namespace/:name')
+  @ApiOkResponse({ type: ReservationDto })
+  async get(@Param('namespace') namespace: string, @Param('name') name: string): Promise<ReservationView> {
+    const reservation = await findStatefulSet(this.db, namespace, name);
+    if (!reservation) throw new DomainError('STATEFULSET_NOT_FOUND', `StatefulSet ${namespace}/${name} has no reservation`);
+    return reservation;
+  }
+
+  @Delete(':namespace/:name')
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: 'the range and every address its pods hold are released' })
+  async remove(@Param('namespace') namespace: string, @Param('name') name: string, @Metadata() metadata: CommandMetadata): Promise<void> {
+    await this.commands.execute(new DeleteStatefulSetCommand(namespace, name, metadata));
+  }
+}

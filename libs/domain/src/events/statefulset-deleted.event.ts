@@ -1,0 +1,4 @@
+export interface StatefulSetDeleted {
+  type: 'StatefulSetDeleted';
+  data: { namespace: string; name: string };
+}

@@ -1,0 +1,39 @@
+import { prepared } from '@ipledger/event-store';
+import type { Queryable } from './queryable';
+
+export interface ReservationView {
+  namespace: string;
+  name: string;
+  replicas: number;
+  ordinalsStart: number;
+  pool: string | null;
+  mode: 'continuous' | 'dynamic';
+  range: { start: string; end: string } | null;
+  reason: string | null;
+  version: number;
+}
+
+export async function findStatefulSet(db: Queryable, namespace: string, name: string): Promise<ReservationView | null> {
+  const { rows } = await db.query<ReservationView>(
+    prepared(
+      `SELECT namespace, name, replicas, ordinals_start AS "ordinalsStart", pool, mode,
+              CASE WHEN range_start IS NULL THEN NULL ELSE json_build_object('start', host(range_start), 'end', host(range_end)) END AS range,
+              reason, version
+         FROM statefulsets WHERE namespace = $1 AND name = $2`,
+      [namespace, name],
+    ),
+  );
+  return rows[0] ?? null;
+}
+
+/** The handles holding addresses a StatefulSet owns (its pods'), with their pools: what its deletion releases. */
+export async function findStatefulSetHandles(
+  db: Queryable,
+  namespace: string,
+  name: string,
+): Promise<Array<{ handle: string; pool: string }>> {
+  const { rows } = await db.query<{ handle: string; pool: string }>(
+    prepared('SELECT handle, pool FROM allocations WHERE namespace = $1 AND statefulset = $2 ORDER BY pool, handle', [namespace, name]),
+  );
+  return rows;
+}
