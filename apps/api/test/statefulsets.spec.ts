@@ -72,6 +72,19 @@ describe('StatefulSets over HTTP', () => {
     expect(ips(await api.http().post('/v1/allocations').send(pod('web-0', 'h-web-0-restarted')))).toEqual(['10.9.0.1']);
   });
 
+  it('lets pods that held addresses before the reservation keep them until they are released', async () => {
+    const before = await api.http().post('/v1/allocations').send({ ...pod('cache-0'), pools: ['tiny'] });
+    const held = before.body.items[0].ip;
+    expect(before.body.items[0].statefulSet).toBeUndefined();
+    const res = await api.http().put('/v1/statefulsets/apps/cache').send({ replicas: 1, pool: 'sts' });
+    expect(res.body.mode).toBe('continuous');
+    expect((await api.http().get('/v1/allocations/h-cache-0')).body.items[0].ip).toBe(held);
+    await api.http().delete('/v1/allocations/h-cache-0').expect(204);
+    const after = await api.http().post('/v1/allocations').send(pod('cache-0', 'h-cache-0-new'));
+    expect(after.body.items[0]).toMatchObject({ ip: res.body.range.start, statefulSet: { name: 'cache', ordinal: 0 } });
+    await api.http().delete('/v1/statefulsets/apps/cache').expect(204);
+  });
+
   it('falls back to dynamic with the largest free run as the reason, and pods get addresses on the fly', async () => {
     const res = await api.http().put('/v1/statefulsets/apps/big').send({ replicas: 7, pool: 'tiny' });
     expect(res.body).toMatchObject({ mode: 'dynamic', range: null, pool: null });
