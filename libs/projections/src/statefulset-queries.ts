@@ -1,17 +1,9 @@
+import type { Reservation } from '@ipledger/domain';
 import { prepared } from '@ipledger/event-store';
 import type { Queryable } from './queryable';
 
-export interface ReservationView {
-  namespace: string;
-  name: string;
-  replicas: number;
-  ordinalsStart: number;
-  pool: string | null;
-  mode: 'continuous' | 'dynamic';
-  range: { start: string; end: string } | null;
-  reason: string | null;
-  version: number;
-}
+/** The last reconciled outcome as recorded, with the StatefulSet's stream version. */
+export type ReservationView = Reservation & { version: number };
 
 export async function findStatefulSet(db: Queryable, namespace: string, name: string): Promise<ReservationView | null> {
   const { rows } = await db.query<ReservationView>(
