@@ -152,7 +152,16 @@ describe('pools over HTTP', () => {
   it('serves the OpenAPI document at /docs-json and Swagger UI at /docs', async () => {
     const doc = await api.http().get('/docs-json');
     expect(doc.status).toBe(200);
-    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/v1/pools', '/v1/pools/{name}', '/v1/allocations']));
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/pools',
+        '/v1/pools/{name}',
+        '/v1/nodes/{name}/pools',
+        '/v1/allocations',
+        '/v1/statefulsets/{namespace}/{name}',
+        '/v1/events',
+      ]),
+    );
     expect((await api.http().get('/docs')).status).toBe(200);
   });
 });
