@@ -59,7 +59,7 @@ export class ReconcileStatefulSetHandler implements ICommandHandler<ReconcileSta
       try {
         const plan =
           current?.range && current.pool
-            ? await this.resize(desired, current.pool, unlocks)
+            ? await this.resize(desired, current.pool, statefulSet, unlocks)
             : await this.reserve(desired, statefulSet, unlocks);
         const event = decideReconciled(statefulSet.state, plan.outcome);
         await this.writer.append(
@@ -72,10 +72,18 @@ export class ReconcileStatefulSetHandler implements ICommandHandler<ReconcileSta
     });
   }
 
-  private async resize(desired: ValidStatefulSetSpec, poolName: string, unlocks: Array<() => void>): Promise<Plan> {
+  private async resize(
+    desired: ValidStatefulSetSpec,
+    poolName: string,
+    { streamId, version }: Loaded<unknown>,
+    unlocks: Array<() => void>,
+  ): Promise<Plan> {
     unlocks.push(await this.mutex.lock(`pool-${poolName}`));
     const loaded = await this.writer.load(PoolAggregate, poolName);
     const { namespace, name, replicas, ordinalsStart } = desired;
+    const held = loaded.state.ranges.get(rangeOwner(namespace, name));
+    // a concurrent DELETE released it after we read the StatefulSet: decide again on its outcome
+    if (!held || !loaded.state.cidr) throw new ConcurrencyError(streamId, version);
     if (replicas === 0) {
       const released = decideReleaseRange(loaded.state, namespace, name);
       return {
@@ -84,12 +92,10 @@ export class ReconcileStatefulSetHandler implements ICommandHandler<ReconcileSta
       };
     }
     const resized = decideResizeRange(loaded.state, namespace, name, BigInt(replicas));
-    const held = loaded.state.ranges.get(rangeOwner(namespace, name))!;
-    const family = loaded.state.cidr!.family;
-    const range = resized
-      ? { start: resized.data.start, end: resized.data.end }
-      : { start: formatIp({ family, value: held.start }), end: formatIp({ family, value: held.end }) };
-    const size = Number(parseIp(range.end).value - parseIp(range.start).value) + 1;
+    const end = resized ? parseIp(resized.data.end).value : held.end;
+    const family = loaded.state.cidr.family;
+    const range = { start: formatIp({ family, value: held.start }), end: formatIp({ family, value: end }) };
+    const size = Number(end - held.start) + 1;
     const reason =
       size < replicas
         ? `ordinals ${ordinalsStart + size} to ${ordinalsStart + replicas - 1} get addresses on the fly: the addresses after ${range.end} are taken`
