@@ -7,6 +7,7 @@ import { AllocateIpHandler } from './allocations/allocate-ip.handler';
 import { AllocationsController } from './allocations/allocations.controller';
 import { ReleaseIpHandler } from './allocations/release-ip.handler';
 import type { Config } from './config';
+import { AuditController } from './audit/audit.controller';
 import { EventsController } from './events/events.controller';
 import { HealthController } from './health/health.controller';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
@@ -52,6 +53,7 @@ export class AppModule implements OnApplicationShutdown {
         AllocationsController,
         StatefulSetsController,
         EventsController,
+        AuditController,
         HealthController,
         MetricsController,
       ],

@@ -73,7 +73,10 @@ describe('StatefulSets over HTTP', () => {
   });
 
   it('lets pods that held addresses before the reservation keep them until they are released', async () => {
-    const before = await api.http().post('/v1/allocations').send({ ...pod('cache-0'), pools: ['tiny'] });
+    const before = await api
+      .http()
+      .post('/v1/allocations')
+      .send({ ...pod('cache-0'), pools: ['tiny'] });
     const held = before.body.items[0].ip;
     expect(before.body.items[0].statefulSet).toBeUndefined();
     const res = await api.http().put('/v1/statefulsets/apps/cache').send({ replicas: 1, pool: 'sts' });

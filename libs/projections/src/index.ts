@@ -7,3 +7,5 @@ export * from './node-queries';
 export * from './allocation-queries';
 export * from './eligible-pools';
 export * from './statefulset-queries';
+export * from './ip-history';
+export * from './pool-at';

@@ -1,8 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { AllocateIpCommand, DomainError, ReleaseIpCommand, type CommandMetadata } from '@ipledger/domain';
-import { findAllocationsByHandle, listAllocations } from '@ipledger/projections';
+import { AllocateIpCommand, DomainError, ReleaseIpCommand, ValidationError, type CommandMetadata } from '@ipledger/domain';
+import {
+  decodeContinue,
+  encodeContinue,
+  findAllocationsAt,
+  findAllocationsByHandle,
+  listAllocations,
+  type AllocationView,
+} from '@ipledger/projections';
 import type { FastifyReply } from 'fastify';
 import type { Pool } from 'pg';
 import { ErrorResponse } from '../http/error-response';
@@ -37,9 +44,17 @@ export class AllocationsController {
 
   @Get()
   @ApiOkResponse({ type: AllocationListDto })
-  list(@Query() query: ListAllocationsQueryDto): Promise<AllocationListDto> {
-    const { limit, continue: token, ...filter } = query;
-    return listAllocations(this.db, filter, { limit, continue: token });
+  async list(@Query() query: ListAllocationsQueryDto): Promise<AllocationListDto> {
+    const { limit, continue: token, at, ...filter } = query;
+    if (at === undefined) return listAllocations(this.db, filter, { limit, continue: token });
+    if (filter.pool === undefined) throw new ValidationError('INVALID_ARGUMENT', 'at needs pool: the past is replayed one pool at a time');
+    const then = (await findAllocationsAt(this.db, filter.pool, new Date(at))).filter(
+      (a) =>
+        (filter.node === undefined || a.node === filter.node) &&
+        (filter.namespace === undefined || a.namespace === filter.namespace) &&
+        (filter.pod === undefined || a.pod === filter.pod),
+    );
+    return pageOf(then, limit, token);
   }
 
   @Get(':handle')
@@ -56,4 +71,15 @@ export class AllocationsController {
   async release(@Param('handle') handle: string, @Metadata() metadata: CommandMetadata): Promise<void> {
     await this.commands.execute(new ReleaseIpCommand(handle, metadata));
   }
+}
+
+/** Pages a list already sorted by (handle, family) with the same continue tokens as the live list. */
+function pageOf(items: AllocationView[], limit: number, token: string | undefined): AllocationListDto {
+  const after = decodeContinue(token, 2);
+  const rest = after
+    ? items.filter((a) => a.handle > (after[0] as string) || (a.handle === after[0] && a.family > (after[1] as number)))
+    : items;
+  const page = rest.slice(0, limit);
+  const last = page.at(-1);
+  return { items: page, continue: rest.length > limit && last ? encodeContinue([last.handle, last.family]) : null };
 }

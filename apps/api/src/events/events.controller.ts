@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { readAll } from '@ipledger/event-store';
 import type { Pool } from 'pg';
 import { PG_POOL } from '../infrastructure/tokens';
-import { EventPageDto } from './dto/event.dto';
+import { EventPageDto, toEventDto } from './dto/event.dto';
 import { ListEventsQueryDto } from './dto/list-events-query.dto';
 
 @ApiTags('audit')
@@ -21,17 +21,6 @@ export class EventsController {
       streamId: query.streamId,
       types: query.type === undefined ? undefined : [query.type],
     });
-    return {
-      items: page.events.map(({ position, streamId, version, type, data, metadata, recordedAt }) => ({
-        position,
-        streamId,
-        version,
-        type,
-        data,
-        metadata,
-        recordedAt: recordedAt.toISOString(),
-      })),
-      next: page.next,
-    };
+    return { items: page.events.map(toEventDto), next: page.next };
   }
 }

@@ -9,8 +9,9 @@ import {
   UpdatePoolCommand,
   type CommandMetadata,
 } from '@ipledger/domain';
-import { findNode, findPool, listPools, type PoolView } from '@ipledger/projections';
+import { findNode, findPool, findPoolAt, listPools, type PoolView } from '@ipledger/projections';
 import type { Pool } from 'pg';
+import { AtQueryDto } from '../http/at-query.dto';
 import { ErrorResponse } from '../http/error-response';
 import { Metadata } from '../http/request-context';
 import { PG_POOL } from '../infrastructure/tokens';
@@ -50,9 +51,9 @@ export class PoolsController {
 
   @Get(':name')
   @ApiOkResponse({ type: PoolDto })
-  async get(@Param('name') name: string): Promise<PoolView> {
-    const pool = await findPool(this.db, name);
-    if (!pool) throw new DomainError('POOL_NOT_FOUND', `pool "${name}" does not exist`);
+  async get(@Param('name') name: string, @Query() { at }: AtQueryDto = {}): Promise<PoolView> {
+    const pool = at === undefined ? await findPool(this.db, name) : await findPoolAt(this.db, name, new Date(at));
+    if (!pool) throw new DomainError('POOL_NOT_FOUND', `pool "${name}" does not exist${at === undefined ? '' : ` at ${at}`}`);
     return pool;
   }
 

@@ -283,7 +283,10 @@ describe('decideRelease', () => {
     [state] = allocate(state, 'h1');
     [state] = allocate(state, 'h2');
     const event = decideRelease(state, 'h1');
-    expect(event).toEqual({ type: 'IpReleased', data: { pool: 'p', ip: '10.0.0.1', handle: 'h1' } });
+    expect(event).toEqual({
+      type: 'IpReleased',
+      data: { pool: 'p', ip: '10.0.0.1', handle: 'h1', node: 'node-a', namespace: 'default', pod: 'pod-h1' },
+    });
     state = apply(state, event);
     expect(decideRelease(state, 'h1')).toBeNull();
     expect(poolCounts(state)).toMatchObject({ allocated: 1n, free: 253n });

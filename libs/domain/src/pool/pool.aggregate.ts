@@ -309,8 +309,13 @@ export function decideAllocate(state: PoolState, request: AllocationRequest): { 
 
 export function decideRelease(state: PoolState, handle: string): IpReleased | null {
   const ip = state.byHandle.get(handle);
-  if (ip === undefined || !state.cidr) return null;
-  return { type: 'IpReleased', data: { pool: state.name, ip: formatIp({ family: state.cidr.family, value: ip }), handle } };
+  const holder = ip === undefined ? undefined : state.holders.get(ip);
+  if (ip === undefined || !holder || !state.cidr) return null;
+  const { node, namespace, pod } = holder;
+  return {
+    type: 'IpReleased',
+    data: { pool: state.name, ip: formatIp({ family: state.cidr.family, value: ip }), handle, node, namespace, pod },
+  };
 }
 
 const show = (pool: PoolState & { cidr: Cidr }, value: bigint) => formatIp({ family: pool.cidr.family, value });

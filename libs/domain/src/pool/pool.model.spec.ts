@@ -59,7 +59,13 @@ class Model {
     if (cmd.kind === 'release') {
       if (held === undefined) return { ip: null, event: null };
       this.held.delete(cmd.handle);
-      return { ip: null, event: { type: 'IpReleased', data: { pool: 'p', ip: ip(held), handle: cmd.handle } } };
+      return {
+        ip: null,
+        event: {
+          type: 'IpReleased',
+          data: { pool: 'p', ip: ip(held), handle: cmd.handle, node: 'node-a', namespace: 'ns', pod: `pod-${cmd.handle}` },
+        },
+      };
     }
     if (held !== undefined) return { ip: ip(held), event: null };
     if (this.disabled) return { code: 'POOL_DISABLED', mentions: 'pool "p"' };

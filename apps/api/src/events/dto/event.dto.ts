@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { RecordedEvent } from '@ipledger/event-store';
 
 export class EventDto {
   @ApiProperty() position!: number;
@@ -15,3 +16,14 @@ export class EventPageDto {
   @ApiProperty({ type: [EventDto] }) items!: EventDto[];
   @ApiProperty({ type: String, nullable: true, description: 'cursor for the following page' }) next!: string | null;
 }
+
+/** How a recorded event is shown over HTTP, wherever the log is read. */
+export const toEventDto = ({ position, streamId, version, type, data, metadata, recordedAt }: RecordedEvent): EventDto => ({
+  position,
+  streamId,
+  version,
+  type,
+  data,
+  metadata,
+  recordedAt: recordedAt.toISOString(),
+});

@@ -1,0 +1,33 @@
+import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { DomainError, ipArgument, PoolAggregate } from '@ipledger/domain';
+import { readStream } from '@ipledger/event-store';
+import { formatIp } from '@ipledger/ip';
+import { ipHistory } from '@ipledger/projections';
+import type { Pool } from 'pg';
+import { EventPageDto, toEventDto } from '../events/dto/event.dto';
+import { PG_POOL } from '../infrastructure/tokens';
+import { IpHistoryDto } from './dto/ip-history.dto';
+import { StreamPageQueryDto } from './dto/stream-page-query.dto';
+
+/** Questions only the log can answer: who held an address when, what happened to a pool. */
+@ApiTags('audit')
+@Controller('v1')
+export class AuditController {
+  constructor(@Inject(PG_POOL) private readonly db: Pool) {}
+
+  @Get('ips/:ip/history')
+  @ApiOkResponse({ type: IpHistoryDto })
+  async ipHistory(@Param('ip') ip: string): Promise<IpHistoryDto> {
+    return { items: await ipHistory(this.db, formatIp(ipArgument(ip))) };
+  }
+
+  @Get('pools/:name/history')
+  @ApiOkResponse({ type: EventPageDto, description: "the pool's own events, oldest first" })
+  async poolHistory(@Param('name') name: string, @Query() query: StreamPageQueryDto): Promise<EventPageDto> {
+    const events = await readStream(this.db, `${PoolAggregate.streamPrefix}-${name}`, query.after ?? 0, { limit: query.limit });
+    if (events.length === 0 && !query.after) throw new DomainError('POOL_NOT_FOUND', `pool "${name}" has no history`);
+    const last = events.at(-1);
+    return { items: events.map(toEventDto), next: events.length === query.limit && last ? String(last.version) : null };
+  }
+}

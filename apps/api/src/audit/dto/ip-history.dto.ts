@@ -1,0 +1,19 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class IpHistoryItemDto {
+  @ApiProperty({ enum: ['IpAllocated', 'IpReleased', 'RangeReserved'] }) type!: string;
+  @ApiProperty({ type: String, nullable: true }) handle!: string | null;
+  @ApiProperty() pool!: string;
+  @ApiProperty({ type: String, nullable: true }) node!: string | null;
+  @ApiProperty({ type: String, nullable: true }) namespace!: string | null;
+  @ApiProperty({ type: String, nullable: true }) pod!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'for RangeReserved: the StatefulSet the range is for' }) statefulSet!:
+    | string
+    | null;
+  @ApiProperty({ format: 'date-time' }) at!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'who caused it (token name, or watcher)' }) actor!: string | null;
+}
+
+export class IpHistoryDto {
+  @ApiProperty({ type: [IpHistoryItemDto] }) items!: IpHistoryItemDto[];
+}

@@ -1,0 +1,66 @@
+import { PoolAggregate, poolCounts, type PoolState } from '@ipledger/domain';
+import { formatCidr, formatIp } from '@ipledger/ip';
+import { readStream, type RecordedEvent } from '@ipledger/event-store';
+import type { AllocationView } from './allocation-queries';
+import type { PoolView } from './pool-queries';
+import type { Pool } from 'pg';
+
+/** A pool's stream folded up to an instant: the aggregate as it was then, and when it was created. */
+async function foldPoolAt(db: Pool, name: string, at: Date): Promise<{ state: PoolState; events: RecordedEvent[] } | null> {
+  const events = await readStream(db, `${PoolAggregate.streamPrefix}-${name}`, 0, { until: at });
+  const state = events.reduce((s, e) => PoolAggregate.evolve(s, e), PoolAggregate.initialState());
+  return state.exists ? { state, events } : null;
+}
+
+/** GET /v1/pools/{name}?at=: the pool rebuilt from its events up to that instant (null: it did not exist then). */
+export async function findPoolAt(db: Pool, name: string, at: Date): Promise<PoolView | null> {
+  const folded = await foldPoolAt(db, name, at);
+  if (!folded) return null;
+  const { state, events } = folded;
+  const counts = poolCounts(state);
+  const created = events.filter((e) => e.type === 'PoolCreated').at(-1)!;
+  return {
+    name: state.name,
+    cidr: formatCidr(state.cidr!),
+    family: state.cidr!.family,
+    labels: state.labels,
+    nodeSelector: state.nodeSelector,
+    reserved: state.reserved,
+    disabled: state.disabled,
+    capacity: counts.capacity.toString(),
+    allocated: counts.allocated.toString(),
+    reservedCount: counts.reservedCount.toString(),
+    free: counts.free.toString(),
+    version: events.at(-1)!.version,
+    createdAt: created.recordedAt.toISOString(),
+    updatedAt: events.at(-1)!.recordedAt.toISOString(),
+  };
+}
+
+/** GET /v1/allocations?pool=&at=: who held which address of the pool at that instant, by handle. */
+export async function findAllocationsAt(db: Pool, pool: string, at: Date): Promise<AllocationView[]> {
+  const folded = await foldPoolAt(db, pool, at);
+  if (!folded) return [];
+  const { state, events } = folded;
+  const cidr = formatCidr(state.cidr!);
+  const allocatedAt = new Map<string, string>();
+  for (const e of events) if (e.type === 'IpAllocated') allocatedAt.set(e.data.handle as string, e.recordedAt.toISOString());
+  return [...state.holders]
+    .map(
+      ([ip, h]): AllocationView => ({
+        handle: h.handle,
+        ip: formatIp({ family: state.cidr!.family, value: ip }),
+        prefixLength: state.cidr!.prefixLength,
+        cidr,
+        pool,
+        node: h.node,
+        namespace: h.namespace,
+        pod: h.pod,
+        podUid: h.podUid,
+        family: state.cidr!.family,
+        allocatedAt: allocatedAt.get(h.handle)!,
+        ...(h.statefulSet ? { statefulSet: h.statefulSet } : {}),
+      }),
+    )
+    .sort((a, b) => (a.handle < b.handle ? -1 : a.handle > b.handle ? 1 : 0));
+}
