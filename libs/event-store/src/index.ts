@@ -8,3 +8,4 @@ export * from './read-stream';
 export type { NewEvent, RecordedEvent } from './recorded-event';
 export * from './write-snapshot';
 export * from './prepared';
+export * from './verify-chain';

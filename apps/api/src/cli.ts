@@ -1,0 +1,69 @@
+import { DomainError, ipArgument } from '@ipledger/domain';
+import { runMigrations, verifyChain } from '@ipledger/event-store';
+import { formatIp } from '@ipledger/ip';
+import { ipHistory } from '@ipledger/projections';
+import { Pool } from 'pg';
+import { loadConfig } from './config';
+import { MIGRATIONS_DIR } from './migrations-dir';
+
+const USAGE = `usage: npm run cli -- <command>
+  verify-chain       recompute every stream's hash chain; name the first broken link (exit 1 if any)
+  ip-history <ip>    every allocation, release and reservation of an address, oldest first`;
+
+/** Operator commands against DATABASE_URL; exit code 1 when a check fails, 2 on bad usage. */
+export async function runCli(args: string[], out: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const [command, ...rest] = args;
+  const config = loadConfig(env);
+  if ((command !== 'verify-chain' || rest.length !== 0) && (command !== 'ip-history' || rest.length !== 1)) {
+    out(USAGE);
+    return 2;
+  }
+  let ip = '';
+  if (command === 'ip-history') {
+    try {
+      ip = formatIp(ipArgument(rest[0]));
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      out(err.message);
+      return 2;
+    }
+  }
+  await runMigrations(config.databaseUrl, MIGRATIONS_DIR);
+  const db = new Pool({ connectionString: config.databaseUrl, max: 1 });
+  try {
+    if (command === 'verify-chain') {
+      const broken = await verifyChain(db);
+      for (const b of broken)
+        out(
+          `BROKEN ${b.streamId} at version ${b.version} (position ${b.position}): stored ${b.stored || '(none)'}, expected ${b.expected}`,
+        );
+      out(broken.length ? `${broken.length} stream(s) with a broken hash chain` : 'every hash chain is intact');
+      return broken.length ? 1 : 0;
+    }
+    for (const item of await ipHistory(db, ip)) {
+      out(
+        [
+          item.at,
+          item.type,
+          item.pool,
+          item.handle ?? item.statefulSet ?? '-',
+          `${item.namespace ?? '-'}/${item.pod ?? '-'}`,
+          item.node ?? '-',
+          item.actor ?? '-',
+        ].join('\t'),
+      );
+    }
+    return 0;
+  } finally {
+    await db.end();
+  }
+}
+
+if (require.main === module) {
+  runCli(process.argv.slice(2), (line) => console.log(line))
+    .then((code) => process.exit(code))
+    .catch((err: Error) => {
+      console.error(err.message);
+      process.exit(2);
+    });
+}
