@@ -1,6 +1,7 @@
 import { Inject, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
+import { upcast } from '@ipledger/domain';
 import { AggregateRepository } from '@ipledger/event-store';
 import { Pool } from 'pg';
 import { AllocateIpHandler } from './allocations/allocate-ip.handler';
@@ -60,7 +61,7 @@ export class AppModule implements OnApplicationShutdown {
       providers: [
         { provide: CONFIG, useValue: config },
         { provide: PG_POOL, useFactory: () => createPgPool(config.databaseUrl) },
-        { provide: AggregateRepository, useFactory: (pool: Pool) => new AggregateRepository(pool), inject: [PG_POOL] },
+        { provide: AggregateRepository, useFactory: (pool: Pool) => new AggregateRepository(pool, { upcast }), inject: [PG_POOL] },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },

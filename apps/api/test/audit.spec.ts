@@ -1,3 +1,5 @@
+import { appendToStreams } from '@ipledger/event-store';
+import { projectEvents } from '@ipledger/projections';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
 const pod = (handle: string) => ({ handle, node: 'worker-1', namespace: 'audit', pod: `pod-${handle}` });
@@ -89,5 +91,48 @@ describe('audit over HTTP: address history, pools and allocations as they were',
     const now = await get('/v1/allocations', { pool: 'rack-7', at: new Date(Date.now() + 60_000).toISOString() });
     expect(now.body.items).toEqual((await get('/v1/allocations', { pool: 'rack-7' })).body.items);
     expect((await get('/v1/allocations', { at: firstAllocation.recordedAt })).status).toBe(400);
+  });
+
+  it('reads a release recorded in schema version 1 (no holder) through the upcaster: the address is free again', async () => {
+    const as = { authorization: 'Bearer ops-token' };
+    await api.http().post('/v1/pools').set(as).send({ name: 'legacy', cidr: '10.5.0.0/29' }).expect(201);
+    const held = await api
+      .http()
+      .post('/v1/allocations')
+      .set(as)
+      .send({ ...pod('old'), pools: ['legacy'] });
+    const ip = held.body.items[0].ip;
+    // what an older ipledger wrote: IpReleased v1, projected as it was then
+    await appendToStreams(
+      api.db.pool,
+      [
+        {
+          streamId: 'pool-legacy',
+          expectedVersion: 2,
+          events: [{ type: 'IpReleased', schemaVersion: 1, data: { pool: 'legacy', ip, handle: 'old' } }],
+        },
+      ],
+      { inTransaction: (client, events) => projectEvents(client, events) },
+    );
+    const next = await api
+      .http()
+      .post('/v1/allocations')
+      .set(as)
+      .send({ ...pod('new'), pools: ['legacy'] });
+    expect(next.status).toBe(201);
+    expect(next.body.items[0].ip).toBe(ip);
+    const release = (await get(`/v1/ips/${ip}/history`)).body.items.find((i: { type: string }) => i.type === 'IpReleased');
+    expect(release).toMatchObject({ handle: 'old', node: null, pod: null });
+  });
+
+  it('records the request id as correlation and causation id of the events it caused', async () => {
+    await api
+      .http()
+      .patch('/v1/pools/legacy')
+      .set({ authorization: 'Bearer ops-token', 'x-request-id': 'req-audit-1' })
+      .send({ disabled: true })
+      .expect(200);
+    const last = (await get('/v1/pools/legacy/history')).body.items.at(-1);
+    expect(last.metadata).toEqual({ actor: 'ops-team', source: 'rest', correlationId: 'req-audit-1', causationId: 'req-audit-1' });
   });
 });

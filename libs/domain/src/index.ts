@@ -2,6 +2,8 @@ export * from './aggregate-type';
 export * from './command-metadata';
 export * from './errors/domain-error';
 export * from './events';
+export * from './events/event-versions';
+export * from './events/upcast';
 export * from './ip-input';
 export * from './labels';
 export * from './pool/pool-spec';

@@ -41,11 +41,15 @@ export class AggregateRepository {
   private readonly cache = new Map<string, Entry>();
   private readonly cacheSize: number;
 
+  private readonly upcast: (event: RecordedEvent) => RecordedEvent;
+
+  /** `upcast` turns events of an older schema version into the current shape before they are folded. */
   constructor(
     private readonly pool: Pool,
-    options: { cacheSize?: number } = {},
+    options: { cacheSize?: number; upcast?: (event: RecordedEvent) => RecordedEvent } = {},
   ) {
     this.cacheSize = options.cacheSize ?? 10_000;
+    this.upcast = options.upcast ?? ((event) => event);
   }
 
   load<S>(type: AggregateType<S>, id: string): Promise<Loaded<S>> {
@@ -110,7 +114,7 @@ export class AggregateRepository {
     try {
       for (const event of events) {
         if (event.version <= entry.version) continue;
-        entry.state = type.evolve(entry.state as S, event);
+        entry.state = type.evolve(entry.state as S, this.upcast(event));
         entry.version = event.version;
       }
     } catch (error) {

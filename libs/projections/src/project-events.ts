@@ -1,3 +1,4 @@
+import { upcast } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import { projectAllocationEvent } from './allocation.projection';
 import { projectNodeEvent } from './node.projection';
@@ -10,7 +11,8 @@ import type { Queryable } from './queryable';
  * after a write see it) and by a rebuild from position zero (so the two cannot differ).
  */
 export async function projectEvents(db: Queryable, events: readonly RecordedEvent[]): Promise<void> {
-  for (const event of events) {
+  for (const recorded of events) {
+    const event = upcast(recorded);
     // allocations before pools: a pool's counts are derived from its allocation rows
     await projectAllocationEvent(db, event);
     await projectPoolEvent(db, event);

@@ -23,5 +23,6 @@ export async function requestContext(req: FastifyRequest, reply: FastifyReply): 
 /** The audit metadata for commands dispatched by this request. */
 export const Metadata = createParamDecorator((_: unknown, ctx: ExecutionContext): CommandMetadata => {
   const { context } = ctx.switchToHttp().getRequest<ContextualRequest>();
-  return { actor: context.actor, source: 'rest', correlationId: context.requestId };
+  // the request is both the conversation (correlation) and the direct cause of its commands' events
+  return { actor: context.actor, source: 'rest', correlationId: context.requestId, causationId: context.requestId };
 });

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { AggregateType, CommandMetadata, DomainEvent } from '@ipledger/domain';
+import { schemaVersionOf, type AggregateType, type CommandMetadata, type DomainEvent } from '@ipledger/domain';
 import { AggregateRepository, appendToStreams, type Loaded, type RecordedEvent } from '@ipledger/event-store';
 import { projectEvents } from '@ipledger/projections';
 import type { Pool } from 'pg';
@@ -37,7 +37,12 @@ export class EventWriter {
       writes.map((change) => ({
         streamId: change.loaded.streamId,
         expectedVersion: change.loaded.version,
-        events: change.events.map((event) => ({ type: event.type, data: event.data, metadata: { ...metadata } })),
+        events: change.events.map((event) => ({
+          type: event.type,
+          schemaVersion: schemaVersionOf(event.type),
+          data: event.data,
+          metadata: { ...metadata },
+        })),
       })),
       { inTransaction: (client, events) => projectEvents(client, events) },
     );

@@ -1,5 +1,6 @@
 /** Who let the address go: the holder's details ride along, so the log alone answers "who held it when". */
 export interface IpReleased {
   type: 'IpReleased';
-  data: { pool: string; ip: string; handle: string; node: string; namespace: string; pod: string };
+  /** node, namespace and pod are null in events recorded before schema version 2 (see upcast.ts) */
+  data: { pool: string; ip: string; handle: string; node: string | null; namespace: string | null; pod: string | null };
 }
