@@ -1,12 +1,14 @@
 import { DomainError, ipArgument } from '@ipledger/domain';
 import { runMigrations, verifyChain } from '@ipledger/event-store';
 import { formatIp } from '@ipledger/ip';
-import { ipHistory } from '@ipledger/projections';
+import { ipHistory, verifyProjections } from '@ipledger/projections';
 import { Pool } from 'pg';
 import { loadConfig } from './config';
 import { MIGRATIONS_DIR } from './migrations-dir';
+import { Progress } from './progress';
 
 const USAGE = `usage: npm run cli -- <command>
+  replay --verify    rebuild every read model from the log and compare it row by row with the live one (exit 1 on a difference)
   verify-chain       recompute every stream's hash chain; name the first broken link (exit 1 if any)
   ip-history <ip>    every allocation, release and reservation of an address, oldest first`;
 
@@ -14,7 +16,11 @@ const USAGE = `usage: npm run cli -- <command>
 export async function runCli(args: string[], out: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...rest] = args;
   const config = loadConfig(env);
-  if ((command !== 'verify-chain' || rest.length !== 0) && (command !== 'ip-history' || rest.length !== 1)) {
+  const usage =
+    (command === 'verify-chain' && rest.length === 0) ||
+    (command === 'ip-history' && rest.length === 1) ||
+    (command === 'replay' && rest.length === 1 && rest[0] === '--verify');
+  if (!usage) {
     out(USAGE);
     return 2;
   }
@@ -31,6 +37,15 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
   await runMigrations(config.databaseUrl, MIGRATIONS_DIR);
   const db = new Pool({ connectionString: config.databaseUrl, max: 1 });
   try {
+    if (command === 'replay') {
+      const started = Date.now();
+      const progress = new Progress(out);
+      const { events, differences } = await verifyProjections(db, (n, total) => progress.update(n, total, started));
+      progress.done();
+      for (const d of differences) out(`DIFFERENT ${d.table} (${d.side}): ${JSON.stringify(d.row)}`);
+      out(`${events} events replayed; ${differences.length ? `${differences.length} row(s) differ` : 'every read model matches the log'}`);
+      return differences.length ? 1 : 0;
+    }
     if (command === 'verify-chain') {
       const broken = await verifyChain(db);
       for (const b of broken)

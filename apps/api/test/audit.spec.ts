@@ -1,3 +1,4 @@
+import { runCli } from '../src/cli';
 import { appendToStreams } from '@ipledger/event-store';
 import { projectEvents } from '@ipledger/projections';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
@@ -134,5 +135,12 @@ describe('audit over HTTP: address history, pools and allocations as they were',
       .expect(200);
     const last = (await get('/v1/pools/legacy/history')).body.items.at(-1);
     expect(last.metadata).toEqual({ actor: 'ops-team', source: 'rest', correlationId: 'req-audit-1', causationId: 'req-audit-1' });
+  });
+
+  it('rebuilds every read model from the log exactly as it is live (replay --verify)', async () => {
+    const lines: string[] = [];
+    const code = await runCli(['replay', '--verify'], (line) => lines.push(line), { DATABASE_URL: api.db.url });
+    expect(lines.at(-1)).toMatch(/events replayed; every read model matches the log$/);
+    expect(code).toBe(0);
   });
 });

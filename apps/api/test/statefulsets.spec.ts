@@ -1,3 +1,4 @@
+import { runCli } from '../src/cli';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
 const pod = (name: string, handle = `h-${name}`, namespace = 'apps') => ({ handle, node: 'worker-1', namespace, pod: name });
@@ -198,5 +199,12 @@ describe('StatefulSets over HTTP', () => {
     expect(res.status).toBe(400);
     expect(res.body.message).toContain(fragment);
     expect(await api.eventCount()).toBe(before);
+  });
+
+  it('rebuilds every read model from the log exactly as it is live (replay --verify)', async () => {
+    const lines: string[] = [];
+    const code = await runCli(['replay', '--verify'], (line) => lines.push(line), { DATABASE_URL: api.db.url });
+    expect(lines.at(-1)).toMatch(/events replayed; every read model matches the log$/);
+    expect(code).toBe(0);
   });
 });

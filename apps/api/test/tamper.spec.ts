@@ -34,6 +34,26 @@ describe('tamper evidence: the hash chain and the CLI', () => {
     expect((await cli('ip-history', '10.6.0.02')).code).toBe(2);
   });
 
+  it('replay --verify: the read models rebuilt from the log match the live ones', async () => {
+    const { code, lines } = await cli('replay', '--verify');
+    expect(lines.at(-1)).toBe(`${await api.eventCount()} events replayed; every read model matches the log`);
+    expect(code).toBe(0);
+  });
+
+  it('replay --verify names a projection row altered by hand (exit 1)', async () => {
+    await api.db.pool.query("UPDATE allocations SET node = 'elsewhere' WHERE handle = 'a'");
+    const { code, lines } = await cli('replay', '--verify');
+    expect(code).toBe(1);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^DIFFERENT allocations \(live only\): .*"handle":"a".*"node":"elsewhere"/),
+        expect.stringMatching(/^DIFFERENT allocations \(rebuilt only\): .*"handle":"a".*"node":"n"/),
+      ]),
+    );
+    expect(lines.at(-1)).toBe(`${await api.eventCount()} events replayed; 2 row(s) differ`);
+    await api.db.pool.query("UPDATE allocations SET node = 'n' WHERE handle = 'a'");
+  });
+
   it('names the first broken link of a hand-inserted event with a wrong hash, and of an edited one (exit 1)', async () => {
     const client = await api.db.pool.connect();
     try {

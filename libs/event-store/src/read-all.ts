@@ -9,6 +9,11 @@ export interface ReadAllOptions {
   types?: string[];
   /** Only events recorded at or before this instant. */
   until?: Date;
+  /**
+   * Everything this transaction's snapshot sees, with no horizon: only for a reader inside one
+   * REPEATABLE READ transaction that compares the log with tables read in the same snapshot.
+   */
+  wholeSnapshot?: boolean;
 }
 
 export interface ReadAllResult {
@@ -35,12 +40,12 @@ const MAX_BIGINT = 2n ** 63n - 1n;
  * finished, so nothing can appear behind the cursor later.
  */
 export async function readAll(db: Pool | PoolClient, options: ReadAllOptions): Promise<ReadAllResult> {
-  const { after = null, limit, streamId, types, until } = options;
+  const { after = null, limit, streamId, types, until, wholeSnapshot = false } = options;
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be an integer >= 1, got ${limit}`);
 
   const params: unknown[] = [];
   const param = (value: unknown): string => `$${params.push(value)}`;
-  const where = ['transaction_id < pg_snapshot_xmin(pg_current_snapshot())'];
+  const where = [wholeSnapshot ? 'TRUE' : 'transaction_id < pg_snapshot_xmin(pg_current_snapshot())'];
   if (after !== null) {
     const [transactionId, position] = decodeCursor(after);
     where.push(`(transaction_id, position) > (${param(transactionId)}::xid8, ${param(position)}::bigint)`);

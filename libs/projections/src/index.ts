@@ -9,3 +9,4 @@ export * from './eligible-pools';
 export * from './statefulset-queries';
 export * from './ip-history';
 export * from './pool-at';
+export * from './verify-projections';
