@@ -1,31 +1,15 @@
 import { cidrFirst, cidrLast, formatCidr, formatIp, parseCidr, parseIp, parseIpRange, RangeSet, type Cidr } from '@ipledger/ip';
 import type { AggregateType } from '../aggregate-type';
 import { DomainError } from '../errors/domain-error';
-import type {
-  IpAllocated,
-  IpReleased,
-  PoolCreated,
-  PoolDeleted,
-  PoolEvent,
-  PoolUpdated,
-  RangeReleased,
-  RangeReserved,
-  StatefulSetRef,
-} from '../events';
+import type { IpAllocated, IpReleased, PoolCreated, PoolDeleted, PoolEvent, PoolUpdated, RangeReleased, RangeReserved } from '../events';
 import type { Labels } from '../labels';
 import { chooseAddress } from './address-chooser';
 import { findFreeRange, isFreeSpan } from './free-range-finder';
 import { rangeOwner } from './range-owner';
 import type { PoolSpec } from './pool-spec';
 
-export interface Holder {
-  handle: string;
-  node: string;
-  namespace: string;
-  pod: string;
-  podUid: string | null;
-  statefulSet?: StatefulSetRef;
-}
+/** Who holds an address: what IpAllocated recorded, less what the pool itself knows (name, address, family). */
+export type Holder = Omit<IpAllocated['data'], 'pool' | 'ip' | 'family'>;
 
 export interface AddressRange {
   start: bigint;
