@@ -6,8 +6,8 @@ module.exports = {
   testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
   transform: { '^.+\\.ts$': 'ts-jest' },
   moduleNameMapper: {
-    '^@ipledger/(ip|domain|event-store|projections)$': '<rootDir>/libs/$1/src',
-    '^@ipledger/(ip|domain|event-store|projections)/(.*)$': '<rootDir>/libs/$1/src/$2',
+    '^@ipledger/(ip|domain|event-store|projections|messaging)$': '<rootDir>/libs/$1/src',
+    '^@ipledger/(ip|domain|event-store|projections|messaging)/(.*)$': '<rootDir>/libs/$1/src/$2',
   },
   testTimeout: 60000,
 };

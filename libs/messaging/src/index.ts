@@ -1,0 +1,3 @@
+export * from './kube-kind';
+export * from './kube-object';
+export * from './watch-change';

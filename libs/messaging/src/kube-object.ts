@@ -1,0 +1,25 @@
+/** The part of a Kubernetes object every consumer relies on; the rest travels untouched. */
+export interface KubeObjectMeta {
+  name: string;
+  namespace?: string;
+  uid: string;
+  resourceVersion: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: KubeObjectMeta;
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+}
+
+/** `namespace/name` for namespaced objects, `name` for cluster-scoped ones, as client-go's cache keys them. */
+export function objectKey(object: { metadata: { name: string; namespace?: string } }): string {
+  const { name, namespace } = object.metadata;
+  return namespace ? `${namespace}/${name}` : name;
+}
