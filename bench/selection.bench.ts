@@ -23,7 +23,7 @@ interface Figures {
 
 async function seed(url: string, pools: number): Promise<number> {
   const t0 = performance.now();
-  const app = await createApp(loadConfig({ DATABASE_URL: url }), { logger: false });
+  const app = await createApp(loadConfig({ DATABASE_URL: url, IPAM_KUBERNETES_CONSUMER: 'off' }), { logger: false });
   await app.init();
   await seedPools(app, pools);
   await app.close();

@@ -18,7 +18,7 @@ const META: CommandMetadata = { actor: 'bench', source: 'rest', correlationId: '
  * aggregate, appended 1,000 at a time (through the API this would take minutes).
  */
 async function seedFragmentedPool(url: string): Promise<void> {
-  const app = await createApp(loadConfig({ DATABASE_URL: url }), { logger: false });
+  const app = await createApp(loadConfig({ DATABASE_URL: url, IPAM_KUBERNETES_CONSUMER: 'off' }), { logger: false });
   await app.init();
   await app.get(CommandBus).execute(new CreatePoolsCommand([{ name: 'fragmented', cidr: '10.64.0.0/16' }], META));
   const writer = app.get(EventWriter);

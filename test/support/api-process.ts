@@ -52,7 +52,7 @@ export async function startApiProcess(databaseUrl: string, options: { from: 'dis
       : ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(ROOT, 'apps/api/src/main.ts')];
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, IPAM_TOKENS: '' },
+    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, IPAM_TOKENS: '', IPAM_KUBERNETES_CONSUMER: 'off' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;

@@ -11,6 +11,8 @@ import type { Config } from './config';
 import { AuditController } from './audit/audit.controller';
 import { EventsController } from './events/events.controller';
 import { HealthController } from './health/health.controller';
+import { BusConnection } from './kubernetes/bus-connection';
+import { KUBERNETES_CONFIG, KubernetesConsumer } from './kubernetes/kubernetes-consumer';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { AuthGuard } from './http/auth.guard';
 import { EventWriter } from './infrastructure/event-writer';
@@ -77,6 +79,13 @@ export class AppModule implements OnApplicationShutdown {
         ReleaseIpHandler,
         ReconcileStatefulSetHandler,
         DeleteStatefulSetHandler,
+        ...(config.kubernetes
+          ? [
+              { provide: KUBERNETES_CONFIG, useValue: config.kubernetes },
+              { provide: BusConnection, useFactory: () => new BusConnection(config) },
+              KubernetesConsumer,
+            ]
+          : []),
       ],
     };
   }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
+import { DEFAULT_STREAM_NAMES, type StreamNames } from '@ipledger/messaging';
 
 export type Role = 'reader' | 'allocator' | 'admin';
 
@@ -17,6 +18,15 @@ export interface Config {
   natsUrl: string;
   tokens: Map<string, TokenGrant>;
   defaultMatchLabel: string | null;
+  /** null when IPAM_KUBERNETES_CONSUMER=off: the API then serves REST only */
+  kubernetes: KubernetesConsumerConfig | null;
+}
+
+export interface KubernetesConsumerConfig {
+  names: StreamNames;
+  durable: string;
+  concurrency: number;
+  leakGraceSeconds: number;
 }
 
 const ROLES: readonly Role[] = ['reader', 'allocator', 'admin'];
@@ -45,6 +55,29 @@ export function withDefaultUser(databaseUrl: string, env: NodeJS.ProcessEnv = pr
   return url.toString();
 }
 
+function nonNegativeInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} "${text}" must be a whole number of 0 or more`);
+  return value;
+}
+
+function kubernetesConfig(env: NodeJS.ProcessEnv): KubernetesConsumerConfig | null {
+  const mode = env.IPAM_KUBERNETES_CONSUMER ?? 'on';
+  if (mode !== 'on' && mode !== 'off') throw new Error(`IPAM_KUBERNETES_CONSUMER "${mode}" must be on or off`);
+  if (mode === 'off') return null;
+  return {
+    names: {
+      stream: env.IPAM_NATS_STREAM || DEFAULT_STREAM_NAMES.stream,
+      subjectPrefix: env.IPAM_NATS_SUBJECT_PREFIX || DEFAULT_STREAM_NAMES.subjectPrefix,
+    },
+    durable: env.IPAM_NATS_DURABLE || 'ipledger-api',
+    concurrency: Math.max(1, nonNegativeInteger(env, 'IPAM_KUBERNETES_CONCURRENCY', 16)),
+    leakGraceSeconds: nonNegativeInteger(env, 'IPAM_LEAK_GRACE_SECONDS', 300),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tokens = parseTokens(env.IPAM_TOKENS);
   const port = Number(env.PORT ?? 8080);
@@ -56,5 +89,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsUrl: env.NATS_URL ?? 'nats://127.0.0.1:4222',
     tokens,
     defaultMatchLabel: env.IPAM_DEFAULT_MATCH_LABEL || null,
+    kubernetes: kubernetesConfig(env),
   };
 }

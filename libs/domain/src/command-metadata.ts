@@ -4,4 +4,7 @@ export interface CommandMetadata {
   source: 'rest' | 'kubernetes';
   correlationId: string;
   causationId?: string;
+  /** the NATS message (`Nats-Msg-Id`) and stream sequence that carried a Kubernetes change */
+  messageId?: string;
+  streamSequence?: number;
 }

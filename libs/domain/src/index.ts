@@ -7,6 +7,7 @@ export * from './events/upcast';
 export * from './ip-input';
 export * from './labels';
 export * from './pool/pool-spec';
+export * from './pool/pool-apply';
 export * from './pool/pool.aggregate';
 export * from './pool/address-chooser';
 export * from './pool/free-range-finder';

@@ -89,3 +89,16 @@ export async function listAllocations(
   const last = items[items.length - 1];
   return { items, continue: rows.length > page.limit && last ? encodeContinue([last.handle, last.family]) : null };
 }
+
+/** The handles a pod's addresses are held under (allocations_pod index), with the pod uid each was given for. */
+export async function findPodHandles(
+  db: Queryable,
+  namespace: string,
+  pod: string,
+): Promise<Array<{ handle: string; podUid: string | null }>> {
+  const { rows } = await db.query<{ handle: string; podUid: string | null }>(
+    'SELECT DISTINCT handle, pod_uid AS "podUid" FROM allocations WHERE namespace = $1 AND pod = $2 ORDER BY handle',
+    [namespace, pod],
+  );
+  return rows;
+}

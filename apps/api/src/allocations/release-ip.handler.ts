@@ -17,7 +17,7 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
     @Inject(PG_POOL) private readonly pool: Pool,
   ) {}
 
-  async execute({ handle, metadata }: ReleaseIpCommand): Promise<void> {
+  async execute({ handle, metadata, condition }: ReleaseIpCommand): Promise<void> {
     validateHandle(handle);
     await retryOnConflict(async () => {
       // IPv4 first, like allocation, so the two never wait on each other's pool locks in a cycle
@@ -28,7 +28,7 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
         for (const name of pools) {
           unlocks.push(await this.mutex.lock(`pool-${name}`));
           const loaded = await this.writer.load(PoolAggregate, name);
-          const event = decideRelease(loaded.state, handle);
+          const event = decideRelease(loaded.state, handle, condition);
           changes.push({ type: PoolAggregate, loaded, events: event ? [event] : [] });
         }
         await this.writer.append(changes, metadata);

@@ -21,6 +21,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly kubernetesMessages = new Counter({
+    name: 'ipledger_kubernetes_messages_total',
+    help: 'Watcher messages by kind and outcome (acked, retried, malformed; refused ones are also counted as refused)',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly leaksReleased = new Counter({
+    name: 'ipledger_kubernetes_leaked_addresses_released_total',
+    help: 'Handles released because two consecutive pod syncs did not list their pod',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'ipledger_' });
   }

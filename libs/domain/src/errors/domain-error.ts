@@ -1,6 +1,6 @@
 /**
  * Every refusal the domain can make, as a stable code. HTTP status mapping lives in one place
- * (apps/api/src/http/domain-error.filter.ts); the domain itself knows nothing about HTTP.
+ * (apps/api/src/http/error-mapping.ts); the domain itself knows nothing about HTTP.
  */
 export type DomainErrorCode =
   | 'INVALID_ARGUMENT'

@@ -9,6 +9,7 @@ import type { RangeReleased } from './range-released.event';
 import type { RangeReserved } from './range-reserved.event';
 import type { StatefulSetDeleted } from './statefulset-deleted.event';
 import type { StatefulSetReconciled } from './statefulset-reconciled.event';
+import type { ReleaseCondition, ReleaseReason } from './release-reason';
 
 export type {
   IpAllocated,
@@ -20,6 +21,8 @@ export type {
   PoolUpdated,
   RangeReleased,
   RangeReserved,
+  ReleaseCondition,
+  ReleaseReason,
   StatefulSetDeleted,
   StatefulSetReconciled,
   StatefulSetRef,

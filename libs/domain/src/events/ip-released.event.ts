@@ -1,6 +1,17 @@
+import type { ReleaseReason } from './release-reason';
+
 /** Who let the address go: the holder's details ride along, so the log alone answers "who held it when". */
 export interface IpReleased {
   type: 'IpReleased';
   /** node, namespace and pod are null in events recorded before schema version 2 (see upcast.ts) */
-  data: { pool: string; ip: string; handle: string; node: string | null; namespace: string | null; pod: string | null };
+  data: {
+    pool: string;
+    ip: string;
+    handle: string;
+    node: string | null;
+    namespace: string | null;
+    pod: string | null;
+    /** present when the watcher released it (the pod was deleted, or leak collection found it gone) */
+    reason?: ReleaseReason;
+  };
 }

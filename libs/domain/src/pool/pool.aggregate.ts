@@ -1,7 +1,18 @@
 import { cidrFirst, cidrLast, formatCidr, formatIp, parseCidr, parseIp, parseIpRange, RangeSet, type Cidr } from '@ipledger/ip';
 import type { AggregateType } from '../aggregate-type';
 import { DomainError } from '../errors/domain-error';
-import type { IpAllocated, IpReleased, PoolCreated, PoolDeleted, PoolEvent, PoolUpdated, RangeReleased, RangeReserved } from '../events';
+import type {
+  IpAllocated,
+  IpReleased,
+  ReleaseCondition,
+  PoolCreated,
+  PoolDeleted,
+  PoolEvent,
+  PoolUpdated,
+  RangeReleased,
+  RangeReserved,
+} from '../events';
+
 import type { Labels } from '../labels';
 import { chooseAddress } from './address-chooser';
 import { findFreeRange, isFreeSpan } from './free-range-finder';
@@ -291,15 +302,22 @@ export function decideAllocate(state: PoolState, request: AllocationRequest): { 
   };
 }
 
-export function decideRelease(state: PoolState, handle: string): IpReleased | null {
+export function decideRelease(state: PoolState, handle: string, condition: ReleaseCondition = {}): IpReleased | null {
   const ip = state.byHandle.get(handle);
   const holder = ip === undefined ? undefined : state.holders.get(ip);
   if (ip === undefined || !holder || !state.cidr) return null;
+  // an address recorded without a pod uid cannot be told apart, so it goes with the pod's name
+  if (condition.podUid !== undefined && holder.podUid !== null && holder.podUid !== condition.podUid) return null;
   const { node, namespace, pod } = holder;
-  return {
-    type: 'IpReleased',
-    data: { pool: state.name, ip: formatIp({ family: state.cidr.family, value: ip }), handle, node, namespace, pod },
+  const data: IpReleased['data'] = {
+    pool: state.name,
+    ip: formatIp({ family: state.cidr.family, value: ip }),
+    handle,
+    node,
+    namespace,
+    pod,
   };
+  return { type: 'IpReleased', data: condition.reason ? { ...data, reason: condition.reason } : data };
 }
 
 const show = (pool: PoolState & { cidr: Cidr }, value: bigint) => formatIp({ family: pool.cidr.family, value });

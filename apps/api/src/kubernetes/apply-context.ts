@@ -1,0 +1,21 @@
+import type { CommandBus } from '@nestjs/cqrs';
+import { DomainError, type CommandMetadata, type DomainErrorCode } from '@ipledger/domain';
+import type { Pool } from 'pg';
+
+/** What an object applier needs: the bus its commands go through, the read models, and the audit metadata. */
+export interface ApplyContext {
+  commands: CommandBus;
+  db: Pool;
+  metadata: CommandMetadata;
+}
+
+/** A Kubernetes delete is a fact, not a request: "not found" means an earlier delivery already applied it. */
+export async function deleteOnce(command: Promise<unknown>, notFound: DomainErrorCode): Promise<string> {
+  try {
+    await command;
+    return 'deleted';
+  } catch (err) {
+    if (err instanceof DomainError && err.code === notFound) return 'already deleted';
+    throw err;
+  }
+}

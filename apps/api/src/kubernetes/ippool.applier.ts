@@ -1,0 +1,44 @@
+import { CreatePoolsCommand, DeletePoolCommand, parsePoolSpec, planPoolApply, UpdatePoolCommand, ValidationError } from '@ipledger/domain';
+import type { ObjectChange } from '@ipledger/messaging';
+import { findPool } from '@ipledger/projections';
+import { deleteOnce, type ApplyContext } from './apply-context';
+
+/**
+ * An IPPool object (ipam.ipledger.io/v1alpha1) is the whole pool: spec {cidr, nodeSelector,
+ * reserved, disabled}, labels from its metadata. A deleted IPPool whose pool still has addresses
+ * is refused (POOL_IN_USE), and the refusal is recorded as the object's status.
+ */
+export async function applyIpPool({ commands, db, metadata }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
+  const name = object.metadata.name;
+  if (type === 'DELETED') return deleteOnce(commands.execute(new DeletePoolCommand(name, metadata)), 'POOL_NOT_FOUND');
+  const spec = object.spec ?? {};
+  const desired = parsePoolSpec({
+    name,
+    cidr: specField(spec, 'cidr', (v) => typeof v === 'string', 'a string') as string,
+    labels: object.metadata.labels ?? {},
+    nodeSelector:
+      (specField(spec, 'nodeSelector', (v) => v === undefined || typeof v === 'string', 'a string') as string | undefined) ?? null,
+    reserved:
+      (specField(
+        spec,
+        'reserved',
+        (v) => v === undefined || (Array.isArray(v) && v.every((e) => typeof e === 'string')),
+        'a list of strings',
+      ) as string[] | undefined) ?? [],
+    disabled:
+      (specField(spec, 'disabled', (v) => v === undefined || typeof v === 'boolean', 'true or false') as boolean | undefined) ?? false,
+  });
+  const plan = planPoolApply(await findPool(db, name), desired);
+  if ('create' in plan) {
+    await commands.execute(new CreatePoolsCommand([plan.create], metadata));
+    return 'created';
+  }
+  await commands.execute(new UpdatePoolCommand(name, plan.patch, metadata));
+  return 'applied';
+}
+
+/** The CRD's schema checks these in a real cluster; the consumer does not count on it. */
+function specField(spec: Record<string, unknown>, key: string, valid: (value: unknown) => boolean, expected: string): unknown {
+  if (!valid(spec[key])) throw new ValidationError('INVALID_ARGUMENT', `IPPool spec.${key} must be ${expected}`);
+  return spec[key];
+}

@@ -1,0 +1,52 @@
+import { KUBE_KINDS, parseSubject, type KubeKind, type ObjectChange, type StreamNames, type SyncMarker } from '@ipledger/messaging';
+
+export type KubeMessage = { change: ObjectChange } | { sync: SyncMarker };
+
+/** A message that can never be applied: terminated, logged and counted, never retried. */
+export class MalformedMessage extends Error {}
+
+const NAMESPACED: ReadonlySet<KubeKind> = new Set(['pod', 'statefulset']);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+function check(condition: boolean, what: string): asserts condition {
+  if (!condition) throw new MalformedMessage(what);
+}
+
+/** Reads what the watcher published, refusing anything that is not a whole object or sync marker. */
+export function parseKubeMessage(names: StreamNames, subject: string, data: Uint8Array): KubeMessage {
+  const route = parseSubject(names, subject);
+  check(route !== null, `subject ${subject} is not a Kubernetes kind`);
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.from(data).toString('utf8'));
+  } catch {
+    throw new MalformedMessage(`${subject}: the body is not JSON`);
+  }
+  check(isObject(body), `${subject}: the body is not an object`);
+  check(body.kind === route.kind && KUBE_KINDS.includes(body.kind as KubeKind), `${subject}: kind ${String(body.kind)} does not match`);
+  return route.sync ? { sync: parseSync(body, subject) } : { change: parseChange(body, subject, route.kind) };
+}
+
+function parseChange(body: Record<string, unknown>, subject: string, kind: KubeKind): ObjectChange {
+  check(body.type === 'ADDED' || body.type === 'MODIFIED' || body.type === 'DELETED', `${subject}: type ${String(body.type)}`);
+  const object = body.object;
+  check(isObject(object) && isObject(object.metadata), `${subject}: no object metadata`);
+  const { name, uid, resourceVersion, namespace } = object.metadata;
+  check(isText(name) && isText(uid) && isText(resourceVersion), `${subject}: metadata needs name, uid and resourceVersion`);
+  check(NAMESPACED.has(kind) === isText(namespace), `${subject}: ${name} ${NAMESPACED.has(kind) ? 'needs' : 'cannot have'} a namespace`);
+  check(object.spec === undefined || isObject(object.spec), `${subject}: ${name} spec is not an object`);
+  return body as unknown as ObjectChange;
+}
+
+function parseSync(body: Record<string, unknown>, subject: string): SyncMarker {
+  const { syncId, resourceVersion, listedAt, chunk, chunks, items } = body;
+  check(isText(syncId) && /^[0-9a-f-]{36}$/.test(syncId), `${subject}: syncId is not a uuid`);
+  check(isText(resourceVersion) && isText(listedAt) && !Number.isNaN(Date.parse(listedAt)), `${subject}: resourceVersion or listedAt`);
+  check(Number.isInteger(chunks) && Number.isInteger(chunk) && 0 <= Number(chunk) && Number(chunk) < Number(chunks), `${subject}: chunk`);
+  check(
+    Array.isArray(items) && items.every((item) => isObject(item) && isText(item.key) && isText(item.uid)),
+    `${subject}: items must be [{key, uid}]`,
+  );
+  return body as unknown as SyncMarker;
+}

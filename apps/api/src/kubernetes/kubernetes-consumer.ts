@@ -1,0 +1,184 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { DeletePoolCommand, DomainError, type CommandMetadata } from '@ipledger/domain';
+import {
+  ACKED,
+  DurableConsumer,
+  ensureStream,
+  objectKey,
+  parseSubject,
+  type Delivery,
+  type KubeKind,
+  type ObjectChange,
+  type Outcome,
+  type Prepared,
+  type SyncMarker,
+} from '@ipledger/messaging';
+import type { Pool } from 'pg';
+import type { KubernetesConsumerConfig } from '../config';
+import { PG_POOL } from '../infrastructure/tokens';
+import { Metrics } from '../metrics/metrics';
+import { deleteOnce, type ApplyContext } from './apply-context';
+import { BusConnection } from './bus-connection';
+import { applyIpPool } from './ippool.applier';
+import { MalformedMessage, parseKubeMessage } from './kube-message';
+import { lastAppliedSequence, recordObject, refusedDeletes, setStatus } from './kubernetes-objects';
+import { collectLeaks } from './leak-collector';
+import { applyNode } from './node.applier';
+import { applyPod } from './pod.applier';
+import { applyStatefulSet } from './statefulset.applier';
+import { markSyncDone, markUnlistedDeleted, recordSyncChunk } from './sync-markers';
+
+export const KUBERNETES_CONFIG = Symbol('KUBERNETES_CONFIG');
+
+const APPLIERS: Record<KubeKind, (ctx: ApplyContext, change: ObjectChange) => Promise<string>> = {
+  node: applyNode,
+  ippool: applyIpPool,
+  statefulset: applyStatefulSet,
+  pod: applyPod,
+};
+
+/** Stream retention when the API has to create the stream (the watcher normally does). */
+const STREAM_MAX_AGE_SECONDS = 7 * 24 * 3600;
+
+/**
+ * Applies what the watcher publishes through the same commands as REST. Messages of one object
+ * are applied in order, different objects concurrently; a sync marker waits for every message
+ * before it. A refusal by the domain is final (recorded as the object's status, acknowledged); any
+ * other error is retried later.
+ */
+@Injectable()
+export class KubernetesConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('kubernetes');
+  private consumer: DurableConsumer | null = null;
+  private stopped = false;
+
+  constructor(
+    @Inject(KUBERNETES_CONFIG) private readonly config: KubernetesConsumerConfig,
+    private readonly bus: BusConnection,
+    private readonly commands: CommandBus,
+    @Inject(PG_POOL) private readonly db: Pool,
+    private readonly metrics: Metrics,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    // not awaited: the API serves REST while NATS is away
+    void this.start().catch((err: Error) => this.logger.error(`consumer not started: ${err.message}`));
+  }
+
+  private async start(): Promise<void> {
+    const nc = await this.bus.ready;
+    const jsm = await nc.jetstreamManager();
+    await ensureStream(jsm, this.config.names, STREAM_MAX_AGE_SECONDS);
+    if (this.stopped) return;
+    this.consumer = new DurableConsumer(
+      nc.jetstream(),
+      jsm,
+      this.config.names,
+      { durable: this.config.durable, concurrency: this.config.concurrency },
+      (delivery) => this.prepare(delivery),
+      (delivery, outcome) => this.settled(delivery, outcome),
+    );
+    await this.consumer.start();
+    this.logger.log(`consuming ${this.config.names.stream} as ${this.config.durable}`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    await this.consumer?.stop();
+  }
+
+  private prepare(delivery: Delivery): Prepared {
+    let message;
+    try {
+      message = parseKubeMessage(this.config.names, delivery.subject, delivery.data);
+    } catch (err) {
+      if (err instanceof MalformedMessage) return { terminate: err.message };
+      throw err;
+    }
+    if ('sync' in message) {
+      const sync = message.sync;
+      return { key: `sync/${sync.kind}`, barrier: true, run: () => this.applySync(sync, delivery) };
+    }
+    const change = message.change;
+    return { key: `${change.kind}/${objectKey(change.object)}`, run: () => this.applyChange(change, delivery) };
+  }
+
+  private metadata(delivery: Delivery, correlationId: string): CommandMetadata {
+    return {
+      actor: 'watcher',
+      source: 'kubernetes',
+      correlationId,
+      causationId: delivery.messageId,
+      messageId: delivery.messageId,
+      streamSequence: delivery.streamSequence,
+    };
+  }
+
+  private async applyChange(change: ObjectChange, delivery: Delivery): Promise<Outcome> {
+    if ((await lastAppliedSequence(this.db, change)) >= delivery.streamSequence) return ACKED;
+    const ctx = { commands: this.commands, db: this.db, metadata: this.metadata(delivery, change.object.metadata.uid) };
+    const status = await this.refusalAsStatus(change.kind, `${change.type} ${objectKey(change.object)}`, () =>
+      APPLIERS[change.kind](ctx, change),
+    );
+    await recordObject(this.db, change, delivery.streamSequence, status);
+    return ACKED;
+  }
+
+  /** A refusal by the domain is final for this message: it becomes the object's status instead of a retry. */
+  private async refusalAsStatus(kind: KubeKind, what: string, apply: () => Promise<string>): Promise<string> {
+    try {
+      return await apply();
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      const status = `refused: ${err.code}: ${err.message}`;
+      this.logger.warn(`${kind} ${what} ${status}`);
+      this.metrics.kubernetesMessages.inc({ kind, outcome: 'refused' });
+      return status;
+    }
+  }
+
+  /** Pools whose IPPool is gone but which were in use then: each IPPool sync tries to delete them again. */
+  private async retryRefusedPoolDeletes(metadata: CommandMetadata): Promise<void> {
+    for (const name of await refusedDeletes(this.db, 'ippool')) {
+      const status = await this.refusalAsStatus('ippool', `DELETED ${name}`, () =>
+        deleteOnce(this.commands.execute(new DeletePoolCommand(name, metadata)), 'POOL_NOT_FOUND'),
+      );
+      await setStatus(this.db, 'ippool', name, status);
+    }
+  }
+
+  private async applySync(marker: SyncMarker, delivery: Delivery): Promise<Outcome> {
+    const sync = await recordSyncChunk(this.db, marker);
+    if (!sync) return ACKED;
+    await markUnlistedDeleted(this.db, sync, delivery.streamSequence);
+    const metadata = this.metadata(delivery, sync.syncId);
+    if (sync.kind === 'ippool') await this.retryRefusedPoolDeletes(metadata);
+    if (sync.kind === 'pod') {
+      const ctx = { commands: this.commands, db: this.db, metadata };
+      const report = await collectLeaks(ctx, sync, this.config.leakGraceSeconds);
+      this.metrics.leaksReleased.inc(report.released.length);
+      for (const handle of report.released) this.logger.warn(`released leaked handle ${handle}: its pod was missing from two pod syncs`);
+      if (report.suspects) this.logger.log(`${report.suspects} handle(s) whose pod this sync did not list: released after the next sync`);
+    }
+    await markSyncDone(this.db, sync);
+    return ACKED;
+  }
+
+  private settled(delivery: Delivery, outcome: Outcome): void {
+    const kind = parseSubject(this.config.names, delivery.subject)?.kind ?? 'unknown';
+    if ('terminate' in outcome) {
+      this.logger.error(
+        `malformed message ${delivery.messageId ?? ''} (stream sequence ${delivery.streamSequence}) terminated: ${outcome.terminate}`,
+      );
+      this.metrics.kubernetesMessages.inc({ kind, outcome: 'malformed' });
+    } else if ('retryAfterMs' in outcome) {
+      this.logger.warn(
+        `message ${delivery.messageId ?? ''} failed (delivery ${delivery.deliveryCount}), retried in ${outcome.retryAfterMs} ms: ${outcome.error.message}`,
+      );
+      this.metrics.kubernetesMessages.inc({ kind, outcome: 'retried' });
+    } else {
+      this.metrics.kubernetesMessages.inc({ kind, outcome: 'acked' });
+    }
+  }
+}

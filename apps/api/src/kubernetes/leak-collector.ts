@@ -1,0 +1,84 @@
+import { ReleaseIpCommand, type ReleaseReason } from '@ipledger/domain';
+import type { ApplyContext } from './apply-context';
+import { previousSync, type CompleteSync } from './sync-markers';
+
+type SyncRef = { syncId: string; listedAt: string };
+
+interface Missing {
+  handle: string;
+  namespace: string;
+  pod: string;
+  pod_uid: string | null;
+  allocated_at: Date;
+}
+
+export interface LeakReport {
+  suspects: number;
+  released: string[];
+}
+
+/**
+ * Addresses whose pod vanished while nobody watched (its delete never reached us) are released once
+ * two consecutive pod syncs did not list the pod and the address is older than the grace period.
+ * Only addresses allocated before a sync's list count as missed by it, and just before releasing,
+ * the pod is looked up once more among the pods the watch has reported since.
+ */
+export async function collectLeaks(ctx: ApplyContext, sync: CompleteSync, graceSeconds: number): Promise<LeakReport> {
+  const { db } = ctx;
+  const previous = await previousSync(db, sync);
+  const { rows: missing } = await db.query<Missing>(
+    `SELECT handle, min(namespace) AS namespace, min(pod) AS pod, min(pod_uid) AS pod_uid, min(allocated_at) AS allocated_at
+       FROM allocations a
+      WHERE a.allocated_at < $2
+        AND NOT EXISTS (SELECT 1 FROM kubernetes_sync_items i
+                         WHERE i.sync_id = $1 AND i.key = a.namespace || '/' || a.pod AND (a.pod_uid IS NULL OR i.uid = a.pod_uid))
+      GROUP BY handle`,
+    [sync.syncId, sync.listedAt],
+  );
+  const { rows: suspects } = await db.query<{ handle: string; syncs: SyncRef[] }>(
+    'SELECT handle, syncs FROM kubernetes_leak_suspects WHERE handle = ANY ($1)',
+    [missing.map((m) => m.handle)],
+  );
+  const earlier = new Map(suspects.map((s) => [s.handle, s.syncs]));
+  const thisSync: SyncRef = { syncId: sync.syncId, listedAt: sync.listedAt.toISOString() };
+  const graceEnd = Date.now() - graceSeconds * 1000;
+  const suspected = missing.map((m) => {
+    const before = earlier.get(m.handle) ?? [];
+    const last = before[before.length - 1]?.syncId;
+    // a redelivered sync marker must not count twice, nor a gap between syncs count as consecutive
+    const syncs = last === sync.syncId ? before : last !== undefined && last === previous ? [...before, thisSync] : [thisSync];
+    return { ...m, syncs };
+  });
+  await db.query('DELETE FROM kubernetes_leak_suspects WHERE NOT (handle = ANY ($1))', [suspected.map((s) => s.handle)]);
+  await db.query(
+    `INSERT INTO kubernetes_leak_suspects (handle, namespace, pod, pod_uid, syncs)
+     SELECT * FROM jsonb_to_recordset($1::jsonb) AS s(handle text, namespace text, pod text, pod_uid text, syncs jsonb)
+     ON CONFLICT (handle) DO UPDATE SET syncs = EXCLUDED.syncs`,
+    [JSON.stringify(suspected.map(({ handle, namespace, pod, pod_uid, syncs }) => ({ handle, namespace, pod, pod_uid, syncs })))],
+  );
+  const due = suspected.filter((s) => s.syncs.length >= 2 && s.allocated_at.getTime() <= graceEnd);
+  const released: string[] = [];
+  for (const leak of due) {
+    if (!(await podSeenSince(ctx, leak))) {
+      const reason: ReleaseReason = {
+        cause: 'pod-missing',
+        syncs: leak.syncs,
+        allocatedAt: leak.allocated_at.toISOString(),
+        graceSeconds,
+      };
+      await ctx.commands.execute(new ReleaseIpCommand(leak.handle, ctx.metadata, { podUid: leak.pod_uid ?? undefined, reason }));
+      released.push(leak.handle);
+    }
+    await db.query('DELETE FROM kubernetes_leak_suspects WHERE handle = $1', [leak.handle]);
+  }
+  return { suspects: suspected.length - due.length, released };
+}
+
+/** The re-check: a watch event may have reported the pod (this uid, or any uid when none was recorded) after the sync. */
+async function podSeenSince({ db }: ApplyContext, leak: Missing): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM kubernetes_objects WHERE kind = 'pod' AND key = $1 AND NOT deleted AND ($2::text IS NULL OR uid = $2)`,
+    [`${leak.namespace}/${leak.pod}`, leak.pod_uid],
+  );
+  return rows.length > 0;
+}

@@ -1,0 +1,40 @@
+import { DeleteStatefulSetCommand, ReconcileStatefulSetCommand, ValidationError } from '@ipledger/domain';
+import type { ObjectChange } from '@ipledger/messaging';
+import { deleteOnce, type ApplyContext } from './apply-context';
+
+/** Annotations on a StatefulSet that choose its pool; without them the server's default rule applies. */
+export const POOL_ANNOTATION = 'ipam.ipledger.io/pool';
+export const POOL_SELECTOR_ANNOTATION = 'ipam.ipledger.io/pool-selector';
+
+const wholeNumber = (value: unknown, what: string, fallback: number): number => {
+  if (value === undefined || value === null) return fallback;
+  if (!Number.isInteger(value) || (value as number) < 0)
+    throw new ValidationError('INVALID_ARGUMENT', `StatefulSet ${what} must be a whole number`);
+  return value as number;
+};
+
+/** Reconciles the reservation to the StatefulSet as it is now (replicas, spec.ordinals.start); deletion releases it. */
+export async function applyStatefulSet({ commands, metadata }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
+  const { name, annotations = {} } = object.metadata;
+  const namespace = object.metadata.namespace as string;
+  if (type === 'DELETED') {
+    return deleteOnce(commands.execute(new DeleteStatefulSetCommand(namespace, name, metadata)), 'STATEFULSET_NOT_FOUND');
+  }
+  const spec = object.spec ?? {};
+  const ordinals = (spec.ordinals ?? {}) as { start?: unknown };
+  await commands.execute(
+    new ReconcileStatefulSetCommand(
+      {
+        namespace,
+        name,
+        // Kubernetes defaults replicas to 1 and ordinals to 0
+        replicas: wholeNumber(spec.replicas, 'spec.replicas', 1),
+        ordinalsStart: wholeNumber(ordinals.start, 'spec.ordinals.start', 0),
+        pool: annotations[POOL_ANNOTATION] || undefined,
+        poolSelector: annotations[POOL_SELECTOR_ANNOTATION] || undefined,
+      },
+      metadata,
+    ),
+  );
+  return 'reconciled';
+}

@@ -1,0 +1,266 @@
+import { randomUUID } from 'node:crypto';
+import { headers } from 'nats';
+import { changeSubject, objectKey, type ChangeType, type KubeKind, type KubeObject, type LiveKey } from '@ipledger/messaging';
+import { createTestBus, type TestBus } from '../../../test/support/test-bus';
+import { startTestApi, type TestApi } from '../../../test/support/test-api';
+import { eventually } from '../../../test/support/test-database';
+import { loadConfig } from '../src/config';
+import { createApp } from '../src/create-app';
+
+/** The consumer on its own: messages are published here as the watcher would, and checked over REST. */
+describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
+  let bus: TestBus;
+  let api: TestApi;
+  let rv = 100;
+
+  const object = (
+    name: string,
+    extra: Partial<KubeObject> & { namespace?: string; uid?: string; labels?: Record<string, string> } = {},
+  ): KubeObject => ({
+    metadata: {
+      name,
+      ...(extra.namespace ? { namespace: extra.namespace } : {}),
+      uid: extra.uid ?? randomUUID(),
+      resourceVersion: String(++rv),
+      labels: extra.labels,
+      annotations: extra.metadata?.annotations,
+    },
+    spec: extra.spec,
+  });
+  const publish = async (kind: KubeKind, type: ChangeType, obj: KubeObject) => {
+    await bus.publisher.change({ kind, type, object: obj });
+    await bus.publisher.flush();
+  };
+  const sync = (kind: KubeKind, items: LiveKey[]) => bus.publisher.synced(kind, items, String(++rv), new Date());
+  const status = async (kind: string, key: string) =>
+    (await api.db.pool.query('SELECT status FROM kubernetes_objects WHERE kind = $1 AND key = $2', [kind, key])).rows[0]?.status as
+      | string
+      | undefined;
+  const streamEvents = async (streamId: string) =>
+    (await api.db.pool.query('SELECT type, data, metadata FROM events WHERE stream_id = $1 ORDER BY version', [streamId])).rows;
+
+  beforeAll(async () => {
+    bus = await createTestBus('consumer');
+    api = await startTestApi('kubernetes_consumer', { env: { ...bus.env, IPAM_LEAK_GRACE_SECONDS: '0' } });
+  });
+  afterAll(async () => {
+    await api.close();
+    await bus.close();
+  });
+
+  it('applies Node labels with PUT semantics and records the watcher, the source and the message id', async () => {
+    const node = object('worker-1', { labels: { 'pool-group': 'a', zone: 'z1' } });
+    await publish('node', 'ADDED', node);
+    await bus.idle();
+    expect((await api.http().get('/v1/nodes/worker-1').expect(200)).body.labels).toEqual({ 'pool-group': 'a', zone: 'z1' });
+    const modified = { ...node, metadata: { ...node.metadata, resourceVersion: String(++rv), labels: { 'pool-group': 'b' } } };
+    await publish('node', 'MODIFIED', modified);
+    await bus.idle();
+    expect((await api.http().get('/v1/nodes/worker-1').expect(200)).body.labels).toEqual({ 'pool-group': 'b' });
+    const [, second] = await streamEvents('node-worker-1');
+    expect(second.metadata).toMatchObject({
+      actor: 'watcher',
+      source: 'kubernetes',
+      correlationId: node.metadata.uid,
+      messageId: `${node.metadata.uid}:${modified.metadata.resourceVersion}`,
+      causationId: `${node.metadata.uid}:${modified.metadata.resourceVersion}`,
+    });
+    expect(second.metadata.streamSequence).toEqual(expect.any(Number));
+    expect(await status('node', 'worker-1')).toBe('labels applied');
+  });
+
+  it('turns IPPool objects into pools: create, update, refuse a new cidr, refuse deleting a pool in use, delete', async () => {
+    const pool = object('rack-1', { labels: { 'pool-group': 'b' }, spec: { cidr: '10.60.0.0/24', reserved: ['10.60.0.1'] } });
+    await publish('ippool', 'ADDED', pool);
+    await bus.idle();
+    expect((await api.http().get('/v1/pools/rack-1').expect(200)).body).toMatchObject({
+      cidr: '10.60.0.0/24',
+      labels: { 'pool-group': 'b' },
+      reserved: ['10.60.0.1'],
+      disabled: false,
+    });
+    await publish('ippool', 'MODIFIED', {
+      ...pool,
+      metadata: { ...pool.metadata, resourceVersion: String(++rv) },
+      spec: { ...pool.spec, disabled: true },
+    });
+    await bus.idle();
+    expect((await api.http().get('/v1/pools/rack-1').expect(200)).body.disabled).toBe(true);
+
+    await publish('ippool', 'MODIFIED', {
+      ...pool,
+      metadata: { ...pool.metadata, resourceVersion: String(++rv) },
+      spec: { cidr: '10.61.0.0/24' },
+    });
+    await bus.idle();
+    expect((await api.http().get('/v1/pools/rack-1').expect(200)).body.cidr).toBe('10.60.0.0/24');
+    expect(await status('ippool', 'rack-1')).toMatch(
+      /^refused: INVALID_ARGUMENT: pool "rack-1" has cidr 10.60.0.0\/24; it cannot become 10.61.0.0\/24/,
+    );
+
+    await publish('ippool', 'MODIFIED', { ...pool, metadata: { ...pool.metadata, resourceVersion: String(++rv) } });
+    await bus.idle();
+    await api
+      .http()
+      .post('/v1/allocations')
+      .send({ handle: 'h-busy', node: 'worker-1', namespace: 'apps', pod: 'busy', pools: ['rack-1'] })
+      .expect(201);
+    await publish('ippool', 'DELETED', pool);
+    await bus.idle();
+    await api.http().get('/v1/pools/rack-1').expect(200);
+    expect(await status('ippool', 'rack-1')).toMatch(/^refused: POOL_IN_USE: /);
+
+    // the IPPool is gone for good; the next IPPool sync tries again
+    await api.http().delete('/v1/allocations/h-busy').expect(204);
+    await sync('ippool', []);
+    await bus.idle();
+    await api.http().get('/v1/pools/rack-1').expect(404);
+    expect(await status('ippool', 'rack-1')).toBe('deleted');
+  });
+
+  it('reserves a range for a StatefulSet from its pool annotation and releases it on delete', async () => {
+    await publish('ippool', 'ADDED', object('sts-pool', { spec: { cidr: '10.62.0.0/24' } }));
+    const sts = object('db', {
+      namespace: 'apps',
+      metadata: { annotations: { 'ipam.ipledger.io/pool': 'sts-pool' } } as unknown as KubeObject['metadata'],
+      spec: { replicas: 3, ordinals: { start: 1 } },
+    });
+    await publish('statefulset', 'ADDED', sts);
+    await bus.idle();
+    expect((await api.http().get('/v1/statefulsets/apps/db').expect(200)).body).toMatchObject({
+      replicas: 3,
+      ordinalsStart: 1,
+      pool: 'sts-pool',
+      mode: 'continuous',
+      range: { start: '10.62.0.1', end: '10.62.0.3' },
+    });
+    const pod = await api
+      .http()
+      .post('/v1/allocations')
+      .send({ handle: 'h-db-2', node: 'worker-1', namespace: 'apps', pod: 'db-2' })
+      .expect(201);
+    expect(pod.body.items[0].ip).toBe('10.62.0.2');
+    await publish('statefulset', 'DELETED', sts);
+    await bus.idle();
+    await api.http().get('/v1/statefulsets/apps/db').expect(404);
+    await api.http().get('/v1/allocations/h-db-2').expect(404);
+  });
+
+  it("releases a deleted pod's addresses, but never those given to a newer pod of the same name", async () => {
+    await publish('ippool', 'ADDED', object('pods', { spec: { cidr: '10.63.0.0/24' } }));
+    await bus.idle();
+    const oldUid = randomUUID();
+    const newUid = randomUUID();
+    const alloc = (handle: string, podUid?: string) =>
+      api
+        .http()
+        .post('/v1/allocations')
+        .send({ handle, node: 'worker-1', namespace: 'web', pod: 'web-0', podUid, pools: ['pods'] })
+        .expect(201);
+    await alloc('h-old', oldUid);
+    await alloc('h-new', newUid);
+    await alloc('h-unknown');
+    const before = await api.eventCount();
+    await publish('pod', 'DELETED', object('web-0', { namespace: 'web', uid: oldUid }));
+    await bus.idle();
+    await api.http().get('/v1/allocations/h-old').expect(404);
+    await api.http().get('/v1/allocations/h-unknown').expect(404);
+    await api.http().get('/v1/allocations/h-new').expect(200);
+    expect(await api.eventCount()).toBe(before + 2);
+    const history = await api.db.pool.query(`SELECT data FROM events WHERE type = 'IpReleased' AND data ->> 'handle' = 'h-old'`);
+    expect(history.rows[0].data.reason).toEqual({ cause: 'pod-deleted', podUid: oldUid });
+  });
+
+  it('terminates a malformed message with a metric, and goes on with the next ones', async () => {
+    const js = bus.nc.jetstream();
+    await js.publish(changeSubject(bus.names, 'node'), Buffer.from('{"not json'));
+    await js.publish(
+      changeSubject(bus.names, 'node'),
+      Buffer.from(JSON.stringify({ kind: 'node', type: 'ADDED', object: { metadata: { name: 'x' } } })),
+    );
+    await publish('node', 'ADDED', object('worker-2', { labels: { a: 'b' } }));
+    await bus.idle();
+    await api.http().get('/v1/nodes/worker-2').expect(200);
+    await api.http().get('/v1/nodes/x').expect(404);
+    const metrics = (await api.http().get('/metrics').expect(200)).text;
+    expect(metrics).toMatch(/ipledger_kubernetes_messages_total\{kind="node",outcome="malformed"\} 2/);
+  });
+
+  it('collects the address of a pod missing from two consecutive pod syncs, with the evidence', async () => {
+    const uid = randomUUID();
+    await api
+      .http()
+      .post('/v1/allocations')
+      .send({ handle: 'h-gone', node: 'worker-1', namespace: 'web', pod: 'gone', podUid: uid, pools: ['pods'] })
+      .expect(201);
+    await api
+      .http()
+      .post('/v1/allocations')
+      .send({ handle: 'h-live', node: 'worker-1', namespace: 'web', pod: 'live', podUid: uid, pools: ['pods'] })
+      .expect(201);
+    const live = [
+      { key: 'web/live', uid },
+      { key: 'web/web-0', uid: 'whatever' },
+    ];
+    await sync('pod', live);
+    await bus.idle();
+    await api.http().get('/v1/allocations/h-gone').expect(200);
+    await sync('pod', live);
+    await bus.idle();
+    await api.http().get('/v1/allocations/h-gone').expect(404);
+    await api.http().get('/v1/allocations/h-live').expect(200);
+    const { rows } = await api.db.pool.query(
+      `SELECT data, metadata FROM events WHERE type = 'IpReleased' AND data ->> 'handle' = 'h-gone'`,
+    );
+    expect(rows[0].data.reason).toMatchObject({ cause: 'pod-missing', graceSeconds: 0, syncs: [expect.any(Object), expect.any(Object)] });
+    expect(rows[0].metadata).toMatchObject({ actor: 'watcher', source: 'kubernetes' });
+  });
+
+  it('appends nothing when every message is delivered again, or the latest of each object is published again', async () => {
+    await bus.idle();
+    const before = await api.eventCount();
+    // every message delivered again, with its own stream sequence: a second consumer from the start of the stream
+    const again = await createApp(loadConfig({ ...bus.env, DATABASE_URL: api.db.url, IPAM_NATS_DURABLE: `${bus.durable}_again` }), {
+      logger: false,
+    });
+    await again.init();
+    try {
+      await eventually(
+        () => bus.jsm.consumers.info(bus.names.stream, `${bus.durable}_again`).catch(() => null),
+        (info) => info !== null && info.num_pending === 0 && info.num_ack_pending === 0,
+        30_000,
+      );
+    } finally {
+      await again.close();
+    }
+    expect(await api.eventCount()).toBe(before);
+    // a watcher restarted after the duplicate window publishes each live object as it is now, under new sequences
+    const republished = await republishLatest(bus);
+    await bus.idle();
+    expect(republished).toBeGreaterThan(5);
+    expect(await api.eventCount()).toBe(before);
+  });
+});
+
+/** The last message of every object, published again with a new message id: duplicates JetStream cannot drop. */
+async function republishLatest(bus: TestBus): Promise<number> {
+  const info = await bus.jsm.streams.info(bus.names.stream);
+  const latest = new Map<string, { subject: string; data: Uint8Array }>();
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+    const msg = await bus.jsm.streams.getMessage(bus.names.stream, { seq }).catch(() => null);
+    if (!msg || msg.subject.endsWith('.sync')) continue;
+    try {
+      const { object } = JSON.parse(Buffer.from(msg.data).toString());
+      latest.set(`${msg.subject} ${objectKey(object)}`, { subject: msg.subject, data: msg.data });
+    } catch {
+      // the malformed messages of an earlier test
+    }
+  }
+  const js = bus.nc.jetstream();
+  for (const [key, { subject, data }] of latest) {
+    const h = headers();
+    h.set('Nats-Msg-Id', `again-${key}`);
+    await js.publish(subject, data, { headers: h });
+  }
+  return latest.size;
+}

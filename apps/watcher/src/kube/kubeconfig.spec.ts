@@ -1,0 +1,166 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { stringify } from 'yaml';
+import { KubeConfigError, inClusterConnection, kubeconfigConnection, loadKubeConnection } from './kubeconfig';
+
+const CA = '-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----\n';
+const CERT = '-----BEGIN CERTIFICATE-----\nclient\n-----END CERTIFICATE-----\n';
+const KEY = '-----BEGIN PRIVATE KEY-----\nkey\n-----END PRIVATE KEY-----\n';
+const base64 = (text: string) => Buffer.from(text).toString('base64');
+
+describe('kubeconfig', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'kubeconfig-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  function writeConfig(
+    name: string,
+    cluster: Record<string, unknown>,
+    user: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+  ): string {
+    const path = join(dir, name);
+    const config = {
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'ctx',
+      contexts: [
+        { name: 'other', context: { cluster: 'nowhere', user: 'nobody' } },
+        { name: 'ctx', context: { cluster: 'c1', user: 'u1' } },
+      ],
+      clusters: [{ name: 'c1', cluster }],
+      users: [{ name: 'u1', user }],
+      ...extra,
+    };
+    writeFileSync(path, stringify(config));
+    return path;
+  }
+
+  it('follows current-context to the server, a static token and insecure-skip-tls-verify', async () => {
+    const path = writeConfig('config', { server: 'https://k8s.example:6443', 'insecure-skip-tls-verify': true }, { token: 'abc' });
+    const connection = kubeconfigConnection(path);
+    expect(connection.server).toBe('https://k8s.example:6443');
+    expect(connection.insecureSkipTlsVerify).toBe(true);
+    expect(connection.ca).toBeUndefined();
+    expect(await connection.token!()).toBe('abc');
+    expect(connection.source).toContain('context ctx');
+  });
+
+  it('re-reads a token-file (relative to the kubeconfig) on every call, since tokens rotate', async () => {
+    writeFileSync(join(dir, 'token'), 'first\n');
+    const connection = kubeconfigConnection(writeConfig('config', { server: 'https://k8s' }, { 'token-file': 'token' }));
+    expect(await connection.token!()).toBe('first');
+    writeFileSync(join(dir, 'token'), 'second\n');
+    expect(await connection.token!()).toBe('second');
+    expect(connection.insecureSkipTlsVerify).toBe(false);
+  });
+
+  it('decodes certificate-authority-data and client certificate and key data', () => {
+    const connection = kubeconfigConnection(
+      writeConfig(
+        'config',
+        { server: 'https://k8s', 'certificate-authority-data': base64(CA) },
+        { 'client-certificate-data': base64(CERT), 'client-key-data': base64(KEY) },
+      ),
+    );
+    expect(connection.ca?.toString()).toBe(CA);
+    expect(connection.cert?.toString()).toBe(CERT);
+    expect(connection.key?.toString()).toBe(KEY);
+    expect(connection.token).toBeUndefined();
+  });
+
+  it('reads certificate files relative to the kubeconfig file', () => {
+    mkdirSync(join(dir, 'pki'));
+    writeFileSync(join(dir, 'pki/ca.crt'), CA);
+    writeFileSync(join(dir, 'pki/client.crt'), CERT);
+    writeFileSync(join(dir, 'pki/client.key'), KEY);
+    const connection = kubeconfigConnection(
+      writeConfig(
+        'config',
+        { server: 'https://k8s', 'certificate-authority': 'pki/ca.crt' },
+        { 'client-certificate': 'pki/client.crt', 'client-key': join(dir, 'pki/client.key') },
+      ),
+    );
+    expect(connection.ca?.toString()).toBe(CA);
+    expect(connection.cert?.toString()).toBe(CERT);
+    expect(connection.key?.toString()).toBe(KEY);
+  });
+
+  it('merges a KUBECONFIG path list: the first file to name an entry wins', async () => {
+    const first = join(dir, 'first');
+    writeFileSync(first, stringify({ 'current-context': 'ctx', users: [{ name: 'u1', user: { token: 'from-first' } }] }));
+    const second = writeConfig('second', { server: 'https://second' }, { token: 'from-second' }, { 'current-context': 'other' });
+    const connection = kubeconfigConnection([first, second].join(delimiter));
+    expect(connection.server).toBe('https://second');
+    expect(await connection.token!()).toBe('from-first');
+  });
+
+  it.each([
+    ['a missing file', () => join(dir, 'absent'), /cannot read kubeconfig .*absent/],
+    ['no current-context', () => writeConfig('config', { server: 'https://k8s' }, {}, { 'current-context': '' }), /no current-context/],
+    [
+      'an unknown context',
+      () => writeConfig('config', { server: 'https://k8s' }, {}, { 'current-context': 'ghost' }),
+      /context "ghost" not found/,
+    ],
+    ['a cluster without server', () => writeConfig('config', {}, { token: 't' }), /has no server/],
+    [
+      'a certificate without key',
+      () => writeConfig('config', { server: 'https://k8s' }, { 'client-certificate-data': base64(CERT) }),
+      /needs a client key/,
+    ],
+    ['an exec-only user', () => writeConfig('config', { server: 'https://k8s' }, { exec: { command: 'aws' } }), /not supported/],
+    [
+      'a missing CA file',
+      () => writeConfig('config', { server: 'https://k8s', 'certificate-authority': 'nope.crt' }, {}),
+      /certificate-authority/,
+    ],
+  ])('fails clearly on %s', (_case, makePath, message) => {
+    const path = makePath();
+    expect(() => kubeconfigConnection(path)).toThrow(KubeConfigError);
+    expect(() => kubeconfigConnection(path)).toThrow(message);
+  });
+
+  describe('in cluster', () => {
+    function serviceAccount(files: Record<string, string>): string {
+      const account = join(dir, 'serviceaccount');
+      mkdirSync(account);
+      for (const [name, text] of Object.entries(files)) writeFileSync(join(account, name), text);
+      return account;
+    }
+
+    it('uses the service env vars, the CA and the rotating token of the service account', async () => {
+      const account = serviceAccount({ token: 'sa-1', 'ca.crt': CA });
+      const env = { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' };
+      const connection = loadKubeConnection({ env, serviceAccountDir: account });
+      expect(connection.server).toBe('https://10.96.0.1:443');
+      expect(connection.ca?.toString()).toBe(CA);
+      expect(connection.insecureSkipTlsVerify).toBe(false);
+      expect(await connection.token!()).toBe('sa-1');
+      writeFileSync(join(account, 'token'), 'sa-2');
+      expect(await connection.token!()).toBe('sa-2');
+    });
+
+    it('brackets an IPv6 service host', () => {
+      const account = serviceAccount({ token: 't' });
+      expect(inClusterConnection({ KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' }, account).server).toBe(
+        'https://[fd00::1]:443',
+      );
+    });
+
+    it('prefers KUBECONFIG when both are available', () => {
+      const account = serviceAccount({ token: 't' });
+      const path = writeConfig('config', { server: 'https://from-kubeconfig' }, { token: 't' });
+      const env = { KUBECONFIG: path, KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' };
+      expect(loadKubeConnection({ env, serviceAccountDir: account }).server).toBe('https://from-kubeconfig');
+    });
+
+    it('fails clearly without a token file, or without any configuration', () => {
+      const env = { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' };
+      expect(() => loadKubeConnection({ env, serviceAccountDir: join(dir, 'absent') })).toThrow(/no service-account token/);
+      expect(() => loadKubeConnection({ env: { KUBERNETES_SERVICE_HOST: '10.96.0.1' } })).toThrow(/KUBERNETES_SERVICE_PORT/);
+      expect(() => loadKubeConnection({ env: {} })).toThrow(/set KUBECONFIG, or run in a pod/);
+    });
+  });
+});

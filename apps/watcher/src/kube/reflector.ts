@@ -1,0 +1,254 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  KUBE_RESOURCE_PATHS,
+  objectKey,
+  type ChangeType,
+  type KubeKind,
+  type KubeObject,
+  type LiveKey,
+  type ObjectChange,
+} from '@ipledger/messaging';
+import { ResourceExpiredError, type KubeClient, type KubeList } from './kube-client';
+
+/** Where a reflector's output goes; awaited, so a slow sink pauses the reflector instead of piling up changes. */
+export interface ReflectorSink {
+  change(change: ObjectChange): Promise<void>;
+  /** after every (re)list and its changes: every live object, as of the list's resourceVersion */
+  synced(kind: KubeKind, items: LiveKey[], resourceVersion: string, listedAt: Date): Promise<void>;
+}
+
+export interface ReflectorLogger {
+  log(message: string): void;
+  warn(message: string): void;
+}
+
+export interface ReflectorOptions {
+  kind: KubeKind;
+  client: KubeClient;
+  sink: ReflectorSink;
+  logger?: ReflectorLogger;
+  /** list page size (default 500) */
+  pageSize?: number;
+  /** each watch asks the server to end it after a random whole number of seconds in [min, max] (default 300–600) */
+  watchTimeoutSeconds?: { min: number; max: number };
+  /** retry delays double from baseMs up to maxMs (±50% jitter), back to baseMs after resetAfterMs without failure */
+  backoff?: { baseMs?: number; maxMs?: number; resetAfterMs?: number };
+}
+
+export interface ReflectorStats {
+  lists: number;
+  watches: number;
+  /** relists forced by 410 Gone (expired resourceVersion or continue token) */
+  expiredRelists: number;
+  errors: number;
+  /** watch events of the ADDED/MODIFIED/DELETED kind passed to the sink */
+  events: number;
+  bookmarks: number;
+}
+
+/** A sink failure: the change may be lost downstream, so the reflector relists. */
+class SinkError extends Error {
+  override name = 'SinkError';
+}
+
+/**
+ * client-go's reflector for one kind: list (paginated), then watch from the list's resourceVersion,
+ * re-watch from the last seen one when a watch ends, relist on 410 Gone, back off on other errors.
+ * Never gives up before `stop()`. The store holds the last object of every live key, so a relist
+ * can report what vanished in between as DELETED.
+ */
+export class Reflector {
+  private readonly kind: KubeKind;
+  private readonly path: string;
+  private readonly store = new Map<string, KubeObject>();
+  private readonly counters: ReflectorStats = { lists: 0, watches: 0, expiredRelists: 0, errors: 0, events: 0, bookmarks: 0 };
+  private readonly backoff: Backoff;
+  private lastResourceVersion: string | undefined;
+  private abort: AbortController | undefined;
+  private loop: Promise<void> | undefined;
+  private synced = false;
+  private markSynced!: () => void;
+  private readonly firstSync = new Promise<void>((resolve) => (this.markSynced = resolve));
+
+  constructor(private readonly options: ReflectorOptions) {
+    this.kind = options.kind;
+    this.path = KUBE_RESOURCE_PATHS[options.kind];
+    const { baseMs = 200, maxMs = 30_000, resetAfterMs = 60_000 } = options.backoff ?? {};
+    this.backoff = new Backoff(baseMs, maxMs, resetAfterMs);
+  }
+
+  start(): void {
+    if (this.loop) throw new Error(`reflector ${this.kind} already started`);
+    this.abort = new AbortController();
+    this.loop = this.run(this.abort.signal);
+  }
+
+  /** Ends the open watch or pending retry and resolves once the reflector is idle (a sink call in flight finishes first). */
+  async stop(): Promise<void> {
+    this.abort?.abort();
+    await this.loop;
+  }
+
+  /** True once the first list has been handed to the sink, `synced` included. */
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** Resolves with the first `hasSynced()`; stays pending if the reflector stops before that. */
+  whenSynced(): Promise<void> {
+    return this.firstSync;
+  }
+
+  get resourceVersion(): string | undefined {
+    return this.lastResourceVersion;
+  }
+
+  /** key → last object seen, as of `resourceVersion` */
+  get objects(): ReadonlyMap<string, KubeObject> {
+    return this.store;
+  }
+
+  stats(): ReflectorStats {
+    return { ...this.counters };
+  }
+
+  private get logger(): ReflectorLogger {
+    return this.options.logger ?? console;
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    let mustList = true;
+    while (!signal.aborted) {
+      try {
+        if (mustList) {
+          await this.listAndReplace(signal);
+          mustList = false;
+        }
+        await this.watch(signal);
+      } catch (error) {
+        if (signal.aborted) break;
+        if (error instanceof ResourceExpiredError) {
+          this.counters.expiredRelists++;
+          this.logger.warn(`${this.kind}: resourceVersion ${this.lastResourceVersion} expired (410 Gone), relisting`);
+          mustList = true;
+          continue;
+        }
+        this.counters.errors++;
+        if (error instanceof SinkError) mustList = true;
+        const delay = this.backoff.next();
+        this.logger.warn(`${this.kind}: ${(error as Error).message}; ${mustList ? 'relisting' : 'watching again'} in ${delay} ms`);
+        await sleep(delay, undefined, { signal }).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Like client-go's `Replace`: DELETED for what vanished, ADDED/MODIFIED for every listed object, then `synced`. */
+  private async listAndReplace(signal: AbortSignal): Promise<void> {
+    const listedAt = new Date();
+    const list = await this.listAll();
+    if (signal.aborted) return;
+    const listed = new Map(list.items.map((object) => [objectKey(object), object]));
+    for (const [key, object] of this.store) {
+      if (!listed.has(key)) await this.emit('DELETED', object);
+    }
+    for (const [key, object] of listed) {
+      const known = this.store.get(key);
+      // the same key with another uid is another object: the old one was deleted while nobody watched
+      if (known && known.metadata.uid !== object.metadata.uid) await this.emit('DELETED', known);
+      await this.emit(this.store.has(key) ? 'MODIFIED' : 'ADDED', object);
+    }
+    const items = [...listed].map(([key, object]) => ({ key, uid: object.metadata.uid }));
+    await this.toSink(() => this.options.sink.synced(this.kind, items, list.metadata.resourceVersion, listedAt));
+    this.lastResourceVersion = list.metadata.resourceVersion;
+    this.logger.log(`${this.kind}: listed ${items.length} objects at resourceVersion ${list.metadata.resourceVersion}`);
+    if (!this.synced) {
+      this.synced = true;
+      this.markSynced();
+    }
+  }
+
+  /** Every page of one consistent list; an expired continue token (410) starts the list over. */
+  private async listAll(): Promise<KubeList> {
+    this.counters.lists++;
+    const items: KubeObject[] = [];
+    let token: string | undefined;
+    for (;;) {
+      let page: KubeList;
+      try {
+        page = await this.options.client.list(this.path, { limit: this.options.pageSize ?? 500, continue: token });
+      } catch (error) {
+        if (!(error instanceof ResourceExpiredError) || !token) throw error;
+        this.counters.expiredRelists++;
+        this.logger.warn(`${this.kind}: list continue token expired (410 Gone) after ${items.length} objects, listing again`);
+        items.length = 0;
+        token = undefined;
+        continue;
+      }
+      items.push(...page.items);
+      token = page.metadata.continue || undefined;
+      if (!token) return { metadata: page.metadata, items };
+    }
+  }
+
+  private async watch(signal: AbortSignal): Promise<void> {
+    this.counters.watches++;
+    const { min, max } = this.options.watchTimeoutSeconds ?? { min: 300, max: 600 };
+    const events = this.options.client.watch(this.path, {
+      resourceVersion: this.lastResourceVersion,
+      timeoutSeconds: min + Math.floor(Math.random() * (max - min + 1)),
+      allowWatchBookmarks: true,
+      signal,
+    });
+    const startedAt = Date.now();
+    let received = 0;
+    for await (const event of events) {
+      received++;
+      if (event.type === 'BOOKMARK') {
+        this.counters.bookmarks++;
+      } else {
+        await this.emit(event.type, event.object);
+        this.counters.events++;
+      }
+      this.lastResourceVersion = event.object.metadata.resourceVersion;
+    }
+    // as client-go: a server that keeps closing watches at once must not be hammered in a tight loop
+    if (!signal.aborted && received === 0 && Date.now() - startedAt < 1000)
+      throw new Error('very short watch: ended at once without events');
+  }
+
+  /** The store follows only what the sink accepted, so a relist after a sink failure repeats the lost change. */
+  private async emit(type: ChangeType, object: KubeObject): Promise<void> {
+    await this.toSink(() => this.options.sink.change({ kind: this.kind, type, object }));
+    const key = objectKey(object);
+    if (type === 'DELETED') this.store.delete(key);
+    else this.store.set(key, object);
+  }
+
+  private async toSink(call: () => Promise<void>): Promise<void> {
+    try {
+      await call();
+    } catch (error) {
+      throw new SinkError(`sink failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+}
+
+/** Jittered exponential delays; a failure after a quiet period starts over from the base. */
+class Backoff {
+  private attempt = 0;
+  private lastFailure = 0;
+
+  constructor(
+    private readonly baseMs: number,
+    private readonly maxMs: number,
+    private readonly resetAfterMs: number,
+  ) {}
+
+  next(): number {
+    const now = Date.now();
+    if (now - this.lastFailure > this.resetAfterMs) this.attempt = 0;
+    this.lastFailure = now;
+    const ceiling = Math.min(this.maxMs, this.baseMs * 2 ** this.attempt++);
+    return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+  }
+}

@@ -1,0 +1,125 @@
+import { AckPolicy, DeliverPolicy, nanos, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from 'nats';
+import type { StreamNames } from './subjects';
+
+export interface Delivery {
+  subject: string;
+  data: Uint8Array;
+  /** the publisher's `Nats-Msg-Id` */
+  messageId: string | undefined;
+  streamSequence: number;
+  /** 1 on first delivery */
+  deliveryCount: number;
+}
+
+export type Outcome = { ack: true } | { retryAfterMs: number; error: Error } | { terminate: string };
+
+/** What a message becomes once read: the work, and the key whose messages must be applied in order. */
+export type Prepared =
+  | {
+      key: string;
+      /** waits for every message before it (a sync marker must see the changes listed before it applied) */
+      barrier?: boolean;
+      run(): Promise<Outcome>;
+    }
+  | { terminate: string };
+
+export interface DurableConsumerOptions {
+  durable: string;
+  /** messages applied at once; messages of one key are always applied one after the other */
+  concurrency?: number;
+  ackWaitSeconds?: number;
+}
+
+export const ACKED: Outcome = { ack: true };
+
+/** Delayed redelivery grows with each attempt (0.5 s, 1 s, 2 s ... 60 s), so a sick database is not hammered. */
+export const retryDelayMs = (deliveryCount: number) => Math.min(60_000, 500 * 2 ** Math.min(7, deliveryCount - 1));
+
+/**
+ * A durable pull consumer with explicit acks: a message is acknowledged only after its command
+ * committed, retried later on a transient error, and terminated (never redelivered) when it can
+ * never succeed.
+ */
+export class DurableConsumer {
+  private messages: ConsumerMessages | null = null;
+  private readonly chains = new Map<string, Promise<void>>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private loop: Promise<void> | null = null;
+
+  constructor(
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly names: StreamNames,
+    private readonly options: DurableConsumerOptions,
+    private readonly prepare: (delivery: Delivery) => Prepared,
+    private readonly settled: (delivery: Delivery, outcome: Outcome) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    const { durable } = this.options;
+    const exists = await this.jsm.consumers.info(this.names.stream, durable).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) {
+      await this.jsm.consumers.add(this.names.stream, {
+        durable_name: durable,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: nanos((this.options.ackWaitSeconds ?? 30) * 1000),
+        max_deliver: -1,
+        filter_subject: `${this.names.subjectPrefix}.>`,
+      });
+    }
+    const consumer = await this.js.consumers.get(this.names.stream, durable);
+    this.messages = await consumer.consume({ max_messages: 2 * this.concurrency });
+    const messages = this.messages;
+    this.loop = (async () => {
+      for await (const msg of messages) await this.schedule(msg);
+    })();
+  }
+
+  async stop(): Promise<void> {
+    await this.messages?.close();
+    await this.loop;
+    await Promise.all(this.inFlight);
+  }
+
+  private get concurrency(): number {
+    return this.options.concurrency ?? 16;
+  }
+
+  private async schedule(msg: JsMsg): Promise<void> {
+    const delivery: Delivery = {
+      subject: msg.subject,
+      data: msg.data,
+      messageId: msg.headers?.get('Nats-Msg-Id') || undefined,
+      streamSequence: msg.seq,
+      deliveryCount: msg.info.redeliveryCount,
+    };
+    const prepared = this.prepare(delivery);
+    if ('terminate' in prepared) return this.settle(msg, delivery, prepared);
+    if (prepared.barrier) await Promise.all(this.inFlight);
+    while (this.inFlight.size >= this.concurrency) await Promise.race(this.inFlight);
+    const previous = this.chains.get(prepared.key) ?? Promise.resolve();
+    const task: Promise<void> = previous
+      .then(() => prepared.run())
+      .catch((error: Error) => ({ retryAfterMs: retryDelayMs(delivery.deliveryCount), error }))
+      .then((outcome) => this.settle(msg, delivery, outcome))
+      .finally(() => {
+        this.inFlight.delete(task);
+        if (this.chains.get(prepared.key) === task) this.chains.delete(prepared.key);
+      });
+    this.chains.set(prepared.key, task);
+    this.inFlight.add(task);
+    if (prepared.barrier) await task;
+  }
+
+  private settle(msg: JsMsg, delivery: Delivery, outcome: Outcome): void {
+    if ('ack' in outcome) msg.ack();
+    // no reason on the wire: NATS 2.9 ignores a "+TERM <reason>" it does not know, leaving the message pending
+    else if ('terminate' in outcome) msg.term();
+    else msg.nak(outcome.retryAfterMs);
+    this.settled(delivery, outcome);
+  }
+}

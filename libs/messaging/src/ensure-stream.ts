@@ -1,0 +1,27 @@
+import { RetentionPolicy, StorageType, nanos, type JetStreamManager } from 'nats';
+import type { StreamNames } from './subjects';
+
+const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
+
+/**
+ * Creates the stream when it is missing. File storage: an acknowledged publish survives a NATS
+ * restart. Old messages age out; a consumer that was away longer is healed by the next sync.
+ */
+export async function ensureStream(jsm: JetStreamManager, names: StreamNames, maxAgeSeconds: number): Promise<void> {
+  const exists = await jsm.streams.info(names.stream).then(
+    () => true,
+    (err: Error & { code?: string }) => {
+      if (err.code === '404' || /stream not found/i.test(err.message)) return false;
+      throw err;
+    },
+  );
+  if (exists) return;
+  await jsm.streams.add({
+    name: names.stream,
+    subjects: [`${names.subjectPrefix}.>`],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: nanos(maxAgeSeconds * 1000),
+    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+  });
+}

@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import { ensureStream, KubePublisher, type StreamNames } from '@ipledger/messaging';
+
+const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+
+export interface TestBus {
+  names: StreamNames;
+  durable: string;
+  nc: NatsConnection;
+  jsm: JetStreamManager;
+  publisher: KubePublisher;
+  /** the environment that points an API (or a watcher) at this suite's stream */
+  env: NodeJS.ProcessEnv;
+  /** resolves once the API's durable consumer has nothing pending and nothing unacknowledged */
+  idle(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A JetStream stream, subject prefix and durable name of this suite's own, on the real NATS server. */
+export async function createTestBus(suite: string): Promise<TestBus> {
+  const id = `${suite.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
+  const names = { stream: `TEST_${id}`.toUpperCase(), subjectPrefix: `test.${id}` };
+  const durable = `api_${id}`;
+  const nc = await connect({ servers: NATS_URL });
+  const jsm = await nc.jetstreamManager();
+  await ensureStream(jsm, names, 3600);
+  return {
+    names,
+    durable,
+    nc,
+    jsm,
+    publisher: new KubePublisher(nc.jetstream(), names),
+    env: {
+      NATS_URL,
+      IPAM_KUBERNETES_CONSUMER: 'on',
+      IPAM_NATS_STREAM: names.stream,
+      IPAM_NATS_SUBJECT_PREFIX: names.subjectPrefix,
+      IPAM_NATS_DURABLE: durable,
+    },
+    async idle(timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const info = await jsm.consumers.info(names.stream, durable).catch(() => null);
+        if (info && info.num_pending === 0 && info.num_ack_pending === 0) return;
+        if (Date.now() > deadline)
+          throw new Error(`consumer ${durable} still busy: ${JSON.stringify(info && { p: info.num_pending, a: info.num_ack_pending })}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    async close() {
+      await jsm.streams.delete(names.stream).catch(() => undefined);
+      await nc.close();
+    },
+  };
+}
