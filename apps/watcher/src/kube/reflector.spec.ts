@@ -101,6 +101,28 @@ describe('Reflector', () => {
     expect(watchRequests('pod')[0].query).toMatchObject({ resourceVersion: '3', allowWatchBookmarks: 'true' });
   });
 
+  it('announces the live keys again from its store between watches, without a relist', async () => {
+    await setUp();
+    const a = api.upsert('pod', { metadata: { name: 'a', namespace: 'web' } });
+    const reflector = reflect('pod', { resyncSeconds: 0 });
+    await reflector.whenSynced();
+    await eventually(watching('pod', 1), 'the watch');
+    const b = api.upsert('pod', { metadata: { name: 'b', namespace: 'web' } });
+    await eventually(() => reflector.objects.size === 2, 'the watch event');
+    api.endWatches();
+    await eventually(() => sink.syncs.length === 2, 'the resync');
+    expect(sink.syncs[1]).toEqual({
+      kind: 'pod',
+      items: [
+        { key: 'web/a', uid: a.metadata.uid },
+        { key: 'web/b', uid: b.metadata.uid },
+      ],
+      resourceVersion: b.metadata.resourceVersion,
+      listedAt: expect.any(Date),
+    });
+    expect(reflector.stats()).toMatchObject({ lists: 1, resyncs: 1 });
+  });
+
   it('pages through a large list with limit=500 and continue', async () => {
     await setUp();
     for (let i = 0; i < 1201; i++) api.upsert('ippool', { metadata: { name: `pool-${String(i).padStart(4, '0')}` } });

@@ -8,6 +8,7 @@ import {
   type LiveKey,
   type ObjectChange,
 } from '@ipledger/messaging';
+import { Backoff } from './backoff';
 import { ResourceExpiredError, type KubeClient, type KubeList } from './kube-client';
 
 /** Where a reflector's output goes; awaited, so a slow sink pauses the reflector instead of piling up changes. */
@@ -33,6 +34,12 @@ export interface ReflectorOptions {
   watchTimeoutSeconds?: { min: number; max: number };
   /** retry delays double from baseMs up to maxMs (±50% jitter), back to baseMs after resetAfterMs without failure */
   backoff?: { baseMs?: number; maxMs?: number; resetAfterMs?: number };
+  /**
+   * Between two watches, the live keys are announced again from the store (a sync marker without a
+   * relist) when this many seconds passed since the last one (default 300): leak collection needs
+   * consecutive syncs, and a healthy watch would otherwise never produce a second one.
+   */
+  resyncSeconds?: number;
 }
 
 export interface ReflectorStats {
@@ -44,6 +51,8 @@ export interface ReflectorStats {
   /** watch events of the ADDED/MODIFIED/DELETED kind passed to the sink */
   events: number;
   bookmarks: number;
+  /** sync markers sent from the store between watches */
+  resyncs: number;
 }
 
 /** A sink failure: the change may be lost downstream, so the reflector relists. */
@@ -58,15 +67,16 @@ class SinkError extends Error {
  * can report what vanished in between as DELETED.
  */
 export class Reflector {
-  private readonly kind: KubeKind;
+  readonly kind: KubeKind;
   private readonly path: string;
   private readonly store = new Map<string, KubeObject>();
-  private readonly counters: ReflectorStats = { lists: 0, watches: 0, expiredRelists: 0, errors: 0, events: 0, bookmarks: 0 };
+  private readonly counters: ReflectorStats = { lists: 0, watches: 0, expiredRelists: 0, errors: 0, events: 0, bookmarks: 0, resyncs: 0 };
   private readonly backoff: Backoff;
   private lastResourceVersion: string | undefined;
   private abort: AbortController | undefined;
   private loop: Promise<void> | undefined;
   private synced = false;
+  private lastSyncAt = 0;
   private markSynced!: () => void;
   private readonly firstSync = new Promise<void>((resolve) => (this.markSynced = resolve));
 
@@ -123,6 +133,8 @@ export class Reflector {
         if (mustList) {
           await this.listAndReplace(signal);
           mustList = false;
+        } else if (Date.now() - this.lastSyncAt >= (this.options.resyncSeconds ?? 300) * 1000) {
+          await this.resync();
         }
         await this.watch(signal);
       } catch (error) {
@@ -160,11 +172,20 @@ export class Reflector {
     const items = [...listed].map(([key, object]) => ({ key, uid: object.metadata.uid }));
     await this.toSink(() => this.options.sink.synced(this.kind, items, list.metadata.resourceVersion, listedAt));
     this.lastResourceVersion = list.metadata.resourceVersion;
+    this.lastSyncAt = Date.now();
     this.logger.log(`${this.kind}: listed ${items.length} objects at resourceVersion ${list.metadata.resourceVersion}`);
     if (!this.synced) {
       this.synced = true;
       this.markSynced();
     }
+  }
+
+  /** The store is exact as of the last resourceVersion seen, so it can stand in for a list. */
+  private async resync(): Promise<void> {
+    const items = [...this.store].map(([key, object]) => ({ key, uid: object.metadata.uid }));
+    await this.toSink(() => this.options.sink.synced(this.kind, items, this.lastResourceVersion ?? '', new Date()));
+    this.lastSyncAt = Date.now();
+    this.counters.resyncs++;
   }
 
   /** Every page of one consistent list; an expired continue token (410) starts the list over. */
@@ -230,25 +251,5 @@ export class Reflector {
     } catch (error) {
       throw new SinkError(`sink failed: ${(error as Error).message}`, { cause: error });
     }
-  }
-}
-
-/** Jittered exponential delays; a failure after a quiet period starts over from the base. */
-class Backoff {
-  private attempt = 0;
-  private lastFailure = 0;
-
-  constructor(
-    private readonly baseMs: number,
-    private readonly maxMs: number,
-    private readonly resetAfterMs: number,
-  ) {}
-
-  next(): number {
-    const now = Date.now();
-    if (now - this.lastFailure > this.resetAfterMs) this.attempt = 0;
-    this.lastFailure = now;
-    const ceiling = Math.min(this.maxMs, this.baseMs * 2 ** this.attempt++);
-    return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
   }
 }

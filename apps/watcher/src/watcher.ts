@@ -1,0 +1,123 @@
+import type { Server } from 'node:http';
+import { connect, type NatsConnection } from 'nats';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { ensureStream, KubePublisher } from '@ipledger/messaging';
+import { startHealthServer } from './health-server';
+import { HttpKubeClient } from './kube/kube-client';
+import type { KubeConnection } from './kube/kubeconfig';
+import { Reflector, type ReflectorLogger, type ReflectorStats } from './kube/reflector';
+import type { WatcherConfig } from './watcher-config';
+
+/**
+ * Kubernetes -> NATS JetStream: one reflector per kind, all publishing through one publisher. NATS
+ * is waited for (never given up on) before anything is listed; while it is away, publishing
+ * blocks the reflectors, so memory stays bounded and nothing is dropped.
+ */
+export class Watcher {
+  private nc: NatsConnection | null = null;
+  private client: HttpKubeClient | null = null;
+  private reflectors: Reflector[] = [];
+  private health: Server | null = null;
+  private publisher: KubePublisher | null = null;
+  readonly registry = new Registry();
+
+  constructor(
+    private readonly config: WatcherConfig,
+    private readonly kube: KubeConnection,
+    private readonly logger: ReflectorLogger,
+  ) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'ipledger_watcher_' });
+    const stats = new Gauge({
+      name: 'ipledger_watcher_reflector',
+      help: 'Reflector counters by kind: lists, watches, expiredRelists (410 Gone), errors, events, bookmarks, resyncs',
+      labelNames: ['kind', 'counter'] as const,
+      registers: [this.registry],
+      collect: () => {
+        for (const reflector of this.reflectors) {
+          const values = reflector.stats();
+          for (const counter of Object.keys(values) as Array<keyof ReflectorStats>) {
+            stats.set({ kind: reflector.kind, counter }, values[counter]);
+          }
+        }
+      },
+    });
+    const published = new Gauge({
+      name: 'ipledger_watcher_published_messages',
+      help: 'Messages stored by JetStream since start, and how many of them it dropped as duplicates',
+      labelNames: ['outcome'] as const,
+      registers: [this.registry],
+      collect: () => {
+        published.set({ outcome: 'stored' }, this.publisher?.published ?? 0);
+        published.set({ outcome: 'duplicate' }, this.publisher?.duplicates ?? 0);
+      },
+    });
+  }
+
+  /** Resolves once the health server listens; the rest (NATS, lists) goes on in the background. */
+  async start(): Promise<string> {
+    const { server, url } = await startHealthServer(
+      { ready: () => this.ready(), registry: this.registry },
+      this.config.port,
+      this.config.host,
+    );
+    this.health = server;
+    this.logger.log(`health and metrics on ${url}`);
+    void this.run().catch((err: Error) => this.logger.warn(`watcher stopped: ${err.message}`));
+    return url;
+  }
+
+  private async run(): Promise<void> {
+    this.logger.log(`waiting for NATS at ${this.config.natsUrl}`);
+    const nc = await connect({
+      servers: this.config.natsUrl,
+      name: 'ipledger-watcher',
+      waitOnFirstConnect: true,
+      maxReconnectAttempts: -1,
+    });
+    this.nc = nc;
+    void (async () => {
+      for await (const status of nc.status()) this.logger.log(`nats: ${status.type} ${String(status.data)}`);
+    })();
+    await ensureStream(await nc.jetstreamManager(), this.config.names, this.config.streamMaxAgeSeconds);
+    this.logger.log(`publishing to stream ${this.config.names.stream} (${this.config.names.subjectPrefix}.>) from ${this.kube.server}`);
+    this.publisher = new KubePublisher(nc.jetstream(), this.config.names);
+    this.client = new HttpKubeClient(this.kube);
+    for (const kind of this.config.kinds) {
+      const reflector = new Reflector({
+        kind,
+        client: this.client,
+        sink: this.publisher,
+        logger: this.logger,
+        resyncSeconds: this.config.resyncSeconds,
+        watchTimeoutSeconds: this.config.watchTimeoutSeconds,
+      });
+      this.reflectors.push(reflector);
+      reflector.start();
+    }
+  }
+
+  private async ready(): Promise<{ ready: boolean; checks: Record<string, string> }> {
+    const checks: Record<string, string> = {};
+    const nats =
+      this.nc !== null &&
+      !this.nc.isClosed() &&
+      (await this.nc.flush().then(
+        () => true,
+        () => false,
+      ));
+    checks.nats = nats ? 'ok' : 'unreachable';
+    for (const kind of this.config.kinds) {
+      const reflector = this.reflectors.find((r) => r.kind === kind);
+      checks[kind] = reflector?.hasSynced() ? 'synced' : 'listing';
+    }
+    return { ready: Object.values(checks).every((v) => v === 'ok' || v === 'synced'), checks };
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.reflectors.map((r) => r.stop()));
+    await this.publisher?.flush().catch(() => undefined);
+    this.client?.close();
+    await this.nc?.drain().catch(() => undefined);
+    await new Promise((resolve) => (this.health ? this.health.close(resolve) : resolve(undefined)));
+  }
+}
