@@ -44,7 +44,10 @@ export interface ApiProcess {
  * The API as its own OS process, as an operator runs it: from dist/ (after `npm run build`, for
  * benchmarks) or from the sources through ts-node (for tests that need a second real replica).
  */
-export async function startApiProcess(databaseUrl: string, options: { from: 'dist' | 'source'; nodeArgs?: string[] }): Promise<ApiProcess> {
+export async function startApiProcess(
+  databaseUrl: string,
+  options: { from: 'dist' | 'source'; nodeArgs?: string[]; env?: NodeJS.ProcessEnv },
+): Promise<ApiProcess> {
   const port = await freePort();
   const entry =
     options.from === 'dist'
@@ -52,7 +55,14 @@ export async function startApiProcess(databaseUrl: string, options: { from: 'dis
       : ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(ROOT, 'apps/api/src/main.ts')];
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, IPAM_TOKENS: '', IPAM_KUBERNETES_CONSUMER: 'off' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      IPAM_TOKENS: '',
+      IPAM_KUBERNETES_CONSUMER: 'off',
+      ...options.env,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;

@@ -17,7 +17,9 @@ export interface TestApi {
 /** The API in this process over one fresh database, on an ephemeral loopback port (no NATS consumer unless env turns it on). */
 export async function startTestApi(suite: string, options: { env?: NodeJS.ProcessEnv } = {}): Promise<TestApi> {
   const db = await createTestDatabase(suite);
-  const app = await createApp(loadConfig({ DATABASE_URL: db.url, PORT: '0', IPAM_KUBERNETES_CONSUMER: 'off', ...options.env }), { logger: false });
+  const app = await createApp(loadConfig({ DATABASE_URL: db.url, PORT: '0', IPAM_KUBERNETES_CONSUMER: 'off', ...options.env }), {
+    logger: false,
+  });
   await app.listen(0, '127.0.0.1');
   return {
     db,

@@ -1,0 +1,86 @@
+/**
+ * npm run bench:watch — a fake Kubernetes API with 5,000 Nodes, 2,000 IPPools and 20,000 Pods, the
+ * watcher and the API as their own processes over the real NATS and Postgres: the time from watcher
+ * start until every object is applied, then the latency from one change in Kubernetes to REST.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'pg';
+import { startFakeKubeApi } from '../test/support/fake-kube-api';
+import { createTestBus } from '../test/support/test-bus';
+import { startWatcherProcess } from '../test/support/watcher-process';
+import { call, freshDatabase, median, ms, percentile, startApi } from './support';
+
+const NODES = Number(process.env.BENCH_NODES ?? 5000);
+const POOLS = Number(process.env.BENCH_POOLS ?? 2000);
+const PODS = Number(process.env.BENCH_PODS ?? 20000);
+const CHANGES = Number(process.env.BENCH_CHANGES ?? 200);
+
+/** 10.0.0.0/26, 10.0.0.64/26, ...: one /26 per pool, as in the per-rack pools of the Calico thread */
+const poolCidr = (i: number) => {
+  const base = (10 << 24) + i * 64;
+  return `${base >>> 24}.${(base >> 16) & 255}.${(base >> 8) & 255}.${base & 255}/26`;
+};
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-watch-'));
+  const kube = await startFakeKubeApi({ bookmarkIntervalMs: 5000 });
+  const bus = await createTestBus('bench_watch');
+  const database = await freshDatabase('watch');
+  const db = new Pool({ connectionString: database.url, max: 2 });
+  for (let i = 0; i < NODES; i++) kube.upsert('node', { metadata: { name: `node-${i}`, labels: { 'pool-group': `rack-${i % POOLS}` } } });
+  for (let i = 0; i < POOLS; i++)
+    kube.upsert('ippool', { metadata: { name: `rack-${i}`, labels: { 'pool-group': `rack-${i}` } }, spec: { cidr: poolCidr(i) } });
+  for (let i = 0; i < PODS; i++)
+    kube.upsert('pod', { metadata: { name: `pod-${i}`, namespace: `ns-${i % 100}` }, spec: { nodeName: `node-${i % NODES}` } });
+  const api = await startApi(database.url, bus.env);
+  const count = async (sql: string) => Number((await db.query(sql)).rows[0].count);
+  console.log(`fake Kubernetes API: ${NODES} nodes, ${POOLS} IPPools, ${PODS} pods`);
+
+  const started = performance.now();
+  const watcher = await startWatcherProcess({ ...bus.env, KUBECONFIG: kube.writeKubeconfig(dir) });
+  let applied = { nodes: 0, pools: 0, pods: 0 };
+  while (applied.nodes < NODES || applied.pools < POOLS || applied.pods < PODS) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    applied = {
+      nodes: await count('SELECT count(*) FROM nodes'),
+      pools: await count('SELECT count(*) FROM pools'),
+      pods: await count(`SELECT count(*) FROM kubernetes_objects WHERE kind = 'pod'`),
+    };
+  }
+  const initial = (performance.now() - started) / 1000;
+  await bus.idle(600_000);
+  const total = NODES + POOLS + PODS;
+  console.log(`initial sync: every object applied ${initial.toFixed(1)} s after watcher start (${Math.round(total / initial)} objects/s)`);
+
+  // one change at a time: a node label in Kubernetes until GET /v1/nodes/{name} shows it
+  const latencies: number[] = [];
+  for (let i = 0; i < CHANGES; i++) {
+    const name = `node-${i}`;
+    const t0 = performance.now();
+    kube.upsert('node', { metadata: { name, labels: { 'pool-group': `rack-${i % POOLS}`, change: String(i) } } });
+    for (;;) {
+      const res = await call(api.base, 'GET', `/v1/nodes/${name}`);
+      if (res.body?.labels?.change === String(i)) break;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    latencies.push(performance.now() - t0);
+  }
+  console.log(
+    `change -> REST (node label, ${CHANGES} changes one at a time): median ${ms(median(latencies))}, p99 ${ms(percentile(latencies, 99))}`,
+  );
+
+  await watcher.stop();
+  await api.stop();
+  await db.end();
+  await bus.close();
+  await kube.close();
+  await database.drop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
