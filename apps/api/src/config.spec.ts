@@ -28,4 +28,20 @@ describe('configuration from the environment', () => {
     expect(() => parseTokens('s3cret:superuser')).not.toThrow(/s3cret/);
     expect(() => loadConfig({ PORT: 'http' })).toThrow(/PORT "http"/);
   });
+
+  it('consumes the watcher stream by default, with names, concurrency and leak grace from the environment', () => {
+    expect(loadConfig({}).kubernetes).toEqual({
+      names: { stream: 'IPLEDGER_KUBERNETES', subjectPrefix: 'ipledger.kubernetes' },
+      durable: 'ipledger-api',
+      concurrency: 16,
+      leakGraceSeconds: 300,
+    });
+    expect(
+      loadConfig({ IPAM_NATS_STREAM: 'K', IPAM_NATS_SUBJECT_PREFIX: 'k8s', IPAM_NATS_DURABLE: 'd', IPAM_LEAK_GRACE_SECONDS: '0' })
+        .kubernetes,
+    ).toMatchObject({ names: { stream: 'K', subjectPrefix: 'k8s' }, durable: 'd', leakGraceSeconds: 0 });
+    expect(loadConfig({ IPAM_KUBERNETES_CONSUMER: 'off' }).kubernetes).toBeNull();
+    expect(() => loadConfig({ IPAM_KUBERNETES_CONSUMER: 'yes' })).toThrow(/must be on or off/);
+    expect(() => loadConfig({ IPAM_LEAK_GRACE_SECONDS: '-1' })).toThrow(/IPAM_LEAK_GRACE_SECONDS "-1"/);
+  });
 });

@@ -292,4 +292,15 @@ describe('decideRelease', () => {
     expect(poolCounts(state)).toMatchObject({ allocated: 1n, free: 253n });
     expect(allocate(state, 'h3')[1]).toBe('10.0.0.1');
   });
+
+  it('releases for a pod uid only what was given to that uid, or recorded without one, and records the reason', () => {
+    let state = create({ cidr: '10.0.0.0/24' });
+    state = apply(state, decideAllocate(state, { ...request('old'), podUid: 'uid-old' }).event);
+    state = apply(state, decideAllocate(state, { ...request('new'), podUid: 'uid-new' }).event);
+    [state] = allocate(state, 'unknown');
+    const reason = { cause: 'pod-deleted' as const, podUid: 'uid-old' };
+    expect(decideRelease(state, 'new', { podUid: 'uid-old', reason })).toBeNull();
+    expect(decideRelease(state, 'old', { podUid: 'uid-old', reason })?.data).toMatchObject({ handle: 'old', reason });
+    expect(decideRelease(state, 'unknown', { podUid: 'uid-old', reason })?.data).toMatchObject({ handle: 'unknown', reason });
+  });
 });
