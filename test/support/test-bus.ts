@@ -18,11 +18,11 @@ export interface TestBus {
 }
 
 /** A JetStream stream, subject prefix and durable name of this suite's own, on the real NATS server. */
-export async function createTestBus(suite: string): Promise<TestBus> {
+export async function createTestBus(suite: string, natsUrl = NATS_URL): Promise<TestBus> {
   const id = `${suite.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
   const names = { stream: `TEST_${id}`.toUpperCase(), subjectPrefix: `test.${id}` };
   const durable = `api_${id}`;
-  const nc = await connect({ servers: NATS_URL });
+  const nc = await connect({ servers: natsUrl, maxReconnectAttempts: -1 });
   const jsm = await nc.jetstreamManager();
   await ensureStream(jsm, names, 3600);
   return {
@@ -32,7 +32,7 @@ export async function createTestBus(suite: string): Promise<TestBus> {
     jsm,
     publisher: new KubePublisher(nc.jetstream(), names),
     env: {
-      NATS_URL,
+      NATS_URL: natsUrl,
       IPAM_KUBERNETES_CONSUMER: 'on',
       IPAM_NATS_STREAM: names.stream,
       IPAM_NATS_SUBJECT_PREFIX: names.subjectPrefix,

@@ -80,7 +80,12 @@ export class Watcher {
     })();
     await ensureStream(await nc.jetstreamManager(), this.config.names, this.config.streamMaxAgeSeconds);
     this.logger.log(`publishing to stream ${this.config.names.stream} (${this.config.names.subjectPrefix}.>) from ${this.kube.server}`);
-    this.publisher = new KubePublisher(nc.jetstream(), this.config.names);
+    this.publisher = new KubePublisher(nc.jetstream(), this.config.names, {
+      onFailure: (error) => {
+        this.logger.warn(`${error.message}: every kind lists again`);
+        for (const reflector of this.reflectors) reflector.relist();
+      },
+    });
     this.client = new HttpKubeClient(this.kube);
     for (const kind of this.config.kinds) {
       const reflector = new Reflector({

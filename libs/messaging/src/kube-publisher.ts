@@ -11,14 +11,18 @@ export interface KubePublisherOptions {
   /** live keys per sync message; 5,000 keys stay far below NATS's 1 MiB payload limit */
   syncChunkSize?: number;
   timeoutMs?: number;
+  /** told when a publish fails after its call returned: the change may be lost, so the caller relists */
+  onFailure?: (error: Error) => void;
 }
 
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value));
 
 /**
  * Publishes what the reflectors see. Publishes are pipelined (one connection keeps their order);
- * when one fails, the next call throws so the reflector backs off and relists: the relist
- * publishes every live object again, so a change is never lost, only repeated (and deduplicated).
+ * when one fails, `onFailure` is told and the next call throws, so the reflectors relist: a relist
+ * publishes every live object as it is now, so a change is never lost, only repeated (and
+ * deduplicated). Publishing the failed message again instead could put an older state of an
+ * object after a newer one in the stream.
  */
 export class KubePublisher {
   private readonly inFlight = new Set<Promise<void>>();
@@ -26,6 +30,7 @@ export class KubePublisher {
   private readonly window: number;
   private readonly syncChunkSize: number;
   private readonly timeoutMs: number;
+  private readonly onFailure: (error: Error) => void;
   published = 0;
   duplicates = 0;
 
@@ -37,6 +42,7 @@ export class KubePublisher {
     this.window = options.window ?? 256;
     this.syncChunkSize = options.syncChunkSize ?? 5000;
     this.timeoutMs = options.timeoutMs ?? 5000;
+    this.onFailure = options.onFailure ?? (() => undefined);
   }
 
   async change(change: ObjectChange): Promise<void> {
@@ -79,7 +85,9 @@ export class KubePublisher {
         if (pubAck.duplicate) this.duplicates++;
       },
       (err: Error) => {
-        this.failure ??= new Error(`publish to ${subject} (${msgID}) failed: ${err.message}`);
+        const failure = new Error(`publish to ${subject} (${msgID}) failed: ${err.message}`);
+        if (!this.failure) this.onFailure(failure);
+        this.failure ??= failure;
       },
     );
     const tracked = ack.finally(() => this.inFlight.delete(tracked));

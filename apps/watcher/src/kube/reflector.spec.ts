@@ -123,6 +123,19 @@ describe('Reflector', () => {
     expect(reflector.stats()).toMatchObject({ lists: 1, resyncs: 1 });
   });
 
+  it('lists again at once when the sink asks, ending the open watch', async () => {
+    await setUp();
+    api.upsert('node', { metadata: { name: 'n1' } });
+    const reflector = reflect('node');
+    await reflector.whenSynced();
+    await eventually(watching('node', 1), 'the watch');
+    reflector.relist();
+    await eventually(() => sink.syncs.length === 2, 'the second list');
+    expect(sink.summary()).toEqual(['ADDED n1@1', 'MODIFIED n1@1']);
+    expect(reflector.stats()).toMatchObject({ lists: 2, errors: 0 });
+    await eventually(watching('node', 2), 'the next watch');
+  });
+
   it('pages through a large list with limit=500 and continue', async () => {
     await setUp();
     for (let i = 0; i < 1201; i++) api.upsert('ippool', { metadata: { name: `pool-${String(i).padStart(4, '0')}` } });

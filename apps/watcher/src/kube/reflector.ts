@@ -77,6 +77,8 @@ export class Reflector {
   private loop: Promise<void> | undefined;
   private synced = false;
   private lastSyncAt = 0;
+  private relistRequested = false;
+  private watchAbort: AbortController | undefined;
   private markSynced!: () => void;
   private readonly firstSync = new Promise<void>((resolve) => (this.markSynced = resolve));
 
@@ -97,6 +99,15 @@ export class Reflector {
   async stop(): Promise<void> {
     this.abort?.abort();
     await this.loop;
+  }
+
+  /**
+   * Lists again now: the open watch ends. For a sink that learns late that an accepted change was
+   * lost (a publish whose acknowledgement failed after the call returned).
+   */
+  relist(): void {
+    this.relistRequested = true;
+    this.watchAbort?.abort();
   }
 
   /** True once the first list has been handed to the sink, `synced` included. */
@@ -137,6 +148,11 @@ export class Reflector {
           await this.resync();
         }
         await this.watch(signal);
+        if (this.relistRequested) {
+          this.relistRequested = false;
+          mustList = true;
+          this.logger.warn(`${this.kind}: relisting, as the sink asked`);
+        }
       } catch (error) {
         if (signal.aborted) break;
         if (error instanceof ResourceExpiredError) {
@@ -212,13 +228,15 @@ export class Reflector {
   }
 
   private async watch(signal: AbortSignal): Promise<void> {
+    if (this.relistRequested) return;
     this.counters.watches++;
+    this.watchAbort = new AbortController();
     const { min, max } = this.options.watchTimeoutSeconds ?? { min: 300, max: 600 };
     const events = this.options.client.watch(this.path, {
       resourceVersion: this.lastResourceVersion,
       timeoutSeconds: min + Math.floor(Math.random() * (max - min + 1)),
       allowWatchBookmarks: true,
-      signal,
+      signal: AbortSignal.any([signal, this.watchAbort.signal]),
     });
     const startedAt = Date.now();
     let received = 0;
@@ -233,7 +251,7 @@ export class Reflector {
       this.lastResourceVersion = event.object.metadata.resourceVersion;
     }
     // as client-go: a server that keeps closing watches at once must not be hammered in a tight loop
-    if (!signal.aborted && received === 0 && Date.now() - startedAt < 1000)
+    if (!signal.aborted && !this.relistRequested && received === 0 && Date.now() - startedAt < 1000)
       throw new Error('very short watch: ended at once without events');
   }
 

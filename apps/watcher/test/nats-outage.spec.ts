@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeKubeApi, type FakeKubeApi } from '../../../test/support/fake-kube-api';
+import { startPrivateNats, type PrivateNats } from '../../../test/support/private-nats';
+import { startTestApi, type TestApi } from '../../../test/support/test-api';
+import { createTestBus, type TestBus } from '../../../test/support/test-bus';
+import { eventually } from '../../../test/support/test-database';
+import { startWatcherProcess, type WatcherProcess } from '../../../test/support/watcher-process';
+
+/** NATS goes away and comes back: the watcher waits, says so on /readyz, and no change made meanwhile is lost. */
+describe('watcher and consumer across a NATS outage', () => {
+  let dir: string;
+  let nats: PrivateNats;
+  let kube: FakeKubeApi;
+  let bus: TestBus;
+  let api: TestApi;
+  let watcher: WatcherProcess;
+
+  const labels = async (name: string) => (await api.http().get(`/v1/nodes/${name}`)).body.labels;
+  const readyz = () => fetch(`${watcher.url}/readyz`).then(async (r) => ({ status: r.status, body: (await r.json()) as { checks: Record<string, string> } }));
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'nats-outage-'));
+    nats = await startPrivateNats();
+    kube = await startFakeKubeApi();
+    bus = await createTestBus('outage', nats.url);
+    api = await startTestApi('nats_outage', { env: bus.env });
+    kube.upsert('node', { metadata: { name: 'worker-1', labels: { zone: 'a' } } });
+    watcher = await startWatcherProcess({ ...bus.env, KUBECONFIG: kube.writeKubeconfig(dir), IPAM_WATCHER_KINDS: 'node' });
+  });
+  afterAll(async () => {
+    await watcher?.stop();
+    await api?.close();
+    await bus?.close();
+    await nats?.close();
+    await kube?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps every change made while NATS was down', async () => {
+    expect(
+      await eventually(
+        () => labels('worker-1'),
+        (l) => l?.zone === 'a',
+      ),
+    ).toEqual({ zone: 'a' });
+    await nats.stop();
+    expect((await eventually(readyz, (r) => r.status === 503)).body.checks).toMatchObject({ nats: 'unreachable' });
+    expect((await api.http().get('/readyz')).status).toBe(503);
+    kube.upsert('node', { metadata: { name: 'worker-1', labels: { zone: 'b' } } });
+    kube.upsert('node', { metadata: { name: 'worker-2', labels: { zone: 'c' } } });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await nats.start();
+    expect(
+      await eventually(
+        () => labels('worker-1'),
+        (l) => l?.zone === 'b',
+        60_000,
+      ),
+    ).toEqual({ zone: 'b' });
+    expect(
+      await eventually(
+        () => labels('worker-2'),
+        (l) => l?.zone === 'c',
+        30_000,
+      ),
+    ).toEqual({ zone: 'c' });
+    expect((await eventually(readyz, (r) => r.status === 200)).body.checks).toEqual({ nats: 'ok', node: 'synced' });
+    await api.http().get('/readyz').expect(200);
+  });
+});
