@@ -55,7 +55,13 @@ export async function batchProject(
   client: PoolClient,
   onProgress: (replayed: number, total: number) => void = () => undefined,
 ): Promise<number> {
-  const total = Number((await client.query('SELECT count(*) FROM events')).rows[0].count);
+  const { rows: counts } = await client.query<{ total: string; other: string }>(
+    'SELECT count(*) AS total, count(*) FILTER (WHERE type = ANY($1)) AS other FROM events',
+    [OTHER_TYPES],
+  );
+  const total = Number(counts[0].total);
+  // progress: the allocations and releases are all accounted for at once, the others as they fold
+  let replayed = total - Number(counts[0].other);
   await client.query("SET LOCAL work_mem = '256MB'");
   await client.query('SET LOCAL enable_mergejoin = off');
   await client.query('SET LOCAL enable_nestloop = off');
@@ -63,7 +69,7 @@ export async function batchProject(
   await client.query('RESET enable_mergejoin');
   await client.query('RESET enable_nestloop');
   await client.query(`INSERT INTO allocations (${ALLOCATION_COLUMNS}) SELECT * FROM standing_allocations`);
-  onProgress(Math.round(total / 2), total);
+  onProgress(replayed, total);
 
   const fold = new ReadModelFold();
   // the whole result is wanted: plan for all of it (the type index and a sort), not the first rows
@@ -73,7 +79,10 @@ export async function batchProject(
     `SELECT version, type, schema_version AS "schemaVersion", data, recorded_at AS "recordedAt"
        FROM events WHERE type = ANY('{${OTHER_TYPES.join(',')}}') ORDER BY transaction_id, position`,
     BATCH,
-    (events) => events.forEach((event) => fold.apply(event)),
+    (events) => {
+      for (const event of events) fold.apply(event);
+      onProgress((replayed += events.length), total);
+    },
   );
 
   const { rows: standing } = await client.query<{ pool: string; count: string }>(
@@ -93,7 +102,6 @@ export async function batchProject(
   for (const { table } of READ_MODELS) if (table !== 'allocations') await insertRows(client, table, fold.rows(table));
   await constrainShadowTables(client);
   await client.query(`UPDATE pools p SET ${RANGE_RESERVED} WHERE name IN (SELECT pool FROM pool_ranges)`);
-  onProgress(total, total);
   return total;
 }
 
