@@ -1,4 +1,4 @@
-import { readAll } from '@ipledger/event-store';
+import { readAll, type ReadAllResult } from '@ipledger/event-store';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
 import { SyntheticLog } from '../../../test/support/synthetic-log';
 import { projectEvents } from './project-events';
@@ -20,7 +20,7 @@ describe('batchProject', () => {
       await client.query('BEGIN');
       let after: string | null = null;
       for (;;) {
-        const page: Awaited<ReturnType<typeof readAll>> = await readAll(client, { after, limit: 1000, wholeSnapshot: true });
+        const page: ReadAllResult = await readAll(client, { after, limit: 1000, wholeSnapshot: true });
         if (page.events.length === 0) break;
         await projectEvents(client, page.events);
         after = page.next;

@@ -1,4 +1,4 @@
-import { readAll } from '@ipledger/event-store';
+import { readAll, type ReadAllResult } from '@ipledger/event-store';
 import type { PoolClient } from 'pg';
 import { projectEvents } from './project-events';
 
@@ -10,7 +10,7 @@ export async function projectUnseen(client: PoolClient, snapshot: string, batchS
   let count = 0;
   let after: string | null = null;
   for (;;) {
-    const page: Awaited<ReturnType<typeof readAll>> = await readAll(client, {
+    const page: ReadAllResult = await readAll(client, {
       after,
       limit: batchSize,
       wholeSnapshot: true,
