@@ -1,7 +1,7 @@
 import { DomainError, ipArgument } from '@ipledger/domain';
 import { runMigrations, verifyChain } from '@ipledger/event-store';
 import { formatIp } from '@ipledger/ip';
-import { ipHistory, verifyProjections } from '@ipledger/projections';
+import { ipHistory, rebuildProjections, verifyProjections } from '@ipledger/projections';
 import { Pool } from 'pg';
 import { loadConfig } from './config';
 import { MIGRATIONS_DIR } from './migrations-dir';
@@ -9,6 +9,7 @@ import { Progress } from './progress';
 
 const USAGE = `usage: npm run cli -- <command>
   replay --verify    rebuild every read model from the log and compare it row by row with the live one (exit 1 on a difference)
+  replay --rebuild   rebuild every read model from the log and swap it in for the live one, safely while the API runs
   verify-chain       recompute every stream's hash chain; name the first broken link (exit 1 if any)
   ip-history <ip>    every allocation, release and reservation of an address, oldest first`;
 
@@ -19,7 +20,7 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
   const usage =
     (command === 'verify-chain' && rest.length === 0) ||
     (command === 'ip-history' && rest.length === 1) ||
-    (command === 'replay' && rest.length === 1 && rest[0] === '--verify');
+    (command === 'replay' && rest.length === 1 && (rest[0] === '--verify' || rest[0] === '--rebuild'));
   if (!usage) {
     out(USAGE);
     return 2;
@@ -37,6 +38,7 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
   await runMigrations(config.databaseUrl, MIGRATIONS_DIR);
   const db = new Pool({ connectionString: config.databaseUrl, max: 1 });
   try {
+    if (command === 'replay' && rest[0] === '--rebuild') return await rebuild(db, out);
     if (command === 'replay') {
       const started = Date.now();
       const progress = new Progress(out);
@@ -72,6 +74,22 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
   } finally {
     await db.end();
   }
+}
+
+/** replay --rebuild: a line a read model, then one with the events, the time, the rate and the peak memory. */
+async function rebuild(db: Pool, out: (line: string) => void): Promise<number> {
+  const started = Date.now();
+  const progress = new Progress(out);
+  const { events, appended, tables } = await rebuildProjections(db, (n, total) => progress.update(n, total, started));
+  progress.done();
+  const seconds = (Date.now() - started) / 1000;
+  for (const t of tables) out(`${t.table}: ${t.rows} rows (${t.deleted} deleted, ${t.inserted} inserted)`);
+  const replayed = events + appended;
+  out(
+    `${replayed} events replayed (${appended} appended during the rebuild) in ${seconds.toFixed(2)} s, ` +
+      `${Math.round(replayed / seconds)} events/s, peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB; every read model rebuilt`,
+  );
+  return 0;
 }
 
 if (require.main === module) {

@@ -14,6 +14,8 @@ export interface ReadAllOptions {
    * REPEATABLE READ transaction that compares the log with tables read in the same snapshot.
    */
   wholeSnapshot?: boolean;
+  /** Only events a snapshot (`pg_current_snapshot()` as text) did not see: what was committed since it was taken. */
+  notVisibleIn?: string;
 }
 
 export interface ReadAllResult {
@@ -40,7 +42,7 @@ const MAX_BIGINT = 2n ** 63n - 1n;
  * finished, so nothing can appear behind the cursor later.
  */
 export async function readAll(db: Pool | PoolClient, options: ReadAllOptions): Promise<ReadAllResult> {
-  const { after = null, limit, streamId, types, until, wholeSnapshot = false } = options;
+  const { after = null, limit, streamId, types, until, wholeSnapshot = false, notVisibleIn } = options;
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be an integer >= 1, got ${limit}`);
 
   const params: unknown[] = [];
@@ -53,6 +55,13 @@ export async function readAll(db: Pool | PoolClient, options: ReadAllOptions): P
   if (streamId !== undefined) where.push(`stream_id = ${param(streamId)}`);
   if (types !== undefined) where.push(`type = any(${param(types)}::text[])`);
   if (until !== undefined) where.push(`recorded_at <= ${param(until)}`);
+  if (notVisibleIn !== undefined) {
+    // everything below the snapshot's xmin had ended when it was taken: the index bounds the scan
+    const snapshot = param(notVisibleIn);
+    where.push(
+      `transaction_id >= pg_snapshot_xmin(${snapshot}::pg_snapshot) and not pg_visible_in_snapshot(transaction_id, ${snapshot}::pg_snapshot)`,
+    );
+  }
 
   const { rows } = await db.query<EventRow>(
     `select ${EVENT_COLUMNS} from events where ${where.join(' and ')}

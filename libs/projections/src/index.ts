@@ -10,3 +10,4 @@ export * from './statefulset-queries';
 export * from './ip-history';
 export * from './pool-at';
 export * from './verify-projections';
+export * from './rebuild-projections';

@@ -1,18 +1,29 @@
 import { prepared } from '@ipledger/event-store';
-import type { NodeEvent } from '@ipledger/domain';
+import type { NodeEvent, NodeLabelsSet } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import type { Queryable } from './queryable';
+import { insertSql, rowParams } from './row-sql';
+
+export interface NodeRow {
+  name: string;
+  labels: Record<string, string>;
+  version: number;
+  updated_at: Date;
+}
+
+const COLUMNS: readonly (keyof NodeRow)[] = ['name', 'labels', 'version', 'updated_at'];
+const UPSERT = insertSql('nodes', COLUMNS, ['name']);
+
+/** The nodes row a NodeLabelsSet leaves (inline and in a batch rebuild alike). */
+export function nodeRow(event: Pick<RecordedEvent, 'data' | 'version' | 'recordedAt'>): NodeRow {
+  const d = event.data as NodeLabelsSet['data'];
+  return { name: d.name, labels: d.labels, version: event.version, updated_at: event.recordedAt };
+}
 
 export async function projectNodeEvent(db: Queryable, event: RecordedEvent): Promise<void> {
   const e = { type: event.type, data: event.data } as NodeEvent;
   if (e.type === 'NodeLabelsSet') {
-    await db.query(
-      prepared(
-        `INSERT INTO nodes (name, labels, version, updated_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (name) DO UPDATE SET labels = excluded.labels, version = excluded.version, updated_at = excluded.updated_at`,
-        [e.data.name, e.data.labels, event.version, event.recordedAt],
-      ),
-    );
+    await db.query(prepared(UPSERT, rowParams(nodeRow(event), COLUMNS)));
   } else if (e.type === 'NodeDeleted') {
     await db.query(prepared('DELETE FROM nodes WHERE name = $1', [e.data.name]));
   }

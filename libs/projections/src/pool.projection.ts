@@ -1,7 +1,83 @@
 import { prepared } from '@ipledger/event-store';
-import { PoolAggregate, poolCounts, type Labels, type PoolEvent } from '@ipledger/domain';
+import { PoolAggregate, poolCounts, type Labels, type PoolCreated, type PoolEvent, type RangeReserved } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import type { Queryable } from './queryable';
+import { insertSql, rowParams } from './row-sql';
+
+export interface PoolRow {
+  name: string;
+  cidr: string;
+  family: number;
+  labels: Labels;
+  node_selector: string | null;
+  reserved: string[];
+  disabled: boolean;
+  capacity: string;
+  allocated: number;
+  reserved_count: string;
+  range_reserved: number;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS: readonly (keyof PoolRow)[] = [
+  'name',
+  'cidr',
+  'family',
+  'labels',
+  'node_selector',
+  'reserved',
+  'disabled',
+  'capacity',
+  'allocated',
+  'reserved_count',
+  'range_reserved',
+  'version',
+  'created_at',
+  'updated_at',
+];
+const INSERT = insertSql('pools', COLUMNS);
+
+export interface PoolRangeRow {
+  pool: string;
+  namespace: string;
+  name: string;
+  first_ip: string;
+  last_ip: string;
+}
+
+const RANGE_COLUMNS: readonly (keyof PoolRangeRow)[] = ['pool', 'namespace', 'name', 'first_ip', 'last_ip'];
+const UPSERT_RANGE = insertSql('pool_ranges', RANGE_COLUMNS, ['pool', 'namespace', 'name']);
+
+/** The pool_ranges row a RangeReserved leaves (inline and in a batch rebuild alike). */
+export function poolRangeRow(event: Pick<RecordedEvent, 'data'>): PoolRangeRow {
+  const d = event.data as RangeReserved['data'];
+  return { pool: d.pool, namespace: d.namespace, name: d.name, first_ip: d.start, last_ip: d.end };
+}
+
+/** The pools row a PoolCreated inserts (inline and in a batch rebuild alike). */
+export function poolCreatedRow(event: Pick<RecordedEvent, 'data' | 'version' | 'recordedAt'>): PoolRow {
+  const d = event.data as PoolCreated['data'];
+  // counts come from the aggregate's own rules, so the read model cannot disagree with it
+  const counts = poolCounts(PoolAggregate.evolve(PoolAggregate.initialState(), { type: 'PoolCreated', data: d, version: event.version }));
+  return {
+    name: d.name,
+    cidr: d.cidr,
+    family: d.family,
+    labels: d.labels,
+    node_selector: d.nodeSelector,
+    reserved: d.reserved,
+    disabled: d.disabled,
+    capacity: counts.capacity.toString(),
+    allocated: 0,
+    reserved_count: counts.reservedCount.toString(),
+    range_reserved: 0,
+    version: event.version,
+    created_at: event.recordedAt,
+    updated_at: event.recordedAt,
+  };
+}
 
 async function insertLabels(db: Queryable, pool: string, labels: Labels): Promise<void> {
   const keys = Object.keys(labels);
@@ -16,7 +92,7 @@ async function insertLabels(db: Queryable, pool: string, labels: Labels): Promis
 }
 
 /** The addresses of the pool's StatefulSet ranges that no pod holds: derived, never counted by hand. */
-const RANGE_RESERVED = `range_reserved = (
+export const RANGE_RESERVED = `range_reserved = (
   SELECT coalesce(sum((r.last_ip - r.first_ip) + 1 - (SELECT count(*) FROM allocations a WHERE a.pool = r.pool AND a.ip BETWEEN r.first_ip AND r.last_ip)), 0)
   FROM pool_ranges r WHERE r.pool = p.name)`;
 
@@ -35,32 +111,10 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
   const e = { type: event.type, data: event.data } as PoolEvent;
   const at = event.recordedAt;
   switch (e.type) {
-    case 'PoolCreated': {
-      // counts come from the aggregate's own rules, so the read model cannot disagree with it
-      const counts = poolCounts(PoolAggregate.evolve(PoolAggregate.initialState(), { ...e, version: event.version }));
-      const d = e.data;
-      await db.query(
-        prepared(
-          `INSERT INTO pools (name, cidr, family, labels, node_selector, reserved, disabled, capacity, allocated, reserved_count, version, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $10, $11, $11)`,
-          [
-            d.name,
-            d.cidr,
-            d.family,
-            d.labels,
-            d.nodeSelector,
-            JSON.stringify(d.reserved),
-            d.disabled,
-            counts.capacity.toString(),
-            counts.reservedCount.toString(),
-            event.version,
-            at,
-          ],
-        ),
-      );
-      await insertLabels(db, d.name, d.labels);
+    case 'PoolCreated':
+      await db.query(prepared(INSERT, rowParams(poolCreatedRow(event), COLUMNS)));
+      await insertLabels(db, e.data.name, e.data.labels);
       return;
-    }
     case 'PoolUpdated': {
       const d = e.data;
       await db.query(
@@ -93,18 +147,10 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
         ]),
       );
       return;
-    case 'RangeReserved': {
-      const d = e.data;
-      await db.query(
-        prepared(
-          `INSERT INTO pool_ranges (pool, namespace, name, first_ip, last_ip) VALUES ($1, $2, $3, $4, $5)
-           ON CONFLICT (pool, namespace, name) DO UPDATE SET first_ip = excluded.first_ip, last_ip = excluded.last_ip`,
-          [d.pool, d.namespace, d.name, d.start, d.end],
-        ),
-      );
-      await rangesChanged(db, d.pool, event);
+    case 'RangeReserved':
+      await db.query(prepared(UPSERT_RANGE, rowParams(poolRangeRow(event), RANGE_COLUMNS)));
+      await rangesChanged(db, e.data.pool, event);
       return;
-    }
     case 'RangeReleased':
       await db.query(
         prepared('DELETE FROM pool_ranges WHERE pool = $1 AND namespace = $2 AND name = $3', [e.data.pool, e.data.namespace, e.data.name]),

@@ -1,34 +1,60 @@
-import type { StatefulSetEvent } from '@ipledger/domain';
+import type { StatefulSetEvent, StatefulSetReconciled } from '@ipledger/domain';
 import { prepared, type RecordedEvent } from '@ipledger/event-store';
 import type { Queryable } from './queryable';
+import { insertSql, rowParams } from './row-sql';
+
+export interface StatefulSetRow {
+  namespace: string;
+  name: string;
+  replicas: number;
+  ordinals_start: number;
+  pool: string | null;
+  mode: string;
+  range_start: string | null;
+  range_end: string | null;
+  reason: string | null;
+  version: number;
+  updated_at: Date;
+}
+
+const COLUMNS: readonly (keyof StatefulSetRow)[] = [
+  'namespace',
+  'name',
+  'replicas',
+  'ordinals_start',
+  'pool',
+  'mode',
+  'range_start',
+  'range_end',
+  'reason',
+  'version',
+  'updated_at',
+];
+const UPSERT = insertSql('statefulsets', COLUMNS, ['namespace', 'name']);
+
+/** The statefulsets row a StatefulSetReconciled leaves (inline and in a batch rebuild alike). */
+export function statefulSetRow(event: Pick<RecordedEvent, 'data' | 'version' | 'recordedAt'>): StatefulSetRow {
+  const d = event.data as StatefulSetReconciled['data'];
+  return {
+    namespace: d.namespace,
+    name: d.name,
+    replicas: d.replicas,
+    ordinals_start: d.ordinalsStart,
+    pool: d.pool,
+    mode: d.mode,
+    range_start: d.range?.start ?? null,
+    range_end: d.range?.end ?? null,
+    reason: d.reason,
+    version: event.version,
+    updated_at: event.recordedAt,
+  };
+}
 
 /** statefulsets: each StatefulSet's last reconciled outcome, by key. */
 export async function projectStatefulSetEvent(db: Queryable, event: RecordedEvent): Promise<void> {
   const e = { type: event.type, data: event.data } as StatefulSetEvent;
   if (e.type === 'StatefulSetReconciled') {
-    const d = e.data;
-    await db.query(
-      prepared(
-        `INSERT INTO statefulsets (namespace, name, replicas, ordinals_start, pool, mode, range_start, range_end, reason, version, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-         ON CONFLICT (namespace, name) DO UPDATE SET replicas = excluded.replicas, ordinals_start = excluded.ordinals_start,
-           pool = excluded.pool, mode = excluded.mode, range_start = excluded.range_start, range_end = excluded.range_end,
-           reason = excluded.reason, version = excluded.version, updated_at = excluded.updated_at`,
-        [
-          d.namespace,
-          d.name,
-          d.replicas,
-          d.ordinalsStart,
-          d.pool,
-          d.mode,
-          d.range?.start ?? null,
-          d.range?.end ?? null,
-          d.reason,
-          event.version,
-          event.recordedAt,
-        ],
-      ),
-    );
+    await db.query(prepared(UPSERT, rowParams(statefulSetRow(event), COLUMNS)));
   } else if (e.type === 'StatefulSetDeleted') {
     await db.query(prepared('DELETE FROM statefulsets WHERE namespace = $1 AND name = $2', [e.data.namespace, e.data.name]));
   }

@@ -1,16 +1,11 @@
-import { readAll, type RecordedEvent } from '@ipledger/event-store';
 import type { Pool } from 'pg';
-import { projectEvents } from './project-events';
-
-/** Every read model, with the foreign keys its projection relies on (LIKE copies none). */
-const TABLES = ['pools', 'pool_labels', 'pool_ranges', 'nodes', 'allocations', 'statefulsets'] as const;
-const FOREIGN_KEYS = [
-  'ALTER TABLE pg_temp.pool_labels ADD FOREIGN KEY (pool) REFERENCES pg_temp.pools (name) ON DELETE CASCADE',
-  'ALTER TABLE pg_temp.pool_ranges ADD FOREIGN KEY (pool) REFERENCES pg_temp.pools (name) ON DELETE CASCADE',
-];
+import { batchProject } from './batch-project';
+import { diffReadModel } from './read-model-diff';
+import { READ_MODELS, type ReadModelTable } from './read-models';
+import { createShadowTables } from './shadow-tables';
 
 export interface ProjectionDifference {
-  table: (typeof TABLES)[number];
+  table: ReadModelTable;
   /** `live only`: a row the log does not explain; `rebuilt only`: a row the log implies that is missing or different */
   side: 'live only' | 'rebuilt only';
   row: Record<string, unknown>;
@@ -25,41 +20,24 @@ export interface ProjectionDifference {
 export async function verifyProjections(
   pool: Pool,
   onProgress: (replayed: number, total: number) => void = () => undefined,
-  batchSize = 5000,
 ): Promise<{ events: number; differences: ProjectionDifference[] }> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-    for (const table of TABLES) {
-      // temporary tables come first in search_path: the projection code writes to them unchanged
-      await client.query(
-        `CREATE TEMP TABLE ${table} (LIKE public.${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES) ON COMMIT DROP`,
-      );
-    }
-    for (const fk of FOREIGN_KEYS) await client.query(fk);
-    const total = Number((await client.query('SELECT count(*) FROM events')).rows[0].count);
-    let events = 0;
-    let after: string | null = null;
-    for (;;) {
-      const page: { events: RecordedEvent[]; next: string | null } = await readAll(client, {
-        after,
-        limit: batchSize,
-        wholeSnapshot: true,
-      });
-      if (page.events.length === 0) break;
-      await projectEvents(client, page.events);
-      events += page.events.length;
-      after = page.next;
-      onProgress(events, total);
-    }
+    await createShadowTables(client, 'transaction');
+    const events = await batchProject(client, onProgress);
     const differences: ProjectionDifference[] = [];
-    for (const table of TABLES) {
-      for (const [side, from, to] of [
-        ['live only', 'public', 'pg_temp'],
-        ['rebuilt only', 'pg_temp', 'public'],
-      ] as const) {
-        const { rows } = await client.query(`SELECT * FROM ${from}.${table} EXCEPT SELECT * FROM ${to}.${table} LIMIT 100`);
-        differences.push(...rows.map((row) => ({ table, side, row })));
+    for (const model of READ_MODELS) {
+      const diff = await diffReadModel(client, model);
+      const first = model.key[0];
+      const { rows } = await client.query<{ live: Record<string, unknown> | null; rebuilt: Record<string, unknown> | null }>(
+        `SELECT CASE WHEN (live).${first} IS NULL THEN NULL ELSE row_to_json(live) END AS live,
+                CASE WHEN (rebuilt).${first} IS NULL THEN NULL ELSE row_to_json(rebuilt) END AS rebuilt
+           FROM ${diff} LIMIT 100`,
+      );
+      for (const { live, rebuilt } of rows) {
+        if (live) differences.push({ table: model.table, side: 'live only', row: live });
+        if (rebuilt) differences.push({ table: model.table, side: 'rebuilt only', row: rebuilt });
       }
     }
     await client.query('ROLLBACK');

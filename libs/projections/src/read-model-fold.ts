@@ -1,0 +1,94 @@
+import { upcast, type DomainEvent } from '@ipledger/domain';
+import type { RecordedEvent } from '@ipledger/event-store';
+import { nodeRow, type NodeRow } from './node.projection';
+import { poolCreatedRow, poolRangeRow, type PoolRangeRow, type PoolRow } from './pool.projection';
+import type { ReadModelTable } from './read-models';
+import { statefulSetRow, type StatefulSetRow } from './statefulset.projection';
+
+export type FoldedEvent = Pick<RecordedEvent, 'type' | 'schemaVersion' | 'data' | 'version' | 'recordedAt'>;
+
+/**
+ * Every read model but allocations (batchProject derives those in SQL) folded in memory from the
+ * events other than IpAllocated and IpReleased, in log order: what projectEvents leaves in the
+ * tables, statement for statement, one row object a key, built by the same row functions.
+ */
+export class ReadModelFold {
+  readonly pools = new Map<string, PoolRow>();
+  /** by pool, then `namespace/name`: a pool's deletion drops its ranges, as ON DELETE CASCADE does */
+  private readonly ranges = new Map<string, Map<string, PoolRangeRow>>();
+  private readonly nodes = new Map<string, NodeRow>();
+  private readonly statefulSets = new Map<string, StatefulSetRow>();
+
+  apply(recorded: FoldedEvent): void {
+    const event = upcast(recorded);
+    const e = { type: event.type, data: event.data } as DomainEvent;
+    switch (e.type) {
+      case 'PoolCreated':
+        this.pools.set(e.data.name, poolCreatedRow(event));
+        return;
+      case 'PoolUpdated': {
+        const row = this.touch(e.data.name, event);
+        if (!row) return;
+        // the inline UPDATE's coalesce and CASE, field by field
+        if (e.data.labels != null) row.labels = e.data.labels;
+        if (e.data.nodeSelector !== undefined) row.node_selector = e.data.nodeSelector ?? null;
+        if (e.data.disabled != null) row.disabled = e.data.disabled;
+        return;
+      }
+      case 'PoolDeleted':
+        this.pools.delete(e.data.name);
+        this.ranges.delete(e.data.name);
+        return;
+      case 'RangeReserved': {
+        const ranges = this.ranges.get(e.data.pool) ?? new Map<string, PoolRangeRow>();
+        this.ranges.set(e.data.pool, ranges.set(`${e.data.namespace}/${e.data.name}`, poolRangeRow(event)));
+        this.touch(e.data.pool, event);
+        return;
+      }
+      case 'RangeReleased':
+        this.ranges.get(e.data.pool)?.delete(`${e.data.namespace}/${e.data.name}`);
+        this.touch(e.data.pool, event);
+        return;
+      case 'NodeLabelsSet':
+        this.nodes.set(e.data.name, nodeRow(event));
+        return;
+      case 'NodeDeleted':
+        this.nodes.delete(e.data.name);
+        return;
+      case 'StatefulSetReconciled':
+        this.statefulSets.set(`${e.data.namespace}/${e.data.name}`, statefulSetRow(event));
+        return;
+      case 'StatefulSetDeleted':
+        this.statefulSets.delete(`${e.data.namespace}/${e.data.name}`);
+        return;
+    }
+  }
+
+  /** Every pool event moves the pool's version and updated_at; a missing pool is left alone, as an UPDATE would. */
+  private touch(pool: string, event: FoldedEvent): PoolRow | undefined {
+    const row = this.pools.get(pool);
+    if (row) {
+      row.version = event.version;
+      row.updated_at = event.recordedAt;
+    }
+    return row;
+  }
+
+  *rows(table: Exclude<ReadModelTable, 'allocations'>): Iterable<object> {
+    switch (table) {
+      case 'pools':
+        return yield* this.pools.values();
+      case 'pool_labels':
+        for (const pool of this.pools.values())
+          for (const [key, value] of Object.entries(pool.labels)) yield { key, value, pool: pool.name };
+        return;
+      case 'pool_ranges':
+        for (const ranges of this.ranges.values()) yield* ranges.values();
+        return;
+      case 'nodes':
+        return yield* this.nodes.values();
+      case 'statefulsets':
+        return yield* this.statefulSets.values();
+    }
+  }
+}
