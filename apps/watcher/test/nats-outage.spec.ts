@@ -18,7 +18,8 @@ describe('watcher and consumer across a NATS outage', () => {
   let watcher: WatcherProcess;
 
   const labels = async (name: string) => (await api.http().get(`/v1/nodes/${name}`)).body.labels;
-  const readyz = () => fetch(`${watcher.url}/readyz`).then(async (r) => ({ status: r.status, body: (await r.json()) as { checks: Record<string, string> } }));
+  const readyz = () =>
+    fetch(`${watcher.url}/readyz`).then(async (r) => ({ status: r.status, body: (await r.json()) as { checks: Record<string, string> } }));
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'nats-outage-'));

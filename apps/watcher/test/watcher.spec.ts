@@ -37,7 +37,7 @@ describe('watcher end to end (fake Kubernetes API, real NATS and Postgres)', () 
     dir = mkdtempSync(join(tmpdir(), 'watcher-e2e-'));
     kube = await startFakeKubeApi({ token: 'watcher-token', bookmarkIntervalMs: 500 });
     bus = await createTestBus('watcher');
-    api = await startTestApi('watcher_e2e', { env: { ...bus.env, IPAM_LEAK_GRACE_SECONDS: '0' } });
+    api = await startTestApi('watcher_e2e', { env: { ...bus.env, IPAM_LEAK_GRACE_SECONDS: '0', IPAM_DEFAULT_MATCH_LABEL: 'pool-group' } });
     kube.upsert('node', { metadata: { name: 'worker-1', labels: { 'pool-group': 'rack-a' } } });
     kube.upsert('ippool', { metadata: { name: 'rack-a', labels: { 'pool-group': 'rack-a' } }, spec: { cidr: '10.70.0.0/24' } });
     watcher = await startWatcher();
@@ -84,6 +84,17 @@ describe('watcher end to end (fake Kubernetes API, real NATS and Postgres)', () 
     await until('/v1/statefulsets/apps/db', (res) => res.body.replicas === 5 && res.body.range?.end === '10.70.0.5');
     kube.remove('statefulset', 'apps/db');
     await until('/v1/statefulsets/apps/db', (res) => res.status === 404);
+  });
+
+  it("takes a StatefulSet without annotation from the pools of its pods' node-label value", async () => {
+    kube.upsert('ippool', { metadata: { name: 'rack-b', labels: { 'pool-group': 'rack-b' } }, spec: { cidr: '10.71.0.0/24' } });
+    await until('/v1/pools/rack-b', (res) => res.status === 200);
+    kube.upsert('statefulset', {
+      metadata: { name: 'cache', namespace: 'apps' },
+      spec: { replicas: 2, template: { spec: { nodeSelector: { 'pool-group': 'rack-b' } } } },
+    });
+    const sts = await until('/v1/statefulsets/apps/cache', (res) => res.status === 200);
+    expect(sts.body).toMatchObject({ pool: 'rack-b', mode: 'continuous', range: { start: '10.71.0.1', end: '10.71.0.2' } });
   });
 
   it("releases a deleted pod's address", async () => {

@@ -7,6 +7,8 @@ export interface ApplyContext {
   commands: CommandBus;
   db: Pool;
   metadata: CommandMetadata;
+  /** IPAM_DEFAULT_MATCH_LABEL: the label key that ties nodes to their pools */
+  defaultMatchLabel: string | null;
 }
 
 /** A Kubernetes delete is a fact, not a request: "not found" means an earlier delivery already applied it. */

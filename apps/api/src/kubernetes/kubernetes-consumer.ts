@@ -15,8 +15,8 @@ import {
   type SyncMarker,
 } from '@ipledger/messaging';
 import type { Pool } from 'pg';
-import type { KubernetesConsumerConfig } from '../config';
-import { PG_POOL } from '../infrastructure/tokens';
+import type { Config, KubernetesConsumerConfig } from '../config';
+import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 import { Metrics } from '../metrics/metrics';
 import { deleteOnce, type ApplyContext } from './apply-context';
 import { BusConnection } from './bus-connection';
@@ -55,6 +55,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
 
   constructor(
     @Inject(KUBERNETES_CONFIG) private readonly config: KubernetesConsumerConfig,
+    @Inject(CONFIG) private readonly appConfig: Config,
     private readonly bus: BusConnection,
     private readonly commands: CommandBus,
     @Inject(PG_POOL) private readonly db: Pool,
@@ -115,9 +116,13 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     };
   }
 
+  private context(metadata: CommandMetadata): ApplyContext {
+    return { commands: this.commands, db: this.db, metadata, defaultMatchLabel: this.appConfig.defaultMatchLabel };
+  }
+
   private async applyChange(change: ObjectChange, delivery: Delivery): Promise<Outcome> {
     if ((await lastAppliedSequence(this.db, change)) >= delivery.streamSequence) return ACKED;
-    const ctx = { commands: this.commands, db: this.db, metadata: this.metadata(delivery, change.object.metadata.uid) };
+    const ctx = this.context(this.metadata(delivery, change.object.metadata.uid));
     const status = await this.refusalAsStatus(change.kind, `${change.type} ${objectKey(change.object)}`, () =>
       APPLIERS[change.kind](ctx, change),
     );
@@ -155,7 +160,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     const metadata = this.metadata(delivery, sync.syncId);
     if (sync.kind === 'ippool') await this.retryRefusedPoolDeletes(metadata);
     if (sync.kind === 'pod') {
-      const ctx = { commands: this.commands, db: this.db, metadata };
+      const ctx = this.context(metadata);
       const report = await collectLeaks(ctx, sync, this.config.leakGraceSeconds);
       this.metrics.leaksReleased.inc(report.released.length);
       for (const handle of report.released) this.logger.warn(`released leaked handle ${handle}: its pod was missing from two pod syncs`);

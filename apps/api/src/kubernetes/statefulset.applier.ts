@@ -13,8 +13,22 @@ const wholeNumber = (value: unknown, what: string, fallback: number): number => 
   return value as number;
 };
 
+/**
+ * Without an annotation, the node-label rule: when the pod template's nodeSelector pins the
+ * IPAM_DEFAULT_MATCH_LABEL key to a value, every node the pods may run on has that value, so the
+ * range comes from the pools labelled with it. Otherwise the server's default rule applies.
+ */
+function nodeLabelRule(spec: Record<string, unknown>, key: string | null): string | undefined {
+  const template = spec.template as { spec?: { nodeSelector?: Record<string, unknown> } } | undefined;
+  const value = key === null ? undefined : template?.spec?.nodeSelector?.[key];
+  return typeof value === 'string' ? `${key}=${value}` : undefined;
+}
+
 /** Reconciles the reservation to the StatefulSet as it is now (replicas, spec.ordinals.start); deletion releases it. */
-export async function applyStatefulSet({ commands, metadata }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
+export async function applyStatefulSet(
+  { commands, metadata, defaultMatchLabel }: ApplyContext,
+  { type, object }: ObjectChange,
+): Promise<string> {
   const { name, annotations = {} } = object.metadata;
   const namespace = object.metadata.namespace as string;
   if (type === 'DELETED') {
@@ -31,7 +45,8 @@ export async function applyStatefulSet({ commands, metadata }: ApplyContext, { t
         replicas: wholeNumber(spec.replicas, 'spec.replicas', 1),
         ordinalsStart: wholeNumber(ordinals.start, 'spec.ordinals.start', 0),
         pool: annotations[POOL_ANNOTATION] || undefined,
-        poolSelector: annotations[POOL_SELECTOR_ANNOTATION] || undefined,
+        poolSelector:
+          annotations[POOL_SELECTOR_ANNOTATION] || (annotations[POOL_ANNOTATION] ? undefined : nodeLabelRule(spec, defaultMatchLabel)),
       },
       metadata,
     ),
