@@ -186,6 +186,24 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
     expect(metrics).toMatch(/ipledger_kubernetes_messages_total\{kind="node",outcome="malformed"\} 2/);
   });
 
+  it('redelivers a message later when applying it fails for a passing reason, then applies it', async () => {
+    const retried = async () =>
+      Number(
+        /ipledger_kubernetes_messages_total\{kind="node",outcome="retried"\} (\d+)/.exec((await api.http().get('/metrics')).text)?.[1] ?? 0,
+      );
+    // the consumer's own table gone for a moment: every delivery fails until it is back
+    await api.db.pool.query('ALTER TABLE kubernetes_objects RENAME TO kubernetes_objects_away');
+    try {
+      await publish('node', 'ADDED', object('worker-9', { labels: { a: '1' } }));
+      expect(await eventually(retried, (n) => n >= 2, 15_000)).toBeGreaterThanOrEqual(2);
+      await api.http().get('/v1/nodes/worker-9').expect(404);
+    } finally {
+      await api.db.pool.query('ALTER TABLE kubernetes_objects_away RENAME TO kubernetes_objects');
+    }
+    await bus.idle(30_000);
+    expect((await api.http().get('/v1/nodes/worker-9').expect(200)).body.labels).toEqual({ a: '1' });
+  });
+
   it('collects the address of a pod missing from two consecutive pod syncs, with the evidence', async () => {
     const uid = randomUUID();
     await api
