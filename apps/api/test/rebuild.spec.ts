@@ -67,6 +67,15 @@ describe('replay --rebuild: the read models rebuilt from the log and swapped in,
     expect(a.body.items[0].node).toBe('worker-1');
   });
 
+  it('fills read models that are empty (a first rebuild) with every row', async () => {
+    await api.db.pool.query('TRUNCATE pools, pool_labels, pool_ranges, nodes, allocations, statefulsets');
+    const { code, lines } = await cli('replay', '--rebuild');
+    expect(code).toBe(0);
+    expect(lines).toEqual(expect.arrayContaining(['pools: 2 rows (0 deleted, 2 inserted)', 'allocations: 2 rows (0 deleted, 2 inserted)']));
+    await expectVerified();
+    await api.http().get('/v1/allocations/a').expect(200);
+  });
+
   it('loses nothing that the API writes while it runs', async () => {
     const handles = Array.from({ length: 60 }, (_, i) => `w-${i}`);
     let done = 0;

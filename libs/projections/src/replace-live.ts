@@ -21,8 +21,14 @@ export interface ReplacedTable {
  * unique and exclusion constraints only ever see rows the rebuild agrees with.
  */
 export async function replaceLive(client: PoolClient): Promise<ReplacedTable[]> {
-  const diffs = new Map<ReadModelTable, { diff: string; deleted: number }>();
+  // null: the live table is empty (a first rebuild), so every rebuilt row goes in without a comparison
+  const diffs = new Map<ReadModelTable, { diff: string | null; deleted: number }>();
   for (const model of READ_MODELS) {
+    const { rows } = await client.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT FROM public.${model.table}) AS empty`);
+    if (rows[0].empty) {
+      diffs.set(model.table, { diff: null, deleted: 0 });
+      continue;
+    }
     const diff = await diffReadModel(client, model);
     const same = model.key.map((k) => `(d.live).${k} = l.${k}`).join(' AND ');
     const deleted = await client.query(`DELETE FROM public.${model.table} l USING ${diff} d WHERE ${same}`);
@@ -32,7 +38,9 @@ export async function replaceLive(client: PoolClient): Promise<ReplacedTable[]> 
   for (const { table, key } of READ_MODELS) {
     const { diff, deleted } = diffs.get(table)!;
     const inserted = await client.query(
-      `INSERT INTO public.${table} SELECT (d.rebuilt).* FROM ${diff} d WHERE (d.rebuilt).${key[0]} IS NOT NULL`,
+      diff
+        ? `INSERT INTO public.${table} SELECT (d.rebuilt).* FROM ${diff} d WHERE (d.rebuilt).${key[0]} IS NOT NULL`
+        : `INSERT INTO public.${table} SELECT * FROM pg_temp.${table}`,
     );
     const { rows } = await client.query<{ count: string }>(`SELECT count(*) FROM pg_temp.${table}`);
     replaced.push({ table, deleted, inserted: inserted.rowCount ?? 0, rows: Number(rows[0].count) });
