@@ -3,6 +3,7 @@
 
 -- The last applied message per object: a redelivered older message never overwrites a newer one,
 -- live pods answer the leak collector's re-check, and `status` records why an object was refused.
+-- `object` keeps the last StatefulSet, so one left without a range can be reconciled again later.
 CREATE TABLE kubernetes_objects (
   kind             text NOT NULL,
   key              text NOT NULL,
@@ -11,6 +12,9 @@ CREATE TABLE kubernetes_objects (
   stream_sequence  bigint NOT NULL,
   deleted          boolean NOT NULL,
   status           text NOT NULL,
+  object           jsonb,
+  -- [{syncId, listedAt}]: the consecutive complete syncs that did not list the object (NULL: listed or seen since)
+  missing_syncs    jsonb,
   updated_at       timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (kind, key)
 );

@@ -9,6 +9,7 @@ import {
   parseSubject,
   type Delivery,
   type KubeKind,
+  type KubeObject,
   type ObjectChange,
   type Outcome,
   type Prepared,
@@ -22,12 +23,12 @@ import { deleteOnce, type ApplyContext } from './apply-context';
 import { BusConnection } from './bus-connection';
 import { applyIpPool } from './ippool.applier';
 import { MalformedMessage, parseKubeMessage } from './kube-message';
-import { lastAppliedSequence, recordObject, refusedDeletes, setStatus } from './kubernetes-objects';
+import { lastAppliedSequence, recordObject, refusedDeletes, setStatus, statefulSetsWithoutRange } from './kubernetes-objects';
 import { collectLeaks } from './leak-collector';
 import { applyNode } from './node.applier';
 import { applyPod } from './pod.applier';
 import { applyStatefulSet } from './statefulset.applier';
-import { markSyncDone, markUnlistedDeleted, recordSyncChunk } from './sync-markers';
+import { markSyncDone, previousSync, recordMisses, recordSyncChunk, type CompleteSync, type VanishedObject } from './sync-markers';
 
 export const KUBERNETES_CONFIG = Symbol('KUBERNETES_CONFIG');
 
@@ -153,21 +154,53 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     }
   }
 
+  /** After the pools changed (an IPPool sync) and at each StatefulSet sync: another try for a range. */
+  private async reconcileStatefulSetsWithoutRange(metadata: CommandMetadata): Promise<void> {
+    for (const object of await statefulSetsWithoutRange(this.db)) {
+      const status = await this.refusalAsStatus('statefulset', `again ${objectKey(object)}`, () =>
+        applyStatefulSet(this.context(metadata), { kind: 'statefulset', type: 'MODIFIED', object }),
+      );
+      await setStatus(this.db, 'statefulset', objectKey(object), status);
+    }
+  }
+
   private async applySync(marker: SyncMarker, delivery: Delivery): Promise<Outcome> {
     const sync = await recordSyncChunk(this.db, marker);
     if (!sync) return ACKED;
-    await markUnlistedDeleted(this.db, sync, delivery.streamSequence);
+    const previous = await previousSync(this.db, sync);
     const metadata = this.metadata(delivery, sync.syncId);
+    const vanished = await recordMisses(this.db, sync, previous, delivery.streamSequence, this.config.leakGraceSeconds);
+    await this.deleteVanished(sync, vanished, metadata);
     if (sync.kind === 'ippool') await this.retryRefusedPoolDeletes(metadata);
+    if (sync.kind === 'ippool' || sync.kind === 'statefulset') await this.reconcileStatefulSetsWithoutRange(metadata);
     if (sync.kind === 'pod') {
-      const ctx = this.context(metadata);
-      const report = await collectLeaks(ctx, sync, this.config.leakGraceSeconds);
+      const report = await collectLeaks(this.context(metadata), sync, previous, this.config.leakGraceSeconds);
       this.metrics.leaksReleased.inc(report.released.length);
       for (const handle of report.released) this.logger.warn(`released leaked handle ${handle}: its pod was missing from two pod syncs`);
       if (report.suspects) this.logger.log(`${report.suspects} handle(s) whose pod this sync did not list: released after the next sync`);
     }
     await markSyncDone(this.db, sync);
     return ACKED;
+  }
+
+  /**
+   * Objects deleted while nobody watched (their DELETED never came) are deleted now, as their
+   * DELETED would have done: a StatefulSet's range is released, a pool deleted. A pod's addresses
+   * go through leak collection instead (its own evidence, per address).
+   */
+  private async deleteVanished(sync: CompleteSync, vanished: VanishedObject[], metadata: CommandMetadata): Promise<void> {
+    for (const { key, uid, resourceVersion, missedBy } of vanished) {
+      const [namespace, name] = key.includes('/') ? key.split('/') : [undefined, key];
+      const object: KubeObject = { metadata: { name, namespace, uid, resourceVersion } };
+      const status =
+        sync.kind === 'pod'
+          ? 'gone'
+          : await this.refusalAsStatus(sync.kind, `vanished ${key}`, () =>
+              APPLIERS[sync.kind](this.context(metadata), { kind: sync.kind, type: 'DELETED', object }),
+            );
+      this.logger.warn(`${sync.kind} ${key} was missing from syncs ${missedBy.map((m) => m.syncId).join(', ')}: ${status}`);
+      await setStatus(this.db, sync.kind, key, status, true);
+    }
   }
 
   private settled(delivery: Delivery, outcome: Outcome): void {

@@ -1,8 +1,6 @@
 import { ReleaseIpCommand, type ReleaseReason } from '@ipledger/domain';
 import type { ApplyContext } from './apply-context';
-import { previousSync, type CompleteSync } from './sync-markers';
-
-type SyncRef = { syncId: string; listedAt: string };
+import type { CompleteSync, SyncRef } from './sync-markers';
 
 interface Missing {
   handle: string;
@@ -23,9 +21,13 @@ export interface LeakReport {
  * Only addresses allocated before a sync's list count as missed by it, and just before releasing,
  * the pod is looked up once more among the pods the watch has reported since.
  */
-export async function collectLeaks(ctx: ApplyContext, sync: CompleteSync, graceSeconds: number): Promise<LeakReport> {
+export async function collectLeaks(
+  ctx: ApplyContext,
+  sync: CompleteSync,
+  previous: string | null,
+  graceSeconds: number,
+): Promise<LeakReport> {
   const { db } = ctx;
-  const previous = await previousSync(db, sync);
   const { rows: missing } = await db.query<Missing>(
     `SELECT handle, min(namespace) AS namespace, min(pod) AS pod, min(pod_uid) AS pod_uid, min(allocated_at) AS allocated_at
        FROM allocations a
@@ -77,7 +79,7 @@ export async function collectLeaks(ctx: ApplyContext, sync: CompleteSync, graceS
 /** The re-check: a watch event may have reported the pod (this uid, or any uid when none was recorded) after the sync. */
 async function podSeenSince({ db }: ApplyContext, leak: Missing): Promise<boolean> {
   const { rows } = await db.query(
-    `SELECT 1 FROM kubernetes_objects WHERE kind = 'pod' AND key = $1 AND NOT deleted AND ($2::text IS NULL OR uid = $2)`,
+    `SELECT 1 FROM kubernetes_objects WHERE kind = 'pod' AND key = $1 AND NOT deleted AND missing_syncs IS NULL AND ($2::text IS NULL OR uid = $2)`,
     [`${leak.namespace}/${leak.pod}`, leak.pod_uid],
   );
   return rows.length > 0;
