@@ -88,7 +88,7 @@ function usableSpan(cidr: Cidr): [bigint, bigint] {
   return cidr.family === 4 && cidr.prefixLength < 31 ? [first + 1n, last - 1n] : [first, last];
 }
 
-function created(state: PoolState, data: PoolCreated['data']): PoolState {
+function created(data: PoolCreated['data']): PoolState {
   const cidr = parseCidr(data.cidr);
   const [usableFirst, usableLast] = usableSpan(cidr);
   const reservedSet = new RangeSet();
@@ -127,7 +127,7 @@ function evolve(state: PoolState, event: { type: string; data: Record<string, un
   const e = event as PoolEvent;
   switch (e.type) {
     case 'PoolCreated':
-      return created(state, e.data);
+      return created(e.data);
     case 'PoolUpdated': {
       if (e.data.labels !== undefined) state.labels = e.data.labels;
       if (e.data.nodeSelector !== undefined) state.nodeSelector = e.data.nodeSelector;
@@ -203,7 +203,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
     deserialize(json) {
       const snapshot = json as PoolSnapshot;
       if (!snapshot.created) return { ...emptyPool(), name: snapshot.name };
-      let state = created(emptyPool(), snapshot.created);
+      let state = created(snapshot.created);
       for (const range of snapshot.ranges) state = evolve(state, { type: 'RangeReserved', data: range });
       for (const [ip, holder] of snapshot.holders) {
         state = evolve(state, { type: 'IpAllocated', data: { ...holder, ip, pool: state.name } });
