@@ -6,6 +6,7 @@ module.exports = {
   testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
   transform: { '^.+\\.ts$': 'ts-jest' },
   moduleNameMapper: {
+    '^@kubernetes/client-node$': '<rootDir>/test/support/native/kubernetes-client-node.js',
     '^@ipledger/(ip|domain|event-store|projections|messaging)$': '<rootDir>/libs/$1/src',
     '^@ipledger/(ip|domain|event-store|projections|messaging)/(.*)$': '<rootDir>/libs/$1/src/$2',
   },

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { stringify } from 'yaml';
@@ -96,6 +96,53 @@ describe('kubeconfig', () => {
     expect(await connection.token!()).toBe('from-first');
   });
 
+  describe('credential plugins (EKS, GKE and AKS kubeconfigs)', () => {
+    /** An exec plugin that counts its runs and prints an ExecCredential expiring `expiresInMs` from now. */
+    function execPlugin(expiresInMs: number): string {
+      const script = join(dir, 'plugin.sh');
+      const expiry = new Date(Date.now() + expiresInMs).toISOString();
+      writeFileSync(
+        script,
+        `#!/bin/sh\necho run >> "$(dirname "$0")/runs"\n` +
+          `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",` +
+          `"status":{"token":"exec-'"$CLUSTER_NAME"'","expirationTimestamp":"${expiry}"}}'\n`,
+      );
+      chmodSync(script, 0o755);
+      return script;
+    }
+    const runs = () => readFileSync(join(dir, 'runs'), 'utf8').trim().split('\n').length;
+    const execUser = (command: string) => ({
+      exec: { apiVersion: 'client.authentication.k8s.io/v1', command, env: [{ name: 'CLUSTER_NAME', value: 'prod' }] },
+    });
+
+    it('runs an exec plugin (relative to the kubeconfig) and keeps its token until it expires', async () => {
+      execPlugin(3_600_000);
+      const connection = kubeconfigConnection(writeConfig('config', { server: 'https://k8s' }, execUser('./plugin.sh')));
+      expect(await connection.token!()).toBe('exec-prod');
+      expect(await connection.token!()).toBe('exec-prod');
+      expect(runs()).toBe(1);
+    });
+
+    it('runs the plugin again once its credential has expired', async () => {
+      const connection = kubeconfigConnection(writeConfig('config', { server: 'https://k8s' }, execUser(execPlugin(-1000))));
+      await connection.token!();
+      await connection.token!();
+      expect(runs()).toBe(2);
+    });
+
+    it('takes an auth-provider token (gcp access-token)', async () => {
+      const authProvider = { name: 'gcp', config: { 'access-token': 'gcp-token', expiry: new Date(Date.now() + 3_600_000).toISOString() } };
+      const connection = kubeconfigConnection(writeConfig('config', { server: 'https://k8s' }, { 'auth-provider': authProvider }));
+      expect(await connection.token!()).toBe('gcp-token');
+    });
+
+    it('says clearly when the plugin fails', async () => {
+      const connection = kubeconfigConnection(writeConfig('config', { server: 'https://k8s' }, execUser(join(dir, 'absent-plugin'))));
+      await expect(connection.token!()).rejects.toThrow(KubeConfigError);
+      await expect(connection.token!()).rejects.toThrow(/user "u1": the credential plugin failed/);
+    });
+  });
+
   it.each([
     ['a missing file', () => join(dir, 'absent'), /cannot read kubeconfig .*absent/],
     ['no current-context', () => writeConfig('config', { server: 'https://k8s' }, {}, { 'current-context': '' }), /no current-context/],
@@ -110,7 +157,6 @@ describe('kubeconfig', () => {
       () => writeConfig('config', { server: 'https://k8s' }, { 'client-certificate-data': base64(CERT) }),
       /needs a client key/,
     ],
-    ['an exec-only user', () => writeConfig('config', { server: 'https://k8s' }, { exec: { command: 'aws' } }), /not supported/],
     [
       'a missing CA file',
       () => writeConfig('config', { server: 'https://k8s', 'certificate-authority': 'nope.crt' }, {}),

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import type { KubeConfig, User } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -15,7 +17,7 @@ export interface KubeConnection {
   /** client certificate and key (PEM) for mutual TLS */
   cert?: Buffer;
   key?: Buffer;
-  /** the bearer token for the next request; file-based tokens are re-read each time because they rotate */
+  /** the bearer token for the next request; token files are re-read each time and plugin credentials renewed as they expire */
   token?: () => Promise<string>;
   /** where the settings came from, for logs */
   source: string;
@@ -107,13 +109,44 @@ function userCredentials(user: Fields, file: string, name: string): Pick<KubeCon
     token = () => Promise.resolve(value);
   } else if (typeof user['token-file'] === 'string' && user['token-file']) {
     token = fileToken(resolve(dirname(file), user['token-file']));
-  }
-  if (!cert && !token && (user.exec || user['auth-provider'])) {
-    throw new KubeConfigError(
-      `kubeconfig user "${name}": exec and auth-provider credentials are not supported; use a token or a client certificate`,
-    );
+  } else if (!cert && (user.exec || user['auth-provider'])) {
+    token = pluginToken(name, user, file);
   }
   return { cert, key, token };
+}
+
+/**
+ * exec plugins (EKS, GKE, AKS, kubelogin) and auth providers, through the official client's
+ * authenticators: they run the plugin, keep its credential until it expires, then ask again.
+ */
+function pluginToken(name: string, user: Fields, file: string): () => Promise<string> {
+  const exec = user.exec as { command?: unknown } | undefined;
+  // as kubectl does: a command with a path separator is relative to its kubeconfig file
+  const command =
+    exec && typeof exec.command === 'string' && exec.command.includes('/') ? resolve(dirname(file), exec.command) : exec?.command;
+  // loaded on first use: the client library costs most of a second to load, and only plugin users need it
+  let credentials: KubeConfig | undefined;
+  return async () => {
+    if (!credentials) {
+      credentials = new (await import('@kubernetes/client-node')).KubeConfig();
+      credentials.loadFromClusterAndUser(
+        // the client builds options for a cluster; only the user's credential is taken from them
+        { name: 'credentials', server: 'https://credentials.invalid', skipTLSVerify: false },
+        { name, exec: exec && { ...exec, command }, authProvider: user['auth-provider'] } as User,
+      );
+    }
+    const headers: OutgoingHttpHeaders = {};
+    try {
+      await credentials.applyToHTTPSOptions({ headers });
+    } catch (error) {
+      throw new KubeConfigError(`kubeconfig user "${name}": the credential plugin failed: ${(error as Error).message}`);
+    }
+    const authorization = headers.Authorization;
+    if (typeof authorization !== 'string' || !authorization.startsWith('Bearer ')) {
+      throw new KubeConfigError(`kubeconfig user "${name}": the credential plugin gave no token`);
+    }
+    return authorization.slice('Bearer '.length);
+  };
 }
 
 function readKubeconfig(file: string): Fields {
