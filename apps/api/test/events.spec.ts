@@ -77,7 +77,9 @@ describe('metrics', () => {
 describe('with the database down', () => {
   let app: INestApplication;
   beforeAll(async () => {
-    app = await createApp(loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/ipledger', IPAM_KUBERNETES_CONSUMER: 'off' }), { logger: false });
+    app = await createApp(loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/ipledger', IPAM_KUBERNETES_CONSUMER: 'off' }), {
+      logger: false,
+    });
     await app.listen(0, '127.0.0.1');
   });
   afterAll(() => app.close());

@@ -76,7 +76,7 @@ export class Watcher {
     });
     this.nc = nc;
     void (async () => {
-      for await (const status of nc.status()) this.logger.log(`nats: ${status.type} ${String(status.data)}`);
+      for await (const status of nc.status()) this.logger.log(`nats: ${status.type} ${JSON.stringify(status.data)}`);
     })();
     await ensureStream(await nc.jetstreamManager(), this.config.names, this.config.streamMaxAgeSeconds);
     this.logger.log(`publishing to stream ${this.config.names.stream} (${this.config.names.subjectPrefix}.>) from ${this.kube.server}`);

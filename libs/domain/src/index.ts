@@ -9,6 +9,7 @@ export * from './labels';
 export * from './pool/pool-spec';
 export * from './pool/pool-apply';
 export * from './pool/pool.aggregate';
+export * from './pool/pool-state';
 export * from './pool/address-chooser';
 export * from './pool/free-range-finder';
 export * from './pool/range-owner';

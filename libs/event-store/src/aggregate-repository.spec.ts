@@ -209,7 +209,7 @@ describe('AggregateRepository', () => {
     await repository.load(type, '1');
     await appendToStreams(pool, [{ streamId: 'broken-1', expectedVersion: 1, events: [added(2)] }]);
 
-    const evolve = type.evolve;
+    const evolve = type.evolve.bind(type);
     type.evolve = (state) => {
       state.total = -1;
       throw new Error('bug in evolve');

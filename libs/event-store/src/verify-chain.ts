@@ -14,7 +14,7 @@ export interface BrokenLink {
  * is not the hash of its predecessor's hash and its own type, data and metadata.
  */
 export async function verifyChain(db: Pool | PoolClient): Promise<BrokenLink[]> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<Omit<BrokenLink, 'position'> & { position: string }>(
     `SELECT DISTINCT ON (stream_id) stream_id AS "streamId", version, position, encode(coalesce(hash, ''), 'hex') AS stored, encode(expected, 'hex') AS expected
        FROM (SELECT stream_id, version, position, hash,
                     events_link_hash(lag(hash) OVER (PARTITION BY stream_id ORDER BY version), type, data, metadata) AS expected

@@ -8,8 +8,8 @@ export function encodeContinue(key: unknown[]): string {
 export function decodeContinue(token: string | undefined, arity: number): unknown[] | null {
   if (token === undefined || token === '') return null;
   try {
-    const key = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (Array.isArray(key) && key.length === arity) return key;
+    const key: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (Array.isArray(key) && key.length === arity) return key as unknown[];
   } catch {
     // fall through to the error below
   }

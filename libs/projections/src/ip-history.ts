@@ -32,5 +32,5 @@ export async function ipHistory(db: Queryable, ip: string): Promise<IpHistoryIte
       [ip],
     ),
   );
-  return rows.map(({ position, ...item }) => item);
+  return rows.map(({ position: _position, ...item }) => item);
 }

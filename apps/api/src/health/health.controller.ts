@@ -30,7 +30,11 @@ export class HealthController {
     );
     const bus = this.bus ? await this.bus.isReachable() : null;
     const down = [...(database ? [] : ['the database']), ...(bus === false ? ['the NATS bus'] : [])];
-    if (down.length) throw new ServiceUnavailableException({ code: 'UNAVAILABLE', message: `${down.join(' and ')} ${down.length > 1 ? 'are' : 'is'} unreachable` });
+    if (down.length)
+      throw new ServiceUnavailableException({
+        code: 'UNAVAILABLE',
+        message: `${down.join(' and ')} ${down.length > 1 ? 'are' : 'is'} unreachable`,
+      });
     return { status: 'ready', checks: { database: 'ok', ...(bus ? { bus: 'ok' } : {}) } };
   }
 }

@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { CommandMetadata } from '@ipledger/domain';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { randomUUID } from 'node:crypto';
 
 export interface RequestContext {
@@ -13,11 +13,12 @@ export type ContextualRequest = FastifyRequest & { context: RequestContext };
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Every request gets a correlation id (the caller's X-Request-Id when sane), echoed back. */
-export async function requestContext(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+export function requestContext(req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const given = req.headers['x-request-id'];
   const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   (req as ContextualRequest).context = { requestId, actor: 'anonymous' };
   void reply.header('X-Request-Id', requestId);
+  done();
 }
 
 /** The audit metadata for commands dispatched by this request. */

@@ -29,7 +29,7 @@ export class EventWriter {
     return this.repository.load(type, id);
   }
 
-  async append(changes: Change<any>[], metadata: CommandMetadata): Promise<RecordedEvent[]> {
+  async append(changes: Change[], metadata: CommandMetadata): Promise<RecordedEvent[]> {
     const writes = changes.filter((change) => change.events.length > 0);
     if (writes.length === 0) return [];
     const recorded = await appendToStreams(

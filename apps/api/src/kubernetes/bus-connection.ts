@@ -28,7 +28,7 @@ export class BusConnection implements OnApplicationShutdown {
       this.connection = nc;
       this.logger.log(`connected to ${nc.getServer()}`);
       void (async () => {
-        for await (const status of nc.status()) this.logger.log(`${status.type} ${String(status.data)}`);
+        for await (const status of nc.status()) this.logger.log(`${status.type} ${JSON.stringify(status.data)}`);
       })();
       return nc;
     });

@@ -21,7 +21,9 @@ async function collect(events: AsyncIterable<WatchEvent>): Promise<WatchEvent[]>
 }
 
 /** A server whose every response is written by the test, piece by piece. */
-async function rawServer(respond: (response: http.ServerResponse) => Promise<void>): Promise<{ url: string; close(): Promise<void> }> {
+async function rawServer(
+  respond: (response: http.ServerResponse) => void | Promise<void>,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((_request, response) => void respond(response));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -180,7 +182,7 @@ describe('HttpKubeClient watch stream parsing', () => {
 
   it('throws an ERROR event that is not a 410 as a KubeApiError with its Status', async () => {
     const status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'InternalError', code: 500, message: 'etcd hiccup' };
-    const server = await rawServer(async (response) => {
+    const server = await rawServer((response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
     });

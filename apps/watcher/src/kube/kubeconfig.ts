@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
-import type { KubeConfig, User } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -81,19 +81,21 @@ export function kubeconfigConnection(pathList: string): KubeConnection {
   const context = contexts.get(currentContext);
   if (!context) throw new KubeConfigError(`kubeconfig ${pathList}: context "${currentContext}" not found`);
   const cluster = clusters.get(String(context.cluster));
-  if (!cluster) throw new KubeConfigError(`kubeconfig ${pathList}: cluster "${context.cluster}" of context "${currentContext}" not found`);
+  if (!cluster)
+    throw new KubeConfigError(`kubeconfig ${pathList}: cluster "${String(context.cluster)}" of context "${currentContext}" not found`);
   const server = cluster.fields.server;
   if (typeof server !== 'string' || !server)
-    throw new KubeConfigError(`kubeconfig ${pathList}: cluster "${context.cluster}" has no server`);
-  const user = context.user === undefined ? undefined : users.get(String(context.user));
-  if (context.user !== undefined && !user) {
-    throw new KubeConfigError(`kubeconfig ${pathList}: user "${context.user}" of context "${currentContext}" not found`);
+    throw new KubeConfigError(`kubeconfig ${pathList}: cluster "${String(context.cluster)}" has no server`);
+  const userName = typeof context.user === 'string' ? context.user : undefined;
+  const user = userName === undefined ? undefined : users.get(userName);
+  if (userName !== undefined && !user) {
+    throw new KubeConfigError(`kubeconfig ${pathList}: user "${userName}" of context "${currentContext}" not found`);
   }
   return {
     server,
     ca: dataOrFile(cluster.fields, 'certificate-authority', cluster.file),
     insecureSkipTlsVerify: cluster.fields['insecure-skip-tls-verify'] === true,
-    ...(user ? userCredentials(user.fields, user.file, String(context.user)) : {}),
+    ...(user ? userCredentials(user.fields, user.file, userName!) : {}),
     source: `kubeconfig ${pathList}, context ${currentContext}`,
   };
 }
@@ -132,7 +134,7 @@ function pluginToken(name: string, user: Fields, file: string): () => Promise<st
       credentials.loadFromClusterAndUser(
         // the client builds options for a cluster; only the user's credential is taken from them
         { name: 'credentials', server: 'https://credentials.invalid', skipTLSVerify: false },
-        { name, exec: exec && { ...exec, command }, authProvider: user['auth-provider'] } as User,
+        { name, exec: exec && { ...exec, command }, authProvider: user['auth-provider'] },
       );
     }
     const headers: OutgoingHttpHeaders = {};
@@ -169,7 +171,7 @@ function readKubeconfig(file: string): Fields {
 function namedEntries(list: unknown, field: string, file: string): Array<{ name: string; file: string; fields: Fields }> {
   if (!Array.isArray(list)) return [];
   return list
-    .filter((entry): entry is Fields & { name: string } => typeof entry?.name === 'string')
+    .filter((entry: unknown): entry is Fields & { name: string } => typeof (entry as Fields | null)?.name === 'string')
     .map((entry) => ({ name: entry.name, file, fields: (entry[field] ?? {}) as Fields }));
 }
 

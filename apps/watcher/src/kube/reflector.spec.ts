@@ -13,16 +13,18 @@ class RecordingSink implements ReflectorSink {
   readonly syncs: Array<{ kind: KubeKind; items: LiveKey[]; resourceVersion: string; listedAt: Date }> = [];
   failOn?: (change: ObjectChange) => boolean;
 
-  async change(change: ObjectChange): Promise<void> {
+  change(change: ObjectChange): Promise<void> {
     if (this.failOn?.(change)) {
       this.failOn = undefined;
-      throw new Error('sink unavailable');
+      return Promise.reject(new Error('sink unavailable'));
     }
     this.changes.push(change);
+    return Promise.resolve();
   }
 
-  async synced(kind: KubeKind, items: LiveKey[], resourceVersion: string, listedAt: Date): Promise<void> {
+  synced(kind: KubeKind, items: LiveKey[], resourceVersion: string, listedAt: Date): Promise<void> {
     this.syncs.push({ kind, items, resourceVersion, listedAt });
+    return Promise.resolve();
   }
 
   /** `TYPE key@resourceVersion` of every change from `from` on */

@@ -1,7 +1,7 @@
 import { cidrContains, formatCidr, formatIp, type Cidr } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
 import type { StatefulSetRef } from '../events';
-import type { PoolState } from './pool.aggregate';
+import type { PoolState } from './pool-state';
 import { rangeOwner } from './range-owner';
 
 /**

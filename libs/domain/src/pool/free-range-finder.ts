@@ -1,4 +1,4 @@
-import type { AddressRange, PoolState } from './pool.aggregate';
+import type { AddressRange, PoolState } from './pool-state';
 
 /**
  * How a continuous range is found for a StatefulSet: first fit over the pool's free space, that is

@@ -11,8 +11,8 @@ import {
   PoolAggregate,
   poolCounts,
   type AllocationRequest,
-  type PoolState,
 } from './pool.aggregate';
+import type { PoolState } from './pool-state';
 
 let version = 0;
 const apply = (state: PoolState, event: PoolEvent | null): PoolState =>
@@ -245,10 +245,9 @@ describe('decideAllocate', () => {
     const pool = () => create({ cidr: '10.0.0.0/24', reserved: ['10.0.0.100-10.0.0.110'] });
 
     it('is handed out when free, and lowest-first then skips it', () => {
-      let [state, address] = allocate(pool(), 'h1', '10.0.0.1');
+      const [state, address] = allocate(pool(), 'h1', '10.0.0.1');
       expect(address).toBe('10.0.0.1');
-      [state, address] = allocate(state, 'h2');
-      expect(address).toBe('10.0.0.2');
+      expect(allocate(state, 'h2')[1]).toBe('10.0.0.2');
     });
 
     it('is refused with IP_IN_USE naming the holder', () => {

@@ -18,40 +18,7 @@ import { chooseAddress } from './address-chooser';
 import { findFreeRange, isFreeSpan } from './free-range-finder';
 import { rangeOwner } from './range-owner';
 import type { PoolSpec } from './pool-spec';
-
-/** Who holds an address: what IpAllocated recorded, less what the pool itself knows (name, address, family). */
-export type Holder = Omit<IpAllocated['data'], 'pool' | 'ip' | 'family'>;
-
-export interface AddressRange {
-  start: bigint;
-  end: bigint;
-}
-
-export interface PoolState {
-  name: string;
-  /** false before creation and after deletion (a deleted name can be created again) */
-  exists: boolean;
-  cidr: Cidr | null;
-  labels: Labels;
-  nodeSelector: string | null;
-  reserved: string[];
-  disabled: boolean;
-  /** the addresses that can ever be handed out: the CIDR less IPv4 network and broadcast */
-  usableFirst: bigint;
-  usableLast: bigint;
-  /** reserved addresses inside the usable span: never handed out */
-  reservedSet: RangeSet;
-  /** StatefulSet ranges, by rangeOwner: each address in one goes to that StatefulSet's pods only */
-  ranges: Map<string, AddressRange>;
-  /** the union of `ranges` */
-  rangeSet: RangeSet;
-  /** addresses held by a handle */
-  heldSet: RangeSet;
-  /** reserved ∪ ranges ∪ held: what the address chooser and the range finder skip */
-  used: RangeSet;
-  holders: Map<bigint, Holder>;
-  byHandle: Map<string, bigint>;
-}
+import type { Holder, PoolState } from './pool-state';
 
 export interface PoolCounts {
   capacity: bigint;

@@ -3,15 +3,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { DomainError } from '../errors/domain-error';
 import type { PoolEvent } from '../events';
 import { parsePoolSpec } from './pool-spec';
-import {
-  decideAllocate,
-  decideCreatePool,
-  decideRelease,
-  decideUpdatePool,
-  PoolAggregate,
-  poolCounts,
-  type PoolState,
-} from './pool.aggregate';
+import { decideAllocate, decideCreatePool, decideRelease, decideUpdatePool, PoolAggregate, poolCounts } from './pool.aggregate';
+import type { PoolState } from './pool-state';
 
 /**
  * Model test: random command sequences on 10.0.0.0/28, decided and folded, against a naive model

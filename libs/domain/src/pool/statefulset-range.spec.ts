@@ -13,8 +13,8 @@ import {
   decideResizeRange,
   PoolAggregate,
   poolCounts,
-  type PoolState,
 } from './pool.aggregate';
+import type { PoolState } from './pool-state';
 
 let version = 0;
 const apply = (state: PoolState, event: PoolEvent | null): PoolState =>

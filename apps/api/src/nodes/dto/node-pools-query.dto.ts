@@ -15,7 +15,7 @@ export class NodePoolsQueryDto {
 
   @ApiPropertyOptional({ description: 'also list each pool considered and left out, with the reason' })
   @IsOptional()
-  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
   @IsBoolean()
   explain?: boolean;
 }

@@ -1,0 +1,44 @@
+/** Layering rules: `npm run lint:deps` fails the build on any of them. */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment: 'libs/domain decides and does no I/O: it may import libs/ip and nothing else (no Nest, pg, nats, not even node builtins).',
+      severity: 'error',
+      from: { path: '^libs/domain/', pathNot: '\\.spec\\.ts$' },
+      to: { pathNot: ['^libs/domain/', '^libs/ip/'] },
+    },
+    {
+      name: 'libs-never-import-apps',
+      severity: 'error',
+      from: { path: '^libs/' },
+      to: { path: '^apps/' },
+    },
+    {
+      name: 'watcher-and-api-stay-apart',
+      comment: 'the two apps meet only through libs (messaging contracts) and the bus',
+      severity: 'error',
+      from: { path: '^apps/watcher/' },
+      to: { path: '^apps/api/' },
+    },
+    {
+      name: 'api-and-watcher-stay-apart',
+      severity: 'error',
+      from: { path: '^apps/api/' },
+      to: { path: '^apps/watcher/' },
+    },
+    {
+      name: 'no-cycles',
+      comment: 'type-only imports count: a cycle of types is still a cycle of concepts',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^(dist|node_modules|coverage)/' },
+  },
+};
