@@ -51,7 +51,7 @@ export async function startApiProcess(
   const port = await freePort();
   const entry =
     options.from === 'dist'
-      ? [join(ROOT, 'dist/apps/api/apps/api/src/main.js')]
+      ? [join(ROOT, 'dist/api/main.js')]
       : ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(ROOT, 'apps/api/src/main.ts')];
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry], {
     cwd: ROOT,
