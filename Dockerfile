@@ -17,7 +17,7 @@ COPY libs ./libs
 RUN npm run build
 
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
+ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
 # production dependencies only; optional ones are the embedded PostgreSQL binaries
@@ -29,7 +29,7 @@ RUN ln -s /app/dist/cli.js /usr/local/bin/ipledger \
   && useradd --system --uid 10001 --gid ipledger --home-dir /app --shell /usr/sbin/nologin ipledger
 USER 10001:10001
 EXPOSE 8080
-# /healthz of the API (or of the watcher, whose PORT is 8081)
+# /healthz of the API on PORT (8080 by default; the watcher's is 8081: give it PORT)
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/api/main.js"]

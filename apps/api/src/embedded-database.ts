@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { userInfo } from 'node:os';
@@ -38,6 +39,7 @@ export interface EmbeddedDatabaseOptions {
 export interface EmbeddedDatabase {
   /** postgres://postgres:<password>@127.0.0.1:<port>/<database> */
   url(database: string): string;
+  port: number;
   dataDir: string;
   /** stops the server if this process started it (another live process's server is left running) */
   stop(): Promise<void>;
@@ -52,10 +54,26 @@ const alive = (pid: number) => {
   }
 };
 
-async function readPid(file: string): Promise<number | null> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  const pid = Number(text.split('\n')[0]);
+/** a file's lines (postmaster.pid: pid, data directory, start time, port, ...); [] when it is missing */
+async function lines(file: string): Promise<string[]> {
+  return (await readFile(file, 'utf8').catch(() => '')).split('\n');
+}
+
+function pidIn(fileLines: string[]): number | null {
+  const pid = Number(fileLines[0]);
   return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+/** whether process `pid` is a postgres serving `cluster` (the pid of a stale file may have been reused) */
+function runsCluster(pid: number, cluster: string): boolean {
+  try {
+    const command = existsSync('/proc')
+      ? readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      : execFileSync('ps', ['-p', String(pid), '-o', 'command='], { encoding: 'utf8' });
+    return command.includes('postgres') && command.includes(cluster);
+  } catch {
+    return false;
+  }
 }
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
@@ -69,22 +87,24 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
 /**
  * What a `kill -9` of an earlier run left behind: its server still running (orphaned, its owner
  * gone) or a stale postmaster.pid. The orphan is shut down (fast, so its data stays consistent)
- * and a stale pid file removed, so the server starts as ours. Returns true when a live owner runs it.
+ * and a stale pid file removed, so the server starts as ours. Returns the port of a server that a
+ * live process (another `npm start`, say) runs, to share; null otherwise.
  */
-async function recover(cluster: string, ownerFile: string, log: (line: string) => void): Promise<boolean> {
+async function recover(cluster: string, ownerFile: string, log: (line: string) => void): Promise<number | null> {
   const postmasterFile = join(cluster, 'postmaster.pid');
-  const postmaster = await readPid(postmasterFile);
-  if (postmaster === null) return false;
-  const owner = await readPid(ownerFile);
-  if (alive(postmaster)) {
-    if (owner !== null && owner !== process.pid && alive(owner)) return true;
+  const postmasterLines = await lines(postmasterFile);
+  const postmaster = pidIn(postmasterLines);
+  if (postmaster === null) return null;
+  const owner = pidIn(await lines(ownerFile));
+  if (alive(postmaster) && runsCluster(postmaster, cluster)) {
+    if (owner !== null && owner !== process.pid && alive(owner)) return Number(postmasterLines[3]);
     log(`stopping the PostgreSQL server (pid ${postmaster}) left running by an earlier run that did not stop`);
     process.kill(postmaster, 'SIGINT');
     if (!(await waitForExit(postmaster, 60_000))) throw new Error(`PostgreSQL (pid ${postmaster}) did not stop; stop it and start again`);
   }
   // postgres refuses to start while the pid in a stale file belongs to some other live process
   await rm(postmasterFile, { force: true });
-  return false;
+  return null;
 }
 
 /**
@@ -100,12 +120,22 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
   // readable by the `postgres` user when run as root; the password file itself is 0600
   await mkdir(dataDir, { recursive: true });
   const initialised = existsSync(join(cluster, 'PG_VERSION'));
-  if (!initialised) await writeFile(passwordFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
-  const password = (await readFile(passwordFile, 'utf8')).trim();
-  const url = (database: string) => `postgres://postgres:${password}@127.0.0.1:${options.port}/${database}`;
-  if (initialised && (await recover(cluster, ownerFile, options.log))) {
-    options.log(`PostgreSQL for ${cluster} is already running for another process: sharing it`);
-    return { url, dataDir, stop: async () => undefined };
+  if (!initialised) {
+    // what an interrupted initdb left (initdb wants an empty directory)
+    await rm(cluster, { recursive: true, force: true });
+    await writeFile(passwordFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
+  }
+  const password = await readFile(passwordFile, 'utf8').then(
+    (text) => text.trim(),
+    () => {
+      throw new Error(`${passwordFile} is missing: the cluster in ${cluster} cannot be used without it (remove ${dataDir} to start afresh)`);
+    },
+  );
+  const url = (port: number) => (database: string) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`;
+  const sharedPort = initialised ? await recover(cluster, ownerFile, options.log) : null;
+  if (sharedPort) {
+    options.log(`the PostgreSQL of ${cluster} runs for another process (port ${sharedPort}): sharing it`);
+    return { url: url(sharedPort), port: sharedPort, dataDir, stop: async () => undefined };
   }
 
   // recent output, to explain a failed start
@@ -154,7 +184,8 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
   }
   await writeFile(ownerFile, String(process.pid));
   return {
-    url,
+    url: url(options.port),
+    port: options.port,
     dataDir,
     stop: async () => {
       await server.stop();

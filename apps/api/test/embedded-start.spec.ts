@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,10 +36,15 @@ describe('the API without DATABASE_URL: embedded PostgreSQL', () => {
   let child: ChildProcess;
   let lines: string[];
 
-  async function start(): Promise<string> {
+  /** the environment of a newcomer's shell, but for the ports and the data directory */
+  function newcomerEnv(): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), IPAM_DATA_DIR: dataDir, IPAM_EMBEDDED_POSTGRES_PORT: String(pgPort) };
     for (const name of ['DATABASE_URL', 'NATS_URL', 'IPAM_KUBERNETES_CONSUMER', 'IPAM_TOKENS', 'HOST']) delete env[name];
-    child = spawn(process.execPath, [join(ROOT, 'dist/api/main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    return env;
+  }
+
+  async function start(): Promise<string> {
+    child = spawn(process.execPath, [join(ROOT, 'dist/api/main.js')], { cwd: ROOT, env: newcomerEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     lines = [];
     for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => lines.push(line));
     const base = `http://127.0.0.1:${port}`;
@@ -96,6 +101,20 @@ describe('the API without DATABASE_URL: embedded PostgreSQL', () => {
 
     const base = await start();
     expect(lines.join('\n')).toMatch(/stopping the PostgreSQL server \(pid \d+\) left running by an earlier run/);
+    expect((await call(base, 'GET', '/v1/allocations/h1')).status).toBe(200);
+    await signal('SIGINT');
+    expect(processesNaming(dataDir)).toEqual([]);
+  });
+
+  it('lets the CLI share the server while the API runs, and leaves it running', async () => {
+    const base = await start();
+    const history = spawnSync(process.execPath, [join(ROOT, 'dist/cli.js'), 'ip-history', '10.9.0.1'], {
+      cwd: ROOT,
+      env: newcomerEnv(),
+      encoding: 'utf8',
+    });
+    expect(history.status).toBe(0);
+    expect(history.stdout).toMatch(/\tIpAllocated\tp\th1\tns\/a\tn\t/);
     expect((await call(base, 'GET', '/v1/allocations/h1')).status).toBe(200);
     await signal('SIGINT');
     expect(processesNaming(dataDir)).toEqual([]);
