@@ -49,7 +49,9 @@ function kubernetesSchemaErrors(objects: KubeObject[]): { object: string; errors
 function customResourceValidator(crd: KubeObject) {
   const strict = (schema: any): any => {
     if (!schema || typeof schema !== 'object') return schema;
-    const copy: any = Array.isArray(schema) ? schema.map(strict) : Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, strict(v)]));
+    const copy: any = Array.isArray(schema)
+      ? schema.map(strict)
+      : Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, strict(v)]));
     if (copy.type === 'object' && copy.properties && !copy['x-kubernetes-preserve-unknown-fields']) copy.additionalProperties = false;
     return copy;
   };
@@ -83,7 +85,15 @@ describe('deploy/ kustomize base', () => {
     expect(results.map((r) => r.object)).toHaveLength(builtIn.length);
     expect(results.filter((r) => r.errors.length)).toEqual([]);
     expect(objects.map((o) => o.kind).sort()).toEqual(
-      expect.arrayContaining(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'Deployment', 'Service', 'PodDisruptionBudget']),
+      expect.arrayContaining([
+        'Namespace',
+        'CustomResourceDefinition',
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'Deployment',
+        'Service',
+        'PodDisruptionBudget',
+      ]),
     );
   });
 
@@ -101,7 +111,8 @@ describe('deploy/ kustomize base', () => {
 
   it('validates custom resources against their CRD: the example IPPool passes, a broken one does not', () => {
     const validate = customResourceValidator(find('CustomResourceDefinition', 'ippools.ipam.ipledger.io'));
-    for (const o of objects.filter(isCustom)) expect({ object: o.metadata.name, errors: validate(o) }).toEqual({ object: o.metadata.name, errors: [] });
+    for (const o of objects.filter(isCustom))
+      expect({ object: o.metadata.name, errors: validate(o) }).toEqual({ object: o.metadata.name, errors: [] });
     const [example] = yamlObjects(readFileSync(join(ROOT, 'deploy/examples/ippool.yaml'), 'utf8'));
     expect(validate(example)).toEqual([]);
     expect(validate({ ...example, spec: { cidr: 42, reserverd: [] } })).toEqual(
@@ -117,7 +128,11 @@ describe('deploy/ kustomize base', () => {
     const pod = api.spec.template.spec;
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true });
     const [container] = pod.containers;
-    expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(container.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(container.readinessProbe.httpGet.path).toBe('/readyz');
     expect(container.livenessProbe.httpGet.path).toBe('/healthz');
     expect(container.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
@@ -140,7 +155,9 @@ describe('deploy/ kustomize base', () => {
   it('runs the watcher with the service account that RBAC grants list and watch to, and the ConfigMap both read exists', () => {
     const watcher = find('Deployment', 'ipledger-watcher');
     const binding = find('ClusterRoleBinding', 'ipledger-watcher');
-    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: watcher.spec.template.spec.serviceAccountName, namespace: 'ipledger' }]);
+    expect(binding.subjects).toEqual([
+      { kind: 'ServiceAccount', name: watcher.spec.template.spec.serviceAccountName, namespace: 'ipledger' },
+    ]);
     const configMaps = new Set(objects.filter((o) => o.kind === 'ConfigMap').map((o) => o.metadata.name));
     for (const deployment of [watcher, find('Deployment', 'ipledger-api')]) {
       for (const env of deployment.spec.template.spec.containers[0].env) {

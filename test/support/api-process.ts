@@ -27,7 +27,6 @@ export function call(base: string, method: string, path: string, body?: unknown)
   });
 }
 
-
 export interface ApiProcess {
   base: string;
   stop(): Promise<void>;

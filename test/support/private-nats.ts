@@ -20,7 +20,6 @@ const reachable = (port: number) =>
     socket.on('error', () => resolve(false));
   });
 
-
 /** `nats-server` from PATH (Debian puts it in /usr/sbin), or an error that says what to install. */
 export function natsServerBinary(): string {
   const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin'].filter(Boolean);

@@ -48,7 +48,13 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
   }
 }
 
-async function run(command: string, option: string | undefined, ip: string, databaseUrl: string, out: (line: string) => void): Promise<number> {
+async function run(
+  command: string,
+  option: string | undefined,
+  ip: string,
+  databaseUrl: string,
+  out: (line: string) => void,
+): Promise<number> {
   // read-only commands apply no migrations: they must not change the database they inspect
   if (command === 'migrate' || option === '--rebuild') {
     const applied = await runMigrations(databaseUrl, MIGRATIONS_DIR, out);

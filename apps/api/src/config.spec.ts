@@ -39,8 +39,13 @@ describe('configuration from the environment', () => {
       leakGraceSeconds: 300,
     });
     expect(
-      loadConfig({ IPAM_KUBERNETES_CONSUMER: 'on', IPAM_NATS_STREAM: 'K', IPAM_NATS_SUBJECT_PREFIX: 'k8s', IPAM_NATS_DURABLE: 'd', IPAM_LEAK_GRACE_SECONDS: '0' })
-        .kubernetes,
+      loadConfig({
+        IPAM_KUBERNETES_CONSUMER: 'on',
+        IPAM_NATS_STREAM: 'K',
+        IPAM_NATS_SUBJECT_PREFIX: 'k8s',
+        IPAM_NATS_DURABLE: 'd',
+        IPAM_LEAK_GRACE_SECONDS: '0',
+      }).kubernetes,
     ).toMatchObject({ names: { stream: 'K', subjectPrefix: 'k8s' }, durable: 'd', leakGraceSeconds: 0 });
     expect(loadConfig({ NATS_URL: 'nats://127.0.0.1:4222', IPAM_KUBERNETES_CONSUMER: 'off' }).kubernetes).toBeNull();
     expect(() => loadConfig({ IPAM_KUBERNETES_CONSUMER: 'yes' })).toThrow(/must be on or off/);

@@ -128,7 +128,9 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
   const password = await readFile(passwordFile, 'utf8').then(
     (text) => text.trim(),
     () => {
-      throw new Error(`${passwordFile} is missing: the cluster in ${cluster} cannot be used without it (remove ${dataDir} to start afresh)`);
+      throw new Error(
+        `${passwordFile} is missing: the cluster in ${cluster} cannot be used without it (remove ${dataDir} to start afresh)`,
+      );
     },
   );
   const url = (port: number) => (database: string) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`;

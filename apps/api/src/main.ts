@@ -21,7 +21,11 @@ async function main(): Promise<void> {
   } else {
     logger.log(`listening on ${config.host}:${config.port} with ${config.tokens.size} token(s)`);
   }
-  logger.log(config.kubernetes ? `consuming Kubernetes objects from ${config.natsUrl}` : 'Kubernetes consumer off (set NATS_URL to turn it on): REST only');
+  logger.log(
+    config.kubernetes
+      ? `consuming Kubernetes objects from ${config.natsUrl}`
+      : 'Kubernetes consumer off (set NATS_URL to turn it on): REST only',
+  );
 }
 
 main().catch((err) => {

@@ -38,7 +38,12 @@ describe('the API without DATABASE_URL: embedded PostgreSQL', () => {
 
   /** the environment of a newcomer's shell, but for the ports and the data directory */
   function newcomerEnv(): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), IPAM_DATA_DIR: dataDir, IPAM_EMBEDDED_POSTGRES_PORT: String(pgPort) };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      IPAM_DATA_DIR: dataDir,
+      IPAM_EMBEDDED_POSTGRES_PORT: String(pgPort),
+    };
     for (const name of ['DATABASE_URL', 'NATS_URL', 'IPAM_KUBERNETES_CONSUMER', 'IPAM_TOKENS', 'HOST']) delete env[name];
     return env;
   }
