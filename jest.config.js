@@ -1,4 +1,4 @@
-/** Tests run in band: integration suites share one Postgres and NATS, each in its own database. */
+/** Tests run in band: integration suites share one Postgres and NATS, each in its own database and stream. */
 module.exports = {
   rootDir: '.',
   testEnvironment: 'node',
@@ -11,4 +11,7 @@ module.exports = {
     '^@ipledger/(ip|domain|event-store|projections|messaging)/(.*)$': '<rootDir>/libs/$1/src/$2',
   },
   testTimeout: 60000,
+  // an embedded PostgreSQL and a private nats-server for the run (unless TEST_DATABASE_URL / TEST_NATS_URL)
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 };

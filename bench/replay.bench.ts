@@ -17,7 +17,7 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const POOLS = Number(process.env.BENCH_POOLS ?? 2000);
 const TARGET = 200_000;
-const CLI = join(__dirname, '../dist/apps/api/apps/api/src/cli.js');
+const CLI = join(__dirname, '../dist/cli.js');
 const SUMMARY = /^(\d+) events replayed \((\d+) appended during the rebuild\) in ([\d.]+) s, (\d+) events\/s, peak RSS (\d+) MB/;
 
 async function cli(url: string, ...args: string[]): Promise<string[]> {

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from './free-port';
 
 const ROOT = join(__dirname, '../..');
 
@@ -27,14 +27,6 @@ export function call(base: string, method: string, path: string, body?: unknown)
   });
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
-
 export interface ApiProcess {
   base: string;
   stop(): Promise<void>;
@@ -51,7 +43,7 @@ export async function startApiProcess(
   const port = await freePort();
   const entry =
     options.from === 'dist'
-      ? [join(ROOT, 'dist/apps/api/apps/api/src/main.js')]
+      ? [join(ROOT, 'dist/api/main.js')]
       : ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(ROOT, 'apps/api/src/main.ts')];
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry], {
     cwd: ROOT,

@@ -5,7 +5,8 @@ import { runMigrations } from '@ipledger/event-store';
 
 export const MIGRATIONS_DIR = path.join(__dirname, '../../migrations');
 
-const SERVER_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** the `postgres` database of the server the suites use: jest's global setup starts an embedded one unless set */
+const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export function uniqueDatabaseName(file: string): string {
   return `ipledger_t_${file.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`.toLowerCase();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const ROOT = join(__dirname, '../..');
-const ENTRY = join(ROOT, 'dist/apps/watcher/apps/watcher/src/main.js');
+const ENTRY = join(ROOT, 'dist/watcher/main.js');
 
 export interface WatcherProcess {
   /** the health server: /healthz, /readyz, /metrics */

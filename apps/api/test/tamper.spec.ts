@@ -84,6 +84,6 @@ describe('tamper evidence: the hash chain and the CLI', () => {
   it('prints usage for an unknown command (exit 2)', async () => {
     const { code, lines } = await cli('frobnicate');
     expect(code).toBe(2);
-    expect(lines[0]).toContain('usage: npm run cli -- <command>');
+    expect(lines[0]).toContain('usage: ipledger <command>');
   });
 });

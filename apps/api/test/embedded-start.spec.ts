@@ -1,0 +1,127 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { call } from '../../../test/support/api-process';
+import { freePort } from '../../../test/support/free-port';
+
+const ROOT = join(__dirname, '../../..');
+
+/** pids of the processes whose command line names `text` (the data directory of this test's server) */
+function processesNaming(text: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
+/**
+ * `npm start` with nothing configured, as a newcomer runs it (the built API, no DATABASE_URL, no
+ * NATS_URL): an embedded PostgreSQL under IPAM_DATA_DIR that keeps its data across restarts,
+ * stops with the API, and survives a kill -9 of the API.
+ */
+describe('the API without DATABASE_URL: embedded PostgreSQL', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ipledger-embedded-'));
+  chmodSync(dataDir, 0o755); // run as root, the server runs as `postgres`
+  let pgPort: number;
+  let port: number;
+  let child: ChildProcess;
+  let lines: string[];
+
+  /** the environment of a newcomer's shell, but for the ports and the data directory */
+  function newcomerEnv(): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      IPAM_DATA_DIR: dataDir,
+      IPAM_EMBEDDED_POSTGRES_PORT: String(pgPort),
+    };
+    for (const name of ['DATABASE_URL', 'NATS_URL', 'IPAM_KUBERNETES_CONSUMER', 'IPAM_TOKENS', 'HOST']) delete env[name];
+    return env;
+  }
+
+  async function start(): Promise<string> {
+    child = spawn(process.execPath, [join(ROOT, 'dist/api/main.js')], { cwd: ROOT, env: newcomerEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    lines = [];
+    for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => lines.push(line));
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; ; i++) {
+      if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}:\n${lines.join('\n')}`);
+      if (i > 1200) throw new Error(`the API was not ready within 120 s:\n${lines.join('\n')}`);
+      const ready = await call(base, 'GET', '/readyz').catch(() => null);
+      if (ready?.status === 200) {
+        expect(ready.body).toEqual({ status: 'ready', checks: { database: 'ok' } });
+        return base;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  async function signal(name: NodeJS.Signals): Promise<void> {
+    const exited = once(child, 'exit');
+    child.kill(name);
+    await exited;
+  }
+
+  beforeAll(async () => {
+    pgPort = await freePort();
+    port = await freePort();
+  });
+  afterAll(async () => {
+    if (child?.exitCode === null) await signal('SIGTERM');
+    for (const pid of processesNaming(dataDir)) process.kill(pid, 'SIGINT');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves REST with only the database, says where the data is, and keeps pools and allocations across a restart', async () => {
+    let base = await start();
+    expect(lines.join('\n')).toContain(`using the embedded PostgreSQL on 127.0.0.1:${pgPort}, data in ${dataDir}`);
+    expect(lines.join('\n')).toContain('set DATABASE_URL=');
+    expect((await call(base, 'POST', '/v1/pools', { name: 'p', cidr: '10.9.0.0/29' })).status).toBe(201);
+    const allocated = await call(base, 'POST', '/v1/allocations', { handle: 'h1', node: 'n', namespace: 'ns', pod: 'a' });
+    expect(allocated.status).toBe(201);
+
+    await signal('SIGINT');
+    expect(processesNaming(dataDir)).toEqual([]);
+
+    base = await start();
+    expect((await call(base, 'GET', '/v1/allocations/h1')).body).toEqual(allocated.body);
+    expect((await call(base, 'GET', '/v1/pools/p')).body).toMatchObject({ allocated: '1' });
+    await signal('SIGTERM');
+    expect(processesNaming(dataDir)).toEqual([]);
+  });
+
+  it('recovers after a kill -9 left its PostgreSQL running without it', async () => {
+    await start();
+    await signal('SIGKILL');
+    expect(processesNaming(dataDir).length).toBeGreaterThan(0); // the orphaned server
+
+    const base = await start();
+    expect(lines.join('\n')).toMatch(/stopping the PostgreSQL server \(pid \d+\) left running by an earlier run/);
+    expect((await call(base, 'GET', '/v1/allocations/h1')).status).toBe(200);
+    await signal('SIGINT');
+    expect(processesNaming(dataDir)).toEqual([]);
+  });
+
+  it('lets the CLI share the server while the API runs, and leaves it running', async () => {
+    const base = await start();
+    const history = spawnSync(process.execPath, [join(ROOT, 'dist/cli.js'), 'ip-history', '10.9.0.1'], {
+      cwd: ROOT,
+      env: newcomerEnv(),
+      encoding: 'utf8',
+    });
+    expect(history.status).toBe(0);
+    expect(history.stdout).toMatch(/\tIpAllocated\tp\th1\tns\/a\tn\t/);
+    expect((await call(base, 'GET', '/v1/allocations/h1')).status).toBe(200);
+    await signal('SIGINT');
+    expect(processesNaming(dataDir)).toEqual([]);
+  });
+});

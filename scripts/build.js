@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+/**
+ * `node scripts/build.js`: bundles the apps into dist/ (see webpack.config.js).
+ * `--if-changed`: only when a source is newer than the last build (what `npm start` runs), so a
+ * start after `npm ci` (whose `prepare` built) or after an unchanged restart skips the build.
+ */
+const { chmodSync, existsSync, readdirSync, statSync, writeFileSync } = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.join(__dirname, '..');
+const STAMP = path.join(ROOT, 'dist', '.build-stamp');
+const INPUTS = ['apps', 'libs', 'tsconfig.json', 'webpack.config.js', 'package-lock.json'];
+
+function newestMtime(file) {
+  const stat = statSync(file);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(0, ...readdirSync(file).map((name) => newestMtime(path.join(file, name))));
+}
+
+function upToDate() {
+  if (!existsSync(STAMP)) return false;
+  const built = statSync(STAMP).mtimeMs;
+  return INPUTS.every((input) => newestMtime(path.join(ROOT, input)) <= built);
+}
+
+if (process.argv.includes('--if-changed') && upToDate()) process.exit(0);
+
+const webpack = require('webpack');
+const started = Date.now();
+webpack(require(path.join(ROOT, 'webpack.config.js')), (err, stats) => {
+  if (err || stats.hasErrors()) {
+    console.error(err ?? stats.toString('errors-only'));
+    process.exit(1);
+  }
+  if (stats.hasWarnings()) console.warn(stats.toString('errors-warnings'));
+  chmodSync(path.join(ROOT, 'dist', 'cli.js'), 0o755); // the `ipledger` bin
+  writeFileSync(STAMP, new Date().toISOString());
+  console.log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+});

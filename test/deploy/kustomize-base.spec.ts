@@ -1,0 +1,176 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv from 'ajv';
+import { parseAllDocuments } from 'yaml';
+
+const ROOT = join(__dirname, '../..');
+
+interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  spec?: any;
+  [field: string]: any;
+}
+
+function render(): KubeObject[] {
+  const kubectl = spawnSync('kubectl', ['kustomize', join(ROOT, 'deploy')], { encoding: 'utf8' });
+  if (kubectl.error) {
+    throw new Error(
+      'this test renders deploy/ with `kubectl kustomize` and kubectl is not on PATH: install the Debian package `kubectl` (apt-get install kubectl)',
+    );
+  }
+  if (kubectl.status !== 0) throw new Error(`kubectl kustomize deploy/ failed:\n${kubectl.stderr}`);
+  return yamlObjects(kubectl.stdout);
+}
+
+function yamlObjects(text: string): KubeObject[] {
+  return parseAllDocuments(text).map((doc) => {
+    expect(doc.errors).toEqual([]);
+    return doc.toJS() as KubeObject;
+  });
+}
+
+/** Errors of an object against the Kubernetes API schemas shipped by the pinned `kubernetes-models`, offline. */
+function kubernetesSchemaErrors(object: KubeObject): string[] {
+  // "v1" is the core group: kubernetes-models/v1/Service; kubernetes-models/apps/v1/Deployment
+  let Model: new (data: KubeObject) => { validate(): void };
+  try {
+    Model = require(`kubernetes-models/${object.apiVersion}/${object.kind}`)[object.kind];
+  } catch {
+    return [`no Kubernetes schema for ${object.apiVersion} ${object.kind}`];
+  }
+  try {
+    new Model(object).validate();
+    return [];
+  } catch (err) {
+    return [(err as Error).message];
+  }
+}
+
+/**
+ * A validator for the custom resources a CRD defines, from its openAPIV3Schema. Like strict field
+ * validation, a field the schema does not name is an error (unless it preserves unknown fields).
+ */
+function customResourceValidator(crd: KubeObject) {
+  const strict = (schema: any): any => {
+    if (!schema || typeof schema !== 'object') return schema;
+    const copy: any = Array.isArray(schema)
+      ? schema.map(strict)
+      : Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, strict(v)]));
+    if (copy.type === 'object' && copy.properties && !copy['x-kubernetes-preserve-unknown-fields']) copy.additionalProperties = false;
+    return copy;
+  };
+  const version = crd.spec.versions.find((v: { storage: boolean }) => v.storage);
+  const schema = strict(version.schema.openAPIV3Schema);
+  schema.properties = {
+    ...schema.properties,
+    apiVersion: { const: `${crd.spec.group}/${version.name}` },
+    kind: { const: crd.spec.names.kind },
+    metadata: { type: 'object', required: ['name'] },
+  };
+  schema.required = [...(schema.required ?? []), 'apiVersion', 'kind', 'metadata'];
+  const validate = new Ajv({ strict: false, allErrors: true }).compile(schema);
+  return (object: unknown) => (validate(object) ? [] : validate.errors!.map((e) => `${e.instancePath || '/'} ${e.message}`));
+}
+
+describe('deploy/ kustomize base', () => {
+  const objects = render();
+  const find = (kind: string, name: string) => {
+    const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+    if (!found) throw new Error(`the base renders no ${kind} ${name}`);
+    return found;
+  };
+  const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
+  const customKinds = new Map(crds.map((crd) => [`${crd.spec.group}/${crd.spec.versions[0].name}/${crd.spec.names.kind}`, crd]));
+  const isCustom = (o: KubeObject) => customKinds.has(`${o.apiVersion}/${o.kind}`);
+
+  it('renders only objects that are valid against the Kubernetes API schemas', () => {
+    const invalid = objects
+      .filter((o) => !isCustom(o))
+      .map((o) => ({ object: `${o.kind} ${o.metadata.name}`, errors: kubernetesSchemaErrors(o) }))
+      .filter((result) => result.errors.length);
+    expect(invalid).toEqual([]);
+    expect(objects.map((o) => o.kind).sort()).toEqual(
+      expect.arrayContaining([
+        'Namespace',
+        'CustomResourceDefinition',
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'Deployment',
+        'Service',
+        'PodDisruptionBudget',
+      ]),
+    );
+  });
+
+  it('would fail on an object that is not valid Kubernetes', () => {
+    const api = structuredClone(find('Deployment', 'ipledger-api'));
+    api.spec.replicas = 'two';
+    delete api.spec.template.spec.containers[0].name;
+    const errors = kubernetesSchemaErrors(api).join('\n');
+    expect(errors).toMatch(/replicas must be integer/);
+    expect(errors).toMatch(/containers\/0 must have required property name/);
+    expect(kubernetesSchemaErrors({ apiVersion: 'v1', kind: 'Nonsense', metadata: { name: 'x' } })).toEqual([
+      'no Kubernetes schema for v1 Nonsense',
+    ]);
+  });
+
+  it('validates custom resources against their CRD: the example IPPool passes, a broken one does not', () => {
+    const validate = customResourceValidator(find('CustomResourceDefinition', 'ippools.ipam.ipledger.io'));
+    for (const o of objects.filter(isCustom))
+      expect({ object: o.metadata.name, errors: validate(o) }).toEqual({ object: o.metadata.name, errors: [] });
+    const [example] = yamlObjects(readFileSync(join(ROOT, 'deploy/examples/ippool.yaml'), 'utf8'));
+    expect(validate(example)).toEqual([]);
+    expect(validate({ ...example, spec: { cidr: 42, reserverd: [] } })).toEqual(
+      expect.arrayContaining(['/spec/cidr must be string', '/spec must NOT have additional properties']),
+    );
+    expect(validate({ ...example, spec: {} })).toEqual(["/spec must have required property 'cidr'"]);
+  });
+
+  it('runs the API as 2 non-root replicas on a read-only root, probed, with resources and its secrets from a Secret', () => {
+    const api = find('Deployment', 'ipledger-api');
+    expect(api.metadata.namespace).toBe('ipledger');
+    expect(api.spec.replicas).toBe(2);
+    const pod = api.spec.template.spec;
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true });
+    const [container] = pod.containers;
+    expect(container.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(container.readinessProbe.httpGet.path).toBe('/readyz');
+    expect(container.livenessProbe.httpGet.path).toBe('/healthz');
+    expect(container.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
+    expect(container.resources.limits.memory).toEqual(expect.any(String));
+    const fromSecret = (name: string) => container.env.find((e: { name: string }) => e.name === name)?.valueFrom?.secretKeyRef;
+    expect(fromSecret('DATABASE_URL')).toEqual({ name: 'ipledger', key: 'DATABASE_URL' });
+    expect(fromSecret('IPAM_TOKENS')).toEqual({ name: 'ipledger', key: 'IPAM_TOKENS' });
+  });
+
+  it('selects the API pods from the Service and the PodDisruptionBudget, and keeps one up', () => {
+    const podLabels = find('Deployment', 'ipledger-api').spec.template.metadata.labels;
+    const service = find('Service', 'ipledger-api');
+    const pdb = find('PodDisruptionBudget', 'ipledger-api');
+    expect(podLabels).toMatchObject(service.spec.selector);
+    expect(podLabels).toMatchObject(pdb.spec.selector.matchLabels);
+    expect(pdb.spec.minAvailable).toBe(1);
+    expect(service.spec.ports[0].targetPort).toBe(find('Deployment', 'ipledger-api').spec.template.spec.containers[0].ports[0].name);
+  });
+
+  it('runs the watcher with the service account that RBAC grants list and watch to, and the ConfigMap both read exists', () => {
+    const watcher = find('Deployment', 'ipledger-watcher');
+    const binding = find('ClusterRoleBinding', 'ipledger-watcher');
+    expect(binding.subjects).toEqual([
+      { kind: 'ServiceAccount', name: watcher.spec.template.spec.serviceAccountName, namespace: 'ipledger' },
+    ]);
+    const configMaps = new Set(objects.filter((o) => o.kind === 'ConfigMap').map((o) => o.metadata.name));
+    for (const deployment of [watcher, find('Deployment', 'ipledger-api')]) {
+      for (const env of deployment.spec.template.spec.containers[0].env) {
+        if (env.valueFrom?.configMapKeyRef) expect(configMaps).toContain(env.valueFrom.configMapKeyRef.name);
+      }
+    }
+  });
+});
