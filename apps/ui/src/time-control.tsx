@@ -15,8 +15,9 @@ export function positionAt(events: RecordedEvent[], at: string | null): number {
 }
 
 /**
- * A slider over the pool's own events (each notch: right after one event; the last: live), and any
- * RFC 3339 instant typed in. Moving it sets `at`, and the pool and its map are replayed at it.
+ * A slider over the pool's own events (each notch: right after one event; the last notch, after the
+ * latest event, is live), and any RFC 3339 instant typed in. Moving it sets `at`, and the pool and
+ * its map are replayed at it.
  */
 export function TimeControl({
   events,
@@ -29,8 +30,9 @@ export function TimeControl({
 }) {
   const [draft, setDraft] = useState(at ?? '');
   useEffect(() => setDraft(at ?? ''), [at]);
-  const position = at === null ? events.length : positionAt(events, at);
-  const go = (value: number) => onChange(value >= events.length ? null : instantAfter(events[Math.max(0, value)]));
+  const last = events.length - 1;
+  const position = positionAt(events, at);
+  const go = (value: number) => onChange(value >= last ? null : instantAfter(events[Math.max(0, value)]));
   return (
     <div class={`time-control${at ? ' past' : ''}`}>
       <span class="when" data-at={at ?? 'live'}>
@@ -50,7 +52,7 @@ export function TimeControl({
         name="time"
         aria-label="time: one notch a pool event, the right end is live"
         min={0}
-        max={events.length}
+        max={Math.max(0, last)}
         step={1}
         value={Math.max(0, position)}
         onInput={(e) => go(Number(e.currentTarget.value))}

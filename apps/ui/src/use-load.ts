@@ -3,22 +3,23 @@ import { useEffect, useState } from 'preact/hooks';
 export interface Loaded<T> {
   data: T | null;
   error: unknown;
+  /** true from the render where `deps` changed until their answer arrives (data may still be the previous answer) */
   loading: boolean;
 }
 
-/** Runs `load` whenever `deps` change; an answer that arrives after a newer request started is dropped. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
-  const [state, setState] = useState<Loaded<T>>({ data: null, error: null, loading: true });
+/** Runs `load` whenever `deps` (strings and numbers) change; an answer that arrives after a newer request started is dropped. */
+export function useLoad<T>(load: () => Promise<T>, deps: ReadonlyArray<string | number | null>): Loaded<T> {
+  const key = JSON.stringify(deps);
+  const [state, setState] = useState<{ key: string | null; data: T | null; error: unknown }>({ key: null, data: null, error: null });
   useEffect(() => {
     let current = true;
-    setState((s) => ({ ...s, loading: true }));
     load().then(
-      (data) => current && setState({ data, error: null, loading: false }),
-      (error: unknown) => current && setState({ data: null, error, loading: false }),
+      (data) => current && setState({ key, data, error: null }),
+      (error: unknown) => current && setState({ key, data: null, error }),
     );
     return () => {
       current = false;
     };
-  }, deps);
-  return state;
+  }, [key]);
+  return { data: state.data, error: state.error, loading: state.key !== key };
 }
