@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { launchChromium, type Browser } from '../support/chromium';
+import { poolName, seedPools } from '../support/seed-pools';
 import { startTestApi, type TestApi } from '../support/test-api';
 
 /** Screenshots for people (and the README), not compared by the test; the folder is git-ignored. */
@@ -233,5 +234,16 @@ describe('web UI at /ui, in a real headless Chromium', () => {
     expect(await error.textContent()).toContain('401 Unauthorized');
     expect(await other.evaluate(STORED_TOKEN)).toBe('not-a-token');
     await other.close();
+  });
+
+  it('loads every page of a long list and draws the rows in sight as it scrolls', async () => {
+    await seedPools(api.app, 500);
+    await page.goto(`${base}/ui/#/pools?limit=all`);
+    await page.locator('table.pools[data-loaded="yes"][data-count="503"]').waitFor();
+    // only the rows in sight (and a margin) are in the document; the last one appears at the bottom
+    expect(await page.locator('tbody tr[data-pool]').count()).toBeLessThan(100);
+    await page.keyboard.press('End');
+    await page.locator(`tr[data-pool="${poolName(499)}"]`).waitFor();
+    expect(await page.locator('tr[data-pool="ui-web"]').count()).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { apiGet, listAll } from './api-client';
 import type { List, Pool } from './api-types';
 import { ErrorBox } from './error-box';
@@ -9,6 +9,32 @@ import { useLoad } from './use-load';
 import { utilisation, UtilisationBar } from './utilisation';
 
 const PAGE_SIZES = ['100', '500', '1000', 'all'];
+/** Rows have one fixed height (styles.css), so a long list draws only the rows in sight, plus a margin. */
+const ROW_HEIGHT = 56;
+const WINDOWED_FROM = 300;
+const MARGIN_ROWS = 15;
+
+/** The slice of `count` rows that the window shows, following scroll and resize; everything below WINDOWED_FROM rows. */
+function useVisibleRows(count: number, body: { current: HTMLElement | null }): [number, number] {
+  const [range, setRange] = useState<[number, number]>([0, Math.min(count, 60)]);
+  useLayoutEffect(() => {
+    if (count < WINDOWED_FROM) return;
+    const update = () => {
+      const top = body.current?.getBoundingClientRect().top ?? 0;
+      const first = Math.max(0, Math.floor(-top / ROW_HEIGHT) - MARGIN_ROWS);
+      const last = Math.min(count, Math.ceil((innerHeight - top) / ROW_HEIGHT) + MARGIN_ROWS);
+      setRange((r) => (r[0] === first && r[1] === last ? r : [first, last]));
+    };
+    update();
+    addEventListener('scroll', update, { passive: true });
+    addEventListener('resize', update);
+    return () => {
+      removeEventListener('scroll', update);
+      removeEventListener('resize', update);
+    };
+  }, [count]);
+  return count < WINDOWED_FROM ? [0, count] : range;
+}
 
 interface Loaded {
   items: Pool[];
@@ -34,8 +60,16 @@ export function PoolsPage({ route, reload }: { route: Route; reload: number }) {
   }, [selector, limit, cont, reload]);
 
   const items = pools.data?.items ?? [];
+  const direction = sort === 'util-asc' ? 1 : -1;
   const rows =
-    sort === 'name' ? items : [...items].sort((a, b) => (utilisation(a).used - utilisation(b).used) * (sort === 'util-asc' ? 1 : -1));
+    sort === 'name'
+      ? items
+      : items
+          .map((pool) => ({ pool, used: utilisation(pool).used }))
+          .sort((a, b) => (a.used - b.used) * direction)
+          .map(({ pool }) => pool);
+  const body = useRef<HTMLTableSectionElement>(null);
+  const [first, last] = useVisibleRows(rows.length, body);
   const nextSort = sort === 'util-desc' ? 'util-asc' : sort === 'util-asc' ? 'name' : 'util-desc';
 
   return (
@@ -73,7 +107,14 @@ export function PoolsPage({ route, reload }: { route: Route; reload: number }) {
       {pools.loading && limit === 'all' ? <p class="muted">loading… {formatCount(BigInt(progress))} pools</p> : null}
       {pools.data && (
         <>
-          <table class="pools" data-loaded={pools.loading ? 'no' : 'yes'}>
+          <table class="pools" data-loaded={pools.loading ? 'no' : 'yes'} data-count={rows.length}>
+            <colgroup>
+              <col class="name" />
+              <col class="cidr" />
+              <col class="family" />
+              <col class="labels" />
+              <col class="util" />
+            </colgroup>
             <thead>
               <tr>
                 <th>Name</th>
@@ -87,8 +128,9 @@ export function PoolsPage({ route, reload }: { route: Route; reload: number }) {
                 </th>
               </tr>
             </thead>
-            <tbody>
-              {rows.map((pool) => (
+            <tbody ref={body}>
+              {first > 0 && <tr class="spacer" style={{ height: `${first * ROW_HEIGHT}px` }} />}
+              {rows.slice(first, last).map((pool) => (
                 <tr key={pool.name} data-pool={pool.name} class={pool.disabled ? 'disabled' : ''}>
                   <td>
                     <a href={href(['pools', pool.name])}>{pool.name}</a>
@@ -106,6 +148,7 @@ export function PoolsPage({ route, reload }: { route: Route; reload: number }) {
                   </td>
                 </tr>
               ))}
+              {last < rows.length && <tr class="spacer" style={{ height: `${(rows.length - last) * ROW_HEIGHT}px` }} />}
             </tbody>
           </table>
           <div class="pager">
