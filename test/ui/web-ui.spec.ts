@@ -50,6 +50,8 @@ describe('web UI at /ui, in a real headless Chromium', () => {
         reserved: ['10.31.0.1-10.31.0.255'],
       },
       { name: 'ui-v6', cidr: 'fd00:30::/64', labels: { zone: 'a', tier: 'web' } },
+      { name: 'ui-db', cidr: '10.32.0.0/27', labels: { zone: 'a', tier: 'db' }, reserved: ['10.32.0.1'] },
+      { name: 'ui-edge', cidr: '10.33.0.0/28', labels: { zone: 'a', tier: 'edge' }, disabled: true },
     ];
     for (const pool of pools) await api.http().post('/v1/pools').set(admin()).send(pool).expect(201);
     await api
@@ -69,6 +71,7 @@ describe('web UI at /ui, in a real headless Chromium', () => {
     for (let i = 0; i < 2; i++) await allocate(`pg-${i}`, 'ui-web', 'db');
     for (let i = 0; i < 40; i++) await allocate(`job-${i}`, 'ui-batch', 'batch', 'worker-2');
     for (let i = 0; i < 3; i++) await allocate(`api-${i}`, 'ui-v6');
+    for (let i = 0; i < 22; i++) await allocate(`mysql-${i}`, 'ui-db', 'db');
     // the release is ui-web's last event: one step back on the time control is just before it
     await api.http().delete('/v1/allocations/web-7:eth0').set(admin()).expect(204);
     released = held['web-7'];
@@ -101,7 +104,7 @@ describe('web UI at /ui, in a real headless Chromium', () => {
 
     // 2. every pool's four counts are the API's: allocated, reserved (less ranges), StatefulSet ranges, free
     const listed = (await api.http().get('/v1/pools').set(admin()).expect(200)).body.items;
-    expect(listed).toHaveLength(3);
+    expect(listed).toHaveLength(5);
     for (const pool of listed) {
       const row = page.locator(`tr[data-pool="${pool.name}"]`);
       const shown = async (key: string) => row.locator(`[data-count="${key}"]`).getAttribute('data-value');
@@ -118,7 +121,9 @@ describe('web UI at /ui, in a real headless Chromium', () => {
       '3',
       String(254 - 13 - 6 - 3),
     ]);
-    await page.screenshot({ path: join(ARTIFACTS, 'pools.png') });
+    await page.setViewportSize({ width: 1280, height: 480 });
+    await page.screenshot({ path: join(ARTIFACTS, 'pools.png'), fullPage: true });
+    await page.setViewportSize({ width: 1400, height: 900 });
   });
 
   it('filters by a label selector on the server, shows its error, and sorts by utilisation', async () => {
@@ -136,12 +141,15 @@ describe('web UI at /ui, in a real headless Chromium', () => {
 
     await page.fill('#selector', '');
     await page.click('form.selector button[type=submit]');
-    await page.waitForFunction(`document.querySelectorAll('table.pools[data-loaded=\"yes\"] tbody tr').length === 3`);
+    await page.waitForFunction(`document.querySelectorAll('table.pools[data-loaded=\"yes\"] tbody tr').length === 5`);
     await page.click('th.sortable button');
     await page.waitForFunction(`location.hash.includes('sort=util-desc')`);
+    // ui-edge (nothing used) and ui-v6 (3 of 2^64) tie at 0 and keep their name order
     expect(await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-pool')))).toEqual([
+      'ui-db',
       'ui-web',
       'ui-batch',
+      'ui-edge',
       'ui-v6',
     ]);
   });
@@ -210,11 +218,15 @@ describe('web UI at /ui, in a real headless Chromium', () => {
     await page.goto(`${base}/ui/#/nodes/worker-1`);
     await page.locator('table.excluded tr[data-pool="ui-batch"]').waitFor();
     expect(await page.locator('table.eligible tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-pool')))).toEqual([
+      'ui-db',
       'ui-v6',
       'ui-web',
     ]);
     const explained = (await api.http().get('/v1/nodes/worker-1/pools?explain=true').set(admin()).expect(200)).body.excluded;
-    expect(await page.locator('table.excluded tr[data-pool="ui-batch"] .reason').textContent()).toBe(explained[0].reason);
+    expect(explained.map((e: { pool: string }) => e.pool).sort()).toEqual(['ui-batch', 'ui-edge']);
+    for (const { pool, reason } of explained) {
+      expect(await page.locator(`table.excluded tr[data-pool="${pool}"] .reason`).textContent()).toBe(reason);
+    }
     expect(await page.locator('.node-page .facts').textContent()).toContain('zone=a');
   });
 
@@ -239,7 +251,7 @@ describe('web UI at /ui, in a real headless Chromium', () => {
   it('loads every page of a long list and draws the rows in sight as it scrolls', async () => {
     await seedPools(api.app, 500);
     await page.goto(`${base}/ui/#/pools?limit=all`);
-    await page.locator('table.pools[data-loaded="yes"][data-count="503"]').waitFor();
+    await page.locator('table.pools[data-loaded="yes"][data-count="505"]').waitFor();
     // only the rows in sight (and a margin) are in the document; the last one appears at the bottom
     expect(await page.locator('tbody tr[data-pool]').count()).toBeLessThan(100);
     await page.keyboard.press('End');

@@ -109,11 +109,11 @@ export function PoolsPage({ route, reload }: { route: Route; reload: number }) {
         <>
           <table class="pools" data-loaded={pools.loading ? 'no' : 'yes'} data-count={rows.length}>
             <colgroup>
-              <col class="name" />
-              <col class="cidr" />
-              <col class="family" />
-              <col class="labels" />
-              <col class="util" />
+              <col class="c-name" />
+              <col class="c-cidr" />
+              <col class="c-family" />
+              <col class="c-labels" />
+              <col class="c-util" />
             </colgroup>
             <thead>
               <tr>
