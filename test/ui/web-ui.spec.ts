@@ -258,4 +258,24 @@ describe('web UI at /ui, in a real headless Chromium', () => {
     await page.locator(`tr[data-pool="${poolName(499)}"]`).waitFor();
     expect(await page.locator('tr[data-pool="ui-web"]').count()).toBe(1);
   });
+
+  it('pages by `continue`, forwards and back', async () => {
+    await page.goto(`${base}/ui/#/pools?limit=100`);
+    const firstRow = () => page.locator('table.pools[data-loaded="yes"] tbody tr[data-pool]').first().getAttribute('data-pool');
+    await page.locator('table.pools[data-loaded="yes"][data-count="100"]').waitFor();
+    expect(await firstRow()).toBe(poolName(0));
+    for (const expected of [100, 200]) {
+      await page.click('.pager button:text("Next")');
+      await page.waitForFunction(
+        `document.querySelector('table.pools[data-loaded="yes"] tr[data-pool]')?.dataset.pool === '${poolName(expected)}'`,
+      );
+    }
+    await page.click('.pager button:text("Previous")');
+    await page.waitForFunction(
+      `document.querySelector('table.pools[data-loaded="yes"] tr[data-pool]')?.dataset.pool === '${poolName(100)}'`,
+    );
+    await page.click('.pager button:text("Previous")');
+    await page.waitForFunction(`document.querySelector('table.pools[data-loaded="yes"] tr[data-pool]')?.dataset.pool === '${poolName(0)}'`);
+    expect(await page.locator('.pager button:text("Previous")').count()).toBe(0);
+  });
 });
