@@ -26,10 +26,10 @@ function bundleSize(): void {
     raw += bytes.length;
     gzip += gzipSync(bytes, { level: 9 }).length;
     console.log(
-      `  ${file.padEnd(32)} ${(bytes.length / 1024).toFixed(1).padStart(6)} kB raw ${(gzipSync(bytes, { level: 9 }).length / 1024).toFixed(1).padStart(6)} kB gzip`,
+      `  ${file.padEnd(32)} ${(bytes.length / 1024).toFixed(1).padStart(6)} KiB raw ${(gzipSync(bytes, { level: 9 }).length / 1024).toFixed(1).padStart(6)} KiB gzip`,
     );
   }
-  console.log(`  ${'total'.padEnd(32)} ${(raw / 1024).toFixed(1).padStart(6)} kB raw ${(gzip / 1024).toFixed(1).padStart(6)} kB gzip`);
+  console.log(`  ${'total'.padEnd(32)} ${(raw / 1024).toFixed(1).padStart(6)} KiB raw ${(gzip / 1024).toFixed(1).padStart(6)} KiB gzip`);
 }
 
 async function main(): Promise<void> {

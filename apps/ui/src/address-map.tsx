@@ -3,7 +3,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { ADDRESS_STATES, mapCells, type AddressCell, type AddressState, type BlockCell, type PoolLayout } from './address-map-model';
 import { formatCount, share } from './format';
 
-export const STATE_LABELS: Record<AddressState, string> = {
+const STATE_LABELS: Record<AddressState, string> = {
   allocated: 'allocated',
   gateway: 'gateway',
   reserved: 'reserved',

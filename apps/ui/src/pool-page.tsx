@@ -7,7 +7,7 @@ import { formatTime } from './format';
 import { IpHistory, PoolHistory } from './history';
 import { Labels } from './labels';
 import { href, setParams, type Route } from './route';
-import { instantAfter, positionAt, TimeControl } from './time-control';
+import { instantAfter, justAfter, positionAt, TimeControl } from './time-control';
 import { useLoad } from './use-load';
 import { UtilisationBar } from './utilisation';
 
@@ -98,12 +98,7 @@ export function PoolPage({ name, route, reload }: { name: string; route: Route; 
         </div>
         <aside class="pool-side">
           {ip && (
-            <IpHistory
-              ip={ip}
-              reload={reload}
-              onClose={() => setParams({ ip: null })}
-              onPick={(t) => setParams({ at: new Date(Date.parse(t) + 1).toISOString() })}
-            />
+            <IpHistory ip={ip} reload={reload} onClose={() => setParams({ ip: null })} onPick={(t) => setParams({ at: justAfter(t) })} />
           )}
           <section>
             <h3>Pool history</h3>

@@ -2,8 +2,9 @@ import { useEffect, useState } from 'preact/hooks';
 import type { RecordedEvent } from './api-types';
 import { formatTime } from './format';
 
-/** The instant right after an event: `?at=` includes events recorded at or before it, and the API's times are to the millisecond. */
-export const instantAfter = (event: RecordedEvent) => new Date(Date.parse(event.recordedAt) + 1).toISOString();
+/** The instant right after one the API gave: `?at=` includes events recorded at or before it, and the API's times are to the millisecond. */
+export const justAfter = (iso: string) => new Date(Date.parse(iso) + 1).toISOString();
+export const instantAfter = (event: RecordedEvent) => justAfter(event.recordedAt);
 
 /** Index of the last event the instant includes (-1: before the first; the last index when live). */
 export function positionAt(events: RecordedEvent[], at: string | null): number {

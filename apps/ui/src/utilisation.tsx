@@ -1,14 +1,14 @@
 import type { Pool } from './api-types';
 import { formatCount, percent, share } from './format';
 
-export const SEGMENTS = [
-  { key: 'allocated', label: 'allocated' },
-  { key: 'reserved', label: 'reserved' },
-  { key: 'range', label: 'StatefulSet ranges' },
-  { key: 'free', label: 'free' },
+const SEGMENTS = [
+  { key: 'allocated', label: 'allocated', title: 'held by a handle' },
+  { key: 'reserved', label: 'reserved', title: "held back by the pool's reserved list" },
+  { key: 'range', label: 'StatefulSet', title: 'StatefulSet range addresses no pod holds now' },
+  { key: 'free', label: 'free', title: 'free to hand out' },
 ] as const;
 
-export type Segment = (typeof SEGMENTS)[number]['key'];
+type Segment = (typeof SEGMENTS)[number]['key'];
 
 /** The pool's capacity split four ways; `reservedCount` includes the unheld StatefulSet range addresses, so they are taken out of it. */
 export function utilisation(pool: Pool): Record<Segment, bigint> & { capacity: bigint; used: number } {
@@ -38,10 +38,10 @@ export function UtilisationBar({ pool, counts = true }: { pool: Pool; counts?: b
       {counts && (
         <div class="counts">
           <b class="pct">{percent(u.used)}</b>
-          {SEGMENTS.map(({ key, label }) => (
-            <span key={key} class={`count ${key}`} data-count={key} data-value={u[key].toString()} title={`${u[key]} ${label}`}>
+          {SEGMENTS.map(({ key, label, title }) => (
+            <span key={key} class={`count ${key}`} data-count={key} data-value={u[key].toString()} title={`${u[key]} ${title}`}>
               <i class={`dot ${key}`} />
-              {formatCount(u[key])} {label === 'StatefulSet ranges' ? 'StatefulSet' : label}
+              {formatCount(u[key])} {label}
             </span>
           ))}
         </div>
