@@ -17,19 +17,20 @@ const POOLS = Number(process.env.BENCH_POOLS ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const UI = join(__dirname, '../dist/ui');
 
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1).padStart(6)} KiB`;
+
 function bundleSize(): void {
-  const files = readdirSync(join(UI, 'assets')).map((name) => join('assets', name));
+  const files = ['index.html', ...readdirSync(join(UI, 'assets')).map((name) => join('assets', name))];
   let raw = 0;
   let gzip = 0;
-  for (const file of ['index.html', ...files]) {
+  for (const file of files) {
     const bytes = readFileSync(join(UI, file));
+    const zipped = gzipSync(bytes, { level: 9 }).length;
     raw += bytes.length;
-    gzip += gzipSync(bytes, { level: 9 }).length;
-    console.log(
-      `  ${file.padEnd(32)} ${(bytes.length / 1024).toFixed(1).padStart(6)} KiB raw ${(gzipSync(bytes, { level: 9 }).length / 1024).toFixed(1).padStart(6)} KiB gzip`,
-    );
+    gzip += zipped;
+    console.log(`  ${file.padEnd(32)} ${kib(bytes.length)} raw ${kib(zipped)} gzip`);
   }
-  console.log(`  ${'total'.padEnd(32)} ${(raw / 1024).toFixed(1).padStart(6)} KiB raw ${(gzip / 1024).toFixed(1).padStart(6)} KiB gzip`);
+  console.log(`  ${'total'.padEnd(32)} ${kib(raw)} raw ${kib(gzip)} gzip`);
 }
 
 async function main(): Promise<void> {
@@ -65,7 +66,9 @@ async function main(): Promise<void> {
     const samples = cases.map(() => [] as number[]);
     // interleaved, so drift on the shared machine touches every case alike
     for (let run = 0; run < RUNS; run++) for (const [i, c] of cases.entries()) samples[i].push(await show(c.limit, c.rows));
-    console.log(`\npools page in headless Chromium, ${RUNS} runs each, medians (navigation start to the loaded table drawn; long lists draw only the rows in sight):`);
+    console.log(
+      `\npools page in headless Chromium, ${RUNS} runs each, medians (navigation start to the loaded table drawn; long lists draw only the rows in sight):`,
+    );
     for (const [i, c] of cases.entries())
       console.log(
         `  ${c.label.padEnd(34)} ${ms(median(samples[i])).padStart(12)}   (min ${ms(Math.min(...samples[i]))}, max ${ms(Math.max(...samples[i]))})`,
