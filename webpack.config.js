@@ -16,7 +16,7 @@ module.exports = {
     'watcher/main': './apps/watcher/src/main.ts',
     cli: './apps/api/src/cli-main.ts',
   },
-  output: { path: path.join(__dirname, 'dist'), filename: '[name].js', clean: { keep: /^cni\// } },
+  output: { path: path.join(__dirname, 'dist'), filename: '[name].js', clean: { keep: /^(cni|ui)\// } },
   devtool: 'source-map',
   // the real __dirname of the bundle: the migrations are found upwards from it
   node: { __dirname: false, __filename: false },

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `node scripts/build.js`: bundles the apps into dist/ (see webpack.config.js).
+ * `node scripts/build.js`: bundles the apps into dist/ (see webpack.config.js) and builds the web UI
+ * into dist/ui (apps/ui/vite.config.mts).
  * `--if-changed`: only when a source is newer than the last build (what `npm start` runs), so a
  * start after `npm ci` (whose `prepare` built) or after an unchanged restart skips the build.
  */
@@ -25,15 +26,34 @@ function upToDate() {
 
 if (process.argv.includes('--if-changed') && upToDate()) process.exit(0);
 
-const webpack = require('webpack');
 const started = Date.now();
-webpack(require(path.join(ROOT, 'webpack.config.js')), (err, stats) => {
-  if (err || stats.hasErrors()) {
-    console.error(err ?? stats.toString('errors-only'));
+
+/** The server apps: one webpack bundle an entry point (webpack.config.js). */
+function buildApps() {
+  const webpack = require('webpack');
+  return new Promise((resolve, reject) =>
+    webpack(require(path.join(ROOT, 'webpack.config.js')), (err, stats) => {
+      if (err || stats.hasErrors()) return reject(new Error(String(err ?? stats.toString('errors-only'))));
+      if (stats.hasWarnings()) console.warn(stats.toString('errors-warnings'));
+      chmodSync(path.join(ROOT, 'dist', 'cli.js'), 0o755); // the `ipledger` bin
+      resolve();
+    }),
+  );
+}
+
+/** The web UI (apps/ui) into dist/ui, with Vite (an ES module: Node 20.19+ requires it). */
+async function buildUi() {
+  const { build } = require('vite');
+  await build({ configFile: path.join(ROOT, 'apps/ui/vite.config.mts'), logLevel: 'warn' });
+}
+
+buildApps()
+  .then(buildUi)
+  .then(() => {
+    writeFileSync(STAMP, new Date().toISOString());
+    console.log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  })
+  .catch((err) => {
+    console.error(err.message ?? err);
     process.exit(1);
-  }
-  if (stats.hasWarnings()) console.warn(stats.toString('errors-warnings'));
-  chmodSync(path.join(ROOT, 'dist', 'cli.js'), 0o755); // the `ipledger` bin
-  writeFileSync(STAMP, new Date().toISOString());
-  console.log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-});
+  });

@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import { Logger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -6,6 +6,7 @@ import { AppModule } from './app.module';
 import type { Config } from './config';
 import { requestContext } from './http/request-context';
 import { validationPipe } from './http/validation.pipe';
+import { serveUi } from './ui/serve-ui';
 
 import { MAX_BODY_BYTES } from './http/error-mapping';
 
@@ -15,6 +16,7 @@ export async function createApp(config: Config, options: { logger?: false } = {}
   const fastify = app.getHttpAdapter().getInstance();
   fastify.decorateRequest('context', null);
   fastify.addHook('onRequest', requestContext);
+  if (!(await serveUi(app))) new Logger('ipledger').warn('no web UI build found (npm run build:ui): /ui is not served');
   app.useGlobalPipes(validationPipe);
   app.enableShutdownHooks();
   const document = SwaggerModule.createDocument(

@@ -52,6 +52,19 @@ describe('StatefulSets over HTTP', () => {
     expect((await api.http().get('/v1/pools/sts')).body).toMatchObject({ allocated: '3', reservedCount: '1', free: '250' });
   });
 
+  it('shows each pool its StatefulSet ranges and the range addresses no pod holds, now and at an earlier instant', async () => {
+    const now = new Date().toISOString();
+    const current = (await api.http().get('/v1/pools/sts')).body;
+    expect(current).toMatchObject({
+      rangeReservedCount: '1',
+      statefulSetRanges: [{ namespace: 'apps', name: 'web', start: '10.9.0.1', end: '10.9.0.3' }],
+    });
+    const listed = (await api.http().get('/v1/pools?labelSelector=tier%3Dsts')).body.items.find((p: { name: string }) => p.name === 'sts');
+    expect(listed).toMatchObject({ rangeReservedCount: '1', statefulSetRanges: current.statefulSetRanges });
+    const then = (await api.http().get(`/v1/pools/sts?at=${now}`)).body;
+    expect(then).toMatchObject({ reservedCount: '1', rangeReservedCount: '1', statefulSetRanges: current.statefulSetRanges });
+  });
+
   it('appends nothing for the same PUT again', async () => {
     const before = await api.eventCount();
     const again = await api.http().put('/v1/statefulsets/apps/web').send({ replicas: 3, pool: 'sts' });

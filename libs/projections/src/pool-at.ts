@@ -18,11 +18,12 @@ export async function findPoolAt(db: Pool, name: string, at: Date): Promise<Pool
   if (!folded) return null;
   const { state, events } = folded;
   const counts = poolCounts(state);
+  const family = state.cidr!.family;
   const created = events.filter((e) => e.type === 'PoolCreated').at(-1)!;
   return {
     name: state.name,
     cidr: formatCidr(state.cidr!),
-    family: state.cidr!.family,
+    family,
     labels: state.labels,
     nodeSelector: state.nodeSelector,
     reserved: state.reserved,
@@ -30,7 +31,14 @@ export async function findPoolAt(db: Pool, name: string, at: Date): Promise<Pool
     capacity: counts.capacity.toString(),
     allocated: counts.allocated.toString(),
     reservedCount: counts.reservedCount.toString(),
+    rangeReservedCount: counts.rangeReservedCount.toString(),
     free: counts.free.toString(),
+    statefulSetRanges: [...state.ranges]
+      .sort(([, a], [, b]) => (a.start < b.start ? -1 : 1))
+      .map(([owner, range]) => {
+        const [namespace, name] = owner.split('/');
+        return { namespace, name, start: formatIp({ family, value: range.start }), end: formatIp({ family, value: range.end }) };
+      }),
     version: events.at(-1)!.version,
     createdAt: created.recordedAt.toISOString(),
     updatedAt: events.at(-1)!.recordedAt.toISOString(),

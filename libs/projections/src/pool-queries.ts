@@ -5,12 +5,22 @@ import { drivingRequirement, labelRowsSql, requirementSql } from './label-select
 import type { Queryable } from './queryable';
 import { rfc3339 } from './rfc3339';
 
-/** A pool as the API shows it: its definition, its counts (decimal strings) and its history stamps. */
+/** A StatefulSet's continuous range inside a pool, as the pool shows it. */
+export interface StatefulSetRangeView {
+  namespace: string;
+  name: string;
+  start: string;
+  end: string;
+}
+
+/** A pool as the API shows it: its definition, its counts (decimal strings), its StatefulSet ranges and its history stamps. */
 export interface PoolView extends PoolSpec {
   capacity: string;
   allocated: string;
   reservedCount: string;
+  rangeReservedCount: string;
   free: string;
+  statefulSetRanges: StatefulSetRangeView[];
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -23,7 +33,10 @@ export interface Page<T> {
 
 const POOL_COLUMNS = `p.name, p.cidr::text AS cidr, p.family, p.labels, p.node_selector AS "nodeSelector", p.reserved, p.disabled,
   p.capacity::text AS capacity, p.allocated::text AS allocated, (p.reserved_count + p.range_reserved)::text AS "reservedCount",
-  (p.capacity - p.allocated - p.reserved_count - p.range_reserved)::text AS free, p.version, ${rfc3339('p.created_at')} AS "createdAt", ${rfc3339('p.updated_at')} AS "updatedAt"`;
+  p.range_reserved::text AS "rangeReservedCount", (p.capacity - p.allocated - p.reserved_count - p.range_reserved)::text AS free, p.version, ${rfc3339('p.created_at')} AS "createdAt", ${rfc3339('p.updated_at')} AS "updatedAt",
+  (SELECT coalesce(json_agg(json_build_object('namespace', r.namespace, 'name', r.name, 'start', host(r.first_ip), 'end', host(r.last_ip))
+                            ORDER BY r.first_ip), '[]')
+     FROM pool_ranges r WHERE r.pool = p.name) AS "statefulSetRanges"`;
 
 export async function findPool(db: Queryable, name: string): Promise<PoolView | null> {
   const { rows } = await db.query<PoolView>(prepared(`SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = $1`, [name]));

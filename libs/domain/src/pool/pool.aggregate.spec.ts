@@ -63,7 +63,7 @@ describe('create', () => {
       usableFirst: ip('10.0.0.1'),
       usableLast: ip('10.0.0.254'),
     });
-    expect(poolCounts(state)).toEqual({ capacity: 254n, allocated: 0n, reservedCount: 1n, free: 253n });
+    expect(poolCounts(state)).toEqual({ capacity: 254n, allocated: 0n, reservedCount: 1n, rangeReservedCount: 0n, free: 253n });
   });
 
   it.each([
@@ -75,7 +75,7 @@ describe('create', () => {
     ['fd00::/127', 2n],
     ['fd00::1/128', 1n],
   ])('%s has capacity %s', (cidr, capacity) => {
-    expect(poolCounts(create({ cidr }))).toEqual({ capacity, allocated: 0n, reservedCount: 0n, free: capacity });
+    expect(poolCounts(create({ cidr }))).toEqual({ capacity, allocated: 0n, reservedCount: 0n, rangeReservedCount: 0n, free: capacity });
   });
 
   it('clips reserved ranges to the usable span and counts overlaps once', () => {
@@ -92,7 +92,7 @@ describe('create', () => {
         '10.0.0.255',
       ],
     });
-    expect(poolCounts(state)).toEqual({ capacity: 254n, allocated: 0n, reservedCount: 4n + 5n + 16n, free: 254n - 25n });
+    expect(poolCounts(state)).toEqual({ capacity: 254n, allocated: 0n, reservedCount: 4n + 5n + 16n, rangeReservedCount: 0n, free: 254n - 25n });
     expect(state.reservedSet.runs()).toEqual([
       [ip('10.0.0.1'), ip('10.0.0.4')],
       [ip('10.0.0.10'), ip('10.0.0.25')],
@@ -127,7 +127,7 @@ describe('create', () => {
 
     state = create({ cidr: '192.168.0.0/30' }, state);
     expect(state.exists).toBe(true);
-    expect(poolCounts(state)).toEqual({ capacity: 2n, allocated: 0n, reservedCount: 0n, free: 2n });
+    expect(poolCounts(state)).toEqual({ capacity: 2n, allocated: 0n, reservedCount: 0n, rangeReservedCount: 0n, free: 2n });
     expect(allocate(state, 'h1')[1]).toBe('192.168.0.1');
   });
 });
@@ -194,7 +194,7 @@ describe('decideAllocate', () => {
       pod: 'pod-h1',
       podUid: 'uid-1',
     });
-    expect(poolCounts(state)).toEqual({ capacity: 254n, allocated: 1n, reservedCount: 3n, free: 250n });
+    expect(poolCounts(state)).toEqual({ capacity: 254n, allocated: 1n, reservedCount: 3n, rangeReservedCount: 0n, free: 250n });
     expect(allocate(state, 'h2')[1]).toBe('10.0.0.5');
   });
 

@@ -24,6 +24,8 @@ export interface PoolCounts {
   capacity: bigint;
   allocated: bigint;
   reservedCount: bigint;
+  /** of reservedCount, the StatefulSet range addresses no pod holds now */
+  rangeReservedCount: bigint;
   free: bigint;
 }
 
@@ -184,10 +186,10 @@ export function poolCounts(state: PoolState): PoolCounts {
   const capacity = state.usableLast - state.usableFirst + 1n;
   const allocated = BigInt(state.holders.size);
   // range addresses no pod holds now are held back too
-  let rangeReserved = 0n;
-  for (const { start, end } of state.ranges.values()) rangeReserved += state.heldSet.gapCount(start, end);
-  const reservedCount = state.reservedSet.count() + rangeReserved;
-  return { capacity, allocated, reservedCount, free: capacity - allocated - reservedCount };
+  let rangeReservedCount = 0n;
+  for (const { start, end } of state.ranges.values()) rangeReservedCount += state.heldSet.gapCount(start, end);
+  const reservedCount = state.reservedSet.count() + rangeReservedCount;
+  return { capacity, allocated, reservedCount, rangeReservedCount, free: capacity - allocated - reservedCount };
 }
 
 function existing(state: PoolState, name: string): PoolState & { cidr: Cidr } {

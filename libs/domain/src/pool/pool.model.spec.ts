@@ -142,7 +142,7 @@ function modelSummary(model: Model): ReturnType<typeof summary> {
     byHandle,
     holders: byHandle,
     disabled: model.disabled,
-    counts: { capacity: 14n, allocated, reservedCount, free: 14n - allocated - reservedCount },
+    counts: { capacity: 14n, allocated, reservedCount, rangeReservedCount: 0n, free: 14n - allocated - reservedCount },
     // used = reserved ∪ held, exactly.
     used: OCTETS.filter((octet) => RESERVED_USABLE.has(octet) || [...model.held.values()].includes(octet)),
   };

@@ -42,7 +42,7 @@ describe('StatefulSet ranges in a pool', () => {
     const event = decideReserveRange(pool, 'default', 'web', 4n);
     expect(event?.data).toEqual({ pool: 'p', namespace: 'default', name: 'web', start: '10.0.0.6', end: '10.0.0.9' });
     pool = apply(pool, event);
-    expect(poolCounts(pool)).toMatchObject({ allocated: 1n, reservedCount: 5n, free: 254n - 6n });
+    expect(poolCounts(pool)).toMatchObject({ allocated: 1n, reservedCount: 5n, rangeReservedCount: 4n, free: 254n - 6n });
     // dynamic allocations go around the range
     expect(decideAllocate(pool, pod('b')).event?.data.ip).toBe('10.0.0.2');
   });

@@ -1,5 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+export class StatefulSetRangeDto {
+  @ApiProperty() namespace!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ example: '10.4.0.10' }) start!: string;
+  @ApiProperty({ example: '10.4.0.14' }) end!: string;
+}
+
 export class PoolDto {
   @ApiProperty() name!: string;
   @ApiProperty({ example: '10.4.0.0/24' }) cidr!: string;
@@ -11,6 +18,10 @@ export class PoolDto {
   @ApiProperty({ example: '254', description: 'addresses that can ever be handed out (decimal string)' }) capacity!: string;
   @ApiProperty({ example: '3', description: 'addresses held by a handle (decimal string)' }) allocated!: string;
   @ApiProperty({ example: '5', description: 'addresses held back without a handle (decimal string)' }) reservedCount!: string;
+  @ApiProperty({ example: '2', description: 'of reservedCount, the StatefulSet range addresses no pod holds now (decimal string)' })
+  rangeReservedCount!: string;
+  @ApiProperty({ type: [StatefulSetRangeDto], description: 'the StatefulSet ranges inside the pool, by start address' })
+  statefulSetRanges!: StatefulSetRangeDto[];
   @ApiProperty({ example: '246', description: 'capacity - allocated - reservedCount (decimal string)' }) free!: string;
   @ApiProperty() version!: number;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;

@@ -1,0 +1,98 @@
+import { parseCidr } from '@ipledger/ip';
+import type { Allocation, Pool } from './api-types';
+import { mapCells, poolLayout, type AddressCell, type BlockCell } from './address-map-model';
+
+const pool = (over: Partial<Pool>): Pool => ({
+  name: 'p',
+  cidr: '10.0.0.0/24',
+  family: 4,
+  labels: {},
+  nodeSelector: null,
+  reserved: [],
+  disabled: false,
+  capacity: '0',
+  allocated: '0',
+  reservedCount: '0',
+  rangeReservedCount: '0',
+  free: '0',
+  statefulSetRanges: [],
+  version: 1,
+  createdAt: '',
+  updatedAt: '',
+  ...over,
+});
+
+const held = (ip: string, pod = `pod-${ip}`): Allocation => ({
+  handle: `h-${ip}`,
+  ip,
+  pool: 'p',
+  node: 'n',
+  namespace: 'default',
+  pod,
+  family: ip.includes(':') ? 6 : 4,
+  allocatedAt: '',
+});
+
+const tally = (cells: BlockCell[], state: keyof BlockCell['counts']) => cells.reduce((sum, c) => sum + c.counts[state], 0n);
+
+describe('address map model', () => {
+  it('draws one cell an address for a /24, each in the state that wins', () => {
+    const layout = poolLayout(
+      pool({
+        gateway: '10.0.0.1',
+        reserved: ['10.0.0.1-10.0.0.3'],
+        statefulSetRanges: [{ namespace: 'apps', name: 'web', start: '10.0.0.10', end: '10.0.0.12' }],
+      }),
+      [held('10.0.0.11', 'web-1'), held('10.0.0.20')],
+    );
+    const cells = mapCells(layout) as AddressCell[];
+    expect(cells).toHaveLength(256);
+    const at = (i: number) => cells[i];
+    expect([0, 1, 2, 10, 11, 20, 21, 255].map((i) => at(i).state)).toEqual([
+      'unusable',
+      'gateway',
+      'reserved',
+      'range',
+      'allocated',
+      'allocated',
+      'free',
+      'unusable',
+    ]);
+    expect(at(11)).toMatchObject({ holder: { pod: 'web-1' }, range: { name: 'web' } });
+  });
+
+  it('aggregates a /16 into 256 /24 blocks whose counts add up to the pool', () => {
+    const layout = poolLayout(
+      pool({
+        cidr: '10.1.0.0/16',
+        gateway: '10.1.0.1',
+        reserved: ['10.1.0.1-10.1.0.9', '10.1.5.0-10.1.6.255'],
+        statefulSetRanges: [{ namespace: 'apps', name: 'db', start: '10.1.7.250', end: '10.1.8.5' }],
+      }),
+      [held('10.1.7.251'), held('10.1.8.0'), held('10.1.200.7')],
+    );
+    const blocks = mapCells(layout) as BlockCell[];
+    expect(blocks).toHaveLength(256);
+    expect(blocks[7].cidr).toBe('10.1.7.0/24');
+    expect(blocks[0].counts).toMatchObject({ gateway: 1n, reserved: 8n, unusable: 1n, free: 256n - 10n });
+    expect(blocks[7].counts).toMatchObject({ allocated: 1n, range: 5n });
+    expect(blocks[8].counts).toMatchObject({ allocated: 1n, range: 5n });
+    expect(tally(blocks, 'allocated')).toBe(3n);
+    expect(tally(blocks, 'reserved')).toBe(8n + 512n);
+    expect(tally(blocks, 'unusable')).toBe(2n);
+    const sum = ['allocated', 'gateway', 'reserved', 'range', 'free', 'unusable'].reduce(
+      (s, k) => s + tally(blocks, k as keyof BlockCell['counts']),
+      0n,
+    );
+    expect(sum).toBe(65536n);
+  });
+
+  it('aggregates an IPv6 /64 and zooms into a block down to single addresses', () => {
+    const layout = poolLayout(pool({ cidr: 'fd00::/64', family: 6 }), [held('fd00::5')]);
+    const blocks = mapCells(layout) as BlockCell[];
+    expect(blocks[0]).toMatchObject({ cidr: 'fd00::/72', counts: { allocated: 1n, free: 2n ** 56n - 1n, unusable: 0n } });
+    const cells = mapCells(layout, parseCidr('fd00::/116')) as AddressCell[];
+    expect(cells).toHaveLength(4096);
+    expect(cells[5]).toMatchObject({ ip: 'fd00::5', state: 'allocated', holder: { pod: 'pod-fd00::5' } });
+  });
+});

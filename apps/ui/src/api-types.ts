@@ -1,0 +1,79 @@
+/** The shapes of the public REST API (API.md) that the UI reads. Counts are decimal strings. */
+
+export interface StatefulSetRange {
+  namespace: string;
+  name: string;
+  start: string;
+  end: string;
+}
+
+export interface Pool {
+  name: string;
+  cidr: string;
+  family: 4 | 6;
+  /** present once pools carry a gateway */
+  gateway?: string | null;
+  labels: Record<string, string>;
+  nodeSelector: string | null;
+  reserved: string[];
+  disabled: boolean;
+  capacity: string;
+  allocated: string;
+  reservedCount: string;
+  rangeReservedCount: string;
+  free: string;
+  statefulSetRanges: StatefulSetRange[];
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Allocation {
+  handle: string;
+  ip: string;
+  pool: string;
+  node: string;
+  namespace: string;
+  pod: string;
+  family: 4 | 6;
+  statefulSet?: { namespace: string; name: string; ordinal: number };
+  allocatedAt: string;
+}
+
+export interface List<T> {
+  items: T[];
+  continue: string | null;
+}
+
+export interface RecordedEvent {
+  position: number;
+  version: number;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  recordedAt: string;
+}
+
+export interface IpHistoryItem {
+  type: string;
+  handle: string | null;
+  pool: string;
+  node: string | null;
+  namespace: string | null;
+  pod: string | null;
+  statefulSet?: string | null;
+  at: string;
+  actor?: string | null;
+}
+
+export interface Node {
+  name: string;
+  labels: Record<string, string>;
+  version: number;
+  updatedAt: string;
+}
+
+export interface NodePools {
+  items: Pool[];
+  excluded?: Array<{ pool: string; reason: string }>;
+}

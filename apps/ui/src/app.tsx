@@ -1,0 +1,52 @@
+import { useState } from 'preact/hooks';
+import { NodePage } from './node-page';
+import { PoolPage } from './pool-page';
+import { PoolsPage } from './pools-page';
+import { href, useRoute } from './route';
+import { TokenForm } from './token-form';
+
+export function App() {
+  const route = useRoute();
+  // bumped by "Reload" and by a new token: every page loads again
+  const [reload, setReload] = useState(0);
+  const [node, setNode] = useState('');
+  const [section, name] = route.segments;
+  const again = () => setReload((n) => n + 1);
+  return (
+    <>
+      <header class="top">
+        <a class="brand" href={href(['pools'])}>
+          ipledger
+        </a>
+        <nav>
+          <a href={href(['pools'])} class={section === 'pools' || !section ? 'active' : ''}>
+            Pools
+          </a>
+          <form
+            class="node-search"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (node) location.hash = href(['nodes', node]);
+            }}
+          >
+            <input name="node" placeholder="node name" value={node} onInput={(e) => setNode(e.currentTarget.value)} />
+            <button type="submit">Node</button>
+          </form>
+        </nav>
+        <button type="button" class="reload" onClick={again} title="load again">
+          ↻ Reload
+        </button>
+        <TokenForm onChange={again} />
+      </header>
+      <main>
+        {section === 'nodes' && name ? (
+          <NodePage name={name} reload={reload} />
+        ) : section === 'pools' && name ? (
+          <PoolPage name={name} route={route} reload={reload} />
+        ) : (
+          <PoolsPage route={route} reload={reload} />
+        )}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,107 @@
+import { useEffect, useRef } from 'preact/hooks';
+import { apiGet } from './api-client';
+import type { IpHistoryItem, RecordedEvent } from './api-types';
+import { ErrorBox } from './error-box';
+import { formatTime } from './format';
+import { useLoad } from './use-load';
+
+/** One line a pool event: what changed, in the words an operator uses. */
+function describe(event: RecordedEvent): string {
+  const d = event.data as Record<string, any>;
+  switch (event.type) {
+    case 'IpAllocated':
+      return `${d.ip} → ${d.namespace}/${d.pod} on ${d.node}`;
+    case 'IpReleased':
+      return `${d.ip} released (${d.handle})`;
+    case 'RangeReserved':
+      return `${d.start}–${d.end} for StatefulSet ${d.namespace}/${d.name}`;
+    case 'RangeReleased':
+      return `range of StatefulSet ${d.namespace}/${d.name} released`;
+    case 'PoolCreated':
+      return `${d.cidr}${d.reserved?.length ? `, reserved ${d.reserved.join(', ')}` : ''}`;
+    case 'PoolUpdated':
+      return Object.keys(d)
+        .filter((k) => k !== 'name')
+        .map((k) => `${k}: ${JSON.stringify(d[k])}`)
+        .join(', ');
+    default:
+      return '';
+  }
+}
+
+/** The pool's own events, oldest first; the one the time control stands on is marked, later ones are dimmed. */
+export function PoolHistory({
+  events,
+  position,
+  onPick,
+}: {
+  events: RecordedEvent[];
+  /** index of the last event included at the chosen instant; events.length - 1 when live */
+  position: number;
+  onPick: (index: number) => void;
+}) {
+  const list = useRef<HTMLOListElement>(null);
+  // keep the event the time control stands on in sight
+  useEffect(() => list.current?.querySelector('.current')?.scrollIntoView({ block: 'nearest' }), [position, events]);
+  return (
+    <ol class="events" ref={list}>
+      {events.map((event, i) => (
+        <li key={event.version} class={`${i > position ? 'future' : ''}${i === position ? ' current' : ''}`} data-version={event.version}>
+          <button type="button" class="link" onClick={() => onPick(i)} title="show the pool as it was right after this event">
+            <span class={`type ${event.type}`}>{event.type}</span>
+            <span class="what">{describe(event)}</span>
+            <time>
+              v{event.version} · {formatTime(event.recordedAt)}
+              {event.metadata?.actor ? ` · ${String(event.metadata.actor)}` : ''}
+            </time>
+          </button>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** Every time one address was allocated, released or reserved (GET /v1/ips/{ip}/history). */
+export function IpHistory({
+  ip,
+  reload,
+  onClose,
+  onPick,
+}: {
+  ip: string;
+  reload: number;
+  onClose: () => void;
+  onPick: (at: string) => void;
+}) {
+  const history = useLoad(() => apiGet<{ items: IpHistoryItem[] }>(`/v1/ips/${encodeURIComponent(ip)}/history`), [ip, reload]);
+  return (
+    <section class="ip-history" data-ip={ip}>
+      <header>
+        <h3>History of {ip}</h3>
+        <button type="button" class="link" onClick={onClose} aria-label="close">
+          ✕
+        </button>
+      </header>
+      {history.error ? <ErrorBox error={history.error} /> : null}
+      {history.data?.items.length === 0 && <p class="muted">never allocated, released or reserved</p>}
+      <ol class="events">
+        {history.data?.items.map((item, i) => (
+          <li key={i}>
+            <button type="button" class="link" onClick={() => onPick(item.at)} title="show the pool at this instant">
+              <span class={`type ${item.type}`}>{item.type}</span>
+              <span class="what">
+                {item.type === 'RangeReserved'
+                  ? `StatefulSet ${item.namespace}/${item.statefulSet}`
+                  : `${item.namespace}/${item.pod} on ${item.node} (${item.handle})`}
+              </span>
+              <time>
+                {formatTime(item.at)}
+                {item.actor ? ` · ${item.actor}` : ''}
+              </time>
+            </button>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

@@ -1,0 +1,116 @@
+import { apiGet, listAll } from './api-client';
+import type { Allocation, Pool, RecordedEvent } from './api-types';
+import { AddressMap } from './address-map';
+import { poolLayout } from './address-map-model';
+import { ErrorBox } from './error-box';
+import { formatTime } from './format';
+import { IpHistory, PoolHistory } from './history';
+import { Labels } from './labels';
+import { href, setParams, type Route } from './route';
+import { instantAfter, justAfter, positionAt, TimeControl } from './time-control';
+import { useLoad } from './use-load';
+import { UtilisationBar } from './utilisation';
+
+/** The pool's own events, every page of them (`next` is the cursor). */
+async function poolEvents(name: string): Promise<RecordedEvent[]> {
+  const events: RecordedEvent[] = [];
+  let after: string | null = null;
+  do {
+    const page: { items: RecordedEvent[]; next: string | null } = await apiGet(`/v1/pools/${encodeURIComponent(name)}/history`, {
+      limit: 1000,
+      after,
+    });
+    events.push(...page.items);
+    after = page.next;
+  } while (after);
+  return events;
+}
+
+/** The pool and who held what, now or as they were at `at` (both replayed from the log by the API). */
+async function poolState(name: string, at: string | null) {
+  const [pool, allocations] = await Promise.all([
+    apiGet<Pool>(`/v1/pools/${encodeURIComponent(name)}`, { at }),
+    listAll<Allocation>('/v1/allocations', { pool: name, at }),
+  ]);
+  return { pool, layout: poolLayout(pool, allocations) };
+}
+
+export function PoolPage({ name, route, reload }: { name: string; route: Route; reload: number }) {
+  const at = route.params.get('at');
+  const block = route.params.get('block');
+  const ip = route.params.get('ip');
+  const history = useLoad(() => poolEvents(name), [name, reload]);
+  const state = useLoad(() => poolState(name, at), [name, at, reload]);
+  const events = history.data ?? [];
+  const pool = state.data?.pool;
+
+  return (
+    <section class="pool-page">
+      <header class="pool-head">
+        <h2>
+          <a href={href(['pools'])} class="muted">
+            Pools
+          </a>{' '}
+          / {name}
+        </h2>
+        {pool && (
+          <div class="facts">
+            <code>{pool.cidr}</code>
+            <span>IPv{pool.family}</span>
+            {pool.gateway ? (
+              <span>
+                <i class="dot gateway" /> gateway <code>{pool.gateway}</code>
+              </span>
+            ) : null}
+            {pool.disabled && <span class="badge">disabled</span>}
+            <span>
+              labels <Labels labels={pool.labels} />
+            </span>
+            {pool.nodeSelector ? (
+              <span>
+                nodeSelector <code>{pool.nodeSelector}</code>
+              </span>
+            ) : null}
+            <span class="muted">
+              v{pool.version} · updated {formatTime(pool.updatedAt)}
+            </span>
+          </div>
+        )}
+      </header>
+      <TimeControl events={events} at={at} onChange={(next) => setParams({ at: next })} />
+      <div class="pool-body">
+        <div class="pool-main">
+          {state.error ? <ErrorBox error={state.error} /> : null}
+          {state.data && (
+            <div class={state.loading ? 'stale' : ''} data-loaded={state.loading ? 'no' : 'yes'} data-at={at ?? 'live'}>
+              <div class="pool-util">
+                <UtilisationBar pool={state.data.pool} />
+              </div>
+              <AddressMap
+                layout={state.data.layout}
+                view={block}
+                selected={ip}
+                onZoom={(cidr) => setParams({ block: cidr })}
+                onSelect={(address) => setParams({ ip: address })}
+              />
+            </div>
+          )}
+        </div>
+        <aside class="pool-side">
+          {ip && (
+            <IpHistory ip={ip} reload={reload} onClose={() => setParams({ ip: null })} onPick={(t) => setParams({ at: justAfter(t) })} />
+          )}
+          <section>
+            <h3>Pool history</h3>
+            {history.error ? <ErrorBox error={history.error} /> : null}
+            <PoolHistory
+              events={events}
+              position={positionAt(events, at)}
+              onPick={(i) => setParams({ at: i === events.length - 1 ? null : instantAfter(events[i]) })}
+            />
+          </section>
+        </aside>
+      </div>
+    </section>
+  );
+}
