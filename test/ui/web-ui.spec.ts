@@ -129,7 +129,7 @@ describe('web UI at /ui, in a real headless Chromium', () => {
   it('filters by a label selector on the server, shows its error, and sorts by utilisation', async () => {
     await page.fill('#selector', 'tier=web');
     await page.click('form.selector button[type=submit]');
-    await page.waitForFunction(`document.querySelectorAll('table.pools[data-loaded=\"yes\"] tbody tr').length === 2`);
+    await page.waitForFunction(`document.querySelectorAll('table.pools[data-loaded="yes"] tbody tr').length === 2`);
     expect(await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-pool')))).toEqual(['ui-v6', 'ui-web']);
 
     await page.fill('#selector', 'tier in (web');
@@ -141,7 +141,7 @@ describe('web UI at /ui, in a real headless Chromium', () => {
 
     await page.fill('#selector', '');
     await page.click('form.selector button[type=submit]');
-    await page.waitForFunction(`document.querySelectorAll('table.pools[data-loaded=\"yes\"] tbody tr').length === 5`);
+    await page.waitForFunction(`document.querySelectorAll('table.pools[data-loaded="yes"] tbody tr').length === 5`);
     await page.click('th.sortable button');
     await page.waitForFunction(`location.hash.includes('sort=util-desc')`);
     // ui-edge (nothing used) and ui-v6 (3 of 2^64) tie at 0 and keep their name order

@@ -35,13 +35,15 @@ function url(path: string, query: Query = {}): string {
 export async function apiGet<T>(path: string, query?: Query): Promise<T> {
   const token = tokenStore.get();
   const res = await fetch(url(path, query), { headers: token ? { authorization: `Bearer ${token}` } : {} });
-  const body = await res.json().catch(() => null);
+  const body: unknown = await res.json().catch(() => null);
   if (!res.ok) {
+    // the API's error shape; a proxy in between may answer anything else
+    const error = (body ?? {}) as Partial<Record<'error' | 'code' | 'message', string>>;
     throw new ApiError(
       res.status,
-      body?.error ?? res.statusText,
-      body?.code ?? 'HTTP_ERROR',
-      body?.message ?? `${res.status} ${res.statusText}`,
+      error.error ?? res.statusText,
+      error.code ?? 'HTTP_ERROR',
+      error.message ?? `${res.status} ${res.statusText}`,
     );
   }
   return body as T;

@@ -7,7 +7,8 @@ import { useLoad } from './use-load';
 
 /** One line a pool event: what changed, in the words an operator uses. */
 function describe(event: RecordedEvent): string {
-  const d = event.data as Record<string, any>;
+  // the fields each event type records (docs/api.md, Audit)
+  const d = event.data as Record<string, string> & { reserved?: string[] };
   switch (event.type) {
     case 'IpAllocated':
       return `${d.ip} → ${d.namespace}/${d.pod} on ${d.node}`;
@@ -52,7 +53,7 @@ export function PoolHistory({
             <span class="what">{describe(event)}</span>
             <time>
               v{event.version} · {formatTime(event.recordedAt)}
-              {event.metadata?.actor ? ` · ${String(event.metadata.actor)}` : ''}
+              {typeof event.metadata?.actor === 'string' ? ` · ${event.metadata.actor}` : ''}
             </time>
           </button>
         </li>

@@ -92,7 +92,13 @@ describe('create', () => {
         '10.0.0.255',
       ],
     });
-    expect(poolCounts(state)).toEqual({ capacity: 254n, allocated: 0n, reservedCount: 4n + 5n + 16n, rangeReservedCount: 0n, free: 254n - 25n });
+    expect(poolCounts(state)).toEqual({
+      capacity: 254n,
+      allocated: 0n,
+      reservedCount: 4n + 5n + 16n,
+      rangeReservedCount: 0n,
+      free: 254n - 25n,
+    });
     expect(state.reservedSet.runs()).toEqual([
       [ip('10.0.0.1'), ip('10.0.0.4')],
       [ip('10.0.0.10'), ip('10.0.0.25')],
