@@ -15,14 +15,39 @@ const LONGEST_PAUSE_MS = 1000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Why fetch failed, in the words of the socket error underneath (ECONNREFUSED, ...). */
-function reasonOf(err: unknown): string {
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (err as Error).message;
+class TimeoutError extends Error {
+  override readonly name = 'TimeoutError';
 }
 
 /**
- * The API over HTTP with Node's own fetch. Every request of one plugin call shares one deadline
+ * One HTTP exchange with node:http (node:https for an https url, loaded only then). Not fetch:
+ * loading fetch's implementation (undici) costs more than starting node itself, on every call
+ * kubelet makes (bench:cni measures both). No keep-alive: the process ends after one call.
+ */
+function exchange(url: string, method: string, headers: Record<string, string>, payload: string | undefined, timeoutMs: number) {
+  // require, not import(): a dynamic import would start node's ESM loader, a cost of its own
+  const client: typeof import('node:http') = url.startsWith('https:') ? require('node:https') : require('node:http');
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = client.request(url, { method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+      });
+    });
+    const timer = setTimeout(() => req.destroy(new TimeoutError()), timeoutMs);
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    req.end(payload);
+  });
+}
+
+/**
+ * The API over HTTP. Every request of one plugin call shares one deadline
  * (`timeoutSeconds`): a lost connection, a refused one or a 502/503/504 is retried with growing
  * pauses until then, and then reported as code 11 ("try again later"); kubelet calls again anyway.
  * A 4xx is the API's refusal: code 100 with the API's code and message.
@@ -39,24 +64,24 @@ export class ApiClient {
 
   async request(method: string, path: string, body?: unknown): Promise<ApiAnswer> {
     const headers: Record<string, string> = { accept: 'application/json', ...this.authorization() };
-    if (body !== undefined) headers['content-type'] = 'application/json';
     const payload = body === undefined ? undefined : JSON.stringify(body);
+    if (payload !== undefined)
+      Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) });
     let pause = FIRST_PAUSE_MS;
     for (let attempt = 1; ; attempt++) {
       const left = this.deadline - Date.now();
       let problem: string;
       if (left <= 0) throw this.unavailable(method, path, 'no time left');
       try {
-        const res = await fetch(this.ipam.url + path, { method, headers, body: payload, signal: AbortSignal.timeout(left) });
-        const text = await res.text();
-        const answer = { status: res.status, body: text ? parseJson(text) : null };
-        if (res.status < 500) return answer;
-        problem = `answered ${res.status} ${describe(answer.body)}`;
-        if (!RETRIED_STATUS.has(res.status)) throw this.unavailable(method, path, problem);
+        const { status, text } = await exchange(this.ipam.url + path, method, headers, payload, left);
+        const answer = { status, body: text ? parseJson(text) : null };
+        if (status < 500) return answer;
+        problem = `answered ${status} ${describe(answer.body)}`;
+        if (!RETRIED_STATUS.has(status)) throw this.unavailable(method, path, problem);
       } catch (err) {
         if (err instanceof CniError) throw err;
-        if ((err as Error).name === 'TimeoutError') throw this.unavailable(method, path, `no answer within ${this.ipam.timeoutSeconds} s`);
-        problem = `cannot be reached (${reasonOf(err)})`;
+        if (err instanceof TimeoutError) throw this.unavailable(method, path, `no answer within ${this.ipam.timeoutSeconds} s`);
+        problem = `cannot be reached (${(err as { code?: string }).code ?? (err as Error).message})`;
       }
       this.log(`${method} ${path}: attempt ${attempt}: ${problem}; trying again`);
       await sleep(Math.min(pause, Math.max(0, this.deadline - Date.now())));
