@@ -23,6 +23,11 @@ import { usableSpan } from './usable-span';
 /** Who holds an address: what IpAllocated recorded, less what the pool itself knows (name, address, family). */
 export type Holder = Omit<IpAllocated['data'], 'pool' | 'ip' | 'family'>;
 
+/** Exactly the holder's fields of a request or an event, the optional ones only when present. */
+function holderOf({ handle, node, namespace, pod, podUid, statefulSet, network }: Holder): Holder {
+  return { handle, node, namespace, pod, podUid, ...(statefulSet ? { statefulSet } : {}), ...(network ? { network } : {}) };
+}
+
 export interface AddressRange {
   start: bigint;
   end: bigint;
@@ -139,17 +144,8 @@ function evolve(state: PoolState, event: { type: string; data: Record<string, un
       return { ...emptyPool(), name: state.name };
     case 'IpAllocated': {
       const ip = parseIp(e.data.ip).value;
-      const { handle, node, namespace, pod, podUid, statefulSet, network } = e.data;
-      state.holders.set(ip, {
-        handle,
-        node,
-        namespace,
-        pod,
-        podUid,
-        ...(statefulSet ? { statefulSet } : {}),
-        ...(network ? { network } : {}),
-      });
-      state.byHandle.set(handle, ip);
+      state.holders.set(ip, holderOf(e.data));
+      state.byHandle.set(e.data.handle, ip);
       state.heldSet.add(ip);
       state.used.add(ip);
       return state;
@@ -297,7 +293,6 @@ export function decideAllocate(state: PoolState, request: AllocationRequest): { 
   if (held !== undefined) return { ip: held, event: null };
   if (pool.disabled) throw new DomainError('POOL_DISABLED', `pool "${pool.name}" is disabled and hands out no new addresses`);
   const ip = chooseAddress(pool, request.ip, request.statefulSet);
-  const { handle, node, namespace, pod, podUid, statefulSet, network } = request;
   return {
     ip,
     event: {
@@ -306,13 +301,7 @@ export function decideAllocate(state: PoolState, request: AllocationRequest): { 
         pool: pool.name,
         ip: formatIp({ family: pool.cidr.family, value: ip }),
         family: pool.cidr.family,
-        handle,
-        node,
-        namespace,
-        pod,
-        podUid,
-        ...(statefulSet ? { statefulSet } : {}),
-        ...(network ? { network } : {}),
+        ...holderOf(request),
       },
     },
   };
