@@ -1,6 +1,7 @@
 import type { ApiClient } from './api-client';
 import type { NetworkConfig } from './cni-config';
 import { releaseHandle } from './cni-del';
+import { CNI_CODES, CniError } from './cni-error';
 
 const PAGE = 1000;
 
@@ -26,7 +27,10 @@ async function heldHandles(config: NetworkConfig, api: ApiClient): Promise<Set<s
  * `cni.dev/valid-attachments` does not list. Returns the handles it released.
  */
 export async function cniGc(config: NetworkConfig, api: ApiClient): Promise<string[]> {
-  const valid = new Set((config.validAttachments ?? []).map((a) => `${a.containerID}:${a.ifname}`));
+  // without the list every attachment would look stale: refuse rather than release them all
+  if (!config.validAttachments)
+    throw new CniError(CNI_CODES.INVALID_CONFIG, 'GC needs cni.dev/valid-attachments (an empty list when none)');
+  const valid = new Set(config.validAttachments.map((a) => `${a.containerID}:${a.ifname}`));
   const stale = [...(await heldHandles(config, api))].filter((handle) => !valid.has(handle));
   for (const handle of stale) await releaseHandle(api, handle);
   return stale;

@@ -154,6 +154,7 @@ describe('plugin calls and their errors', () => {
     expect(await error('DEL', config({ tokenFile: join(dir, 'absent') }))).toMatchObject({ code: 7 });
     expect(await error('CHECK', config({}, '0.3.1'))).toMatchObject({ code: 1, cniVersion: '0.3.1' });
     expect(await error('GC', config({}, '1.0.0'))).toMatchObject({ code: 1 });
+    expect(await error('GC', config({}, '1.1.0'))).toMatchObject({ code: 7, msg: expect.stringContaining('cni.dev/valid-attachments') });
     expect(requests).toEqual([]);
   });
 
