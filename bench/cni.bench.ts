@@ -123,6 +123,18 @@ async function main(): Promise<void> {
     const ipledgerVersion = await versionTimes(join(bin.dir, 'ipledger-ipam'));
     const hostLocalVersion = await versionTimes(join(bin.dir, 'host-local'));
     const clients = await httpClientStartUp(api.base);
+    // the API's own share: the same requests from this process over a kept-alive connection
+    const direct: Figures = { add: [], del: [] };
+    for (let i = 0; i < ROUNDS; i++) {
+      const handle = `direct-${i}:eth0`;
+      let t0 = performance.now();
+      const request = { handle, node: 'bench-node', namespace: 'bench', pod: `direct-${i}`, network: `bench-${id}`, pools: ['bench'] };
+      expectStatus(await call(api.base, 'POST', '/v1/allocations', request), 201, 'allocate');
+      direct.add.push(performance.now() - t0);
+      t0 = performance.now();
+      expectStatus(await call(api.base, 'DELETE', `/v1/allocations/${encodeURIComponent(handle)}`), 204, 'release');
+      direct.del.push(performance.now() - t0);
+    }
 
     console.log(`bench:cni — ${ROUNDS} ADD+DEL rounds each through the bridge plugin, one at a time (after ${WARM_UP} not counted)`);
     console.log(line('ADD  ipledger-ipam', ipledger.add));
@@ -131,6 +143,8 @@ async function main(): Promise<void> {
     console.log(line('DEL  host-local', hostLocal.del));
     console.log(`ADD p50 ratio ipledger-ipam / host-local: ${(median(ipledger.add) / median(hostLocal.add)).toFixed(2)}`);
     console.log(`DEL p50 ratio ipledger-ipam / host-local: ${(median(ipledger.del) / median(hostLocal.del)).toFixed(2)}`);
+    console.log(line('API POST /v1/allocations', direct.add) + '   (from this process, keep-alive)');
+    console.log(line('API DELETE /v1/allocations', direct.del));
     console.log(line('VERSION ipledger-ipam', ipledgerVersion) + '   (plugin start-up: node and the bundle)');
     console.log(line('VERSION host-local', hostLocalVersion));
     for (const [name, samples] of Object.entries(clients)) console.log(line(`process with ${name}`, samples));

@@ -54,6 +54,8 @@ export function cniCall(plugin: string, env: Record<string, string>, config: unk
       }
       resolve({ status: status ?? -1, json, stdout, stderr });
     });
+    // a plugin may exit without reading stdin (VERSION): its exit status tells, not EPIPE
+    child.stdin.on('error', () => undefined);
     child.stdin.end(config === undefined ? '' : JSON.stringify(config));
   });
 }
