@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * `node scripts/build.js`: bundles the apps into dist/ (see webpack.config.js) and builds the web UI
- * into dist/ui (apps/ui/vite.config.mts).
+ * `node scripts/build.js`: bundles the apps into dist/ (see webpack.config.js), builds the web UI into
+ * dist/ui (apps/ui/vite.config.mts) and the CNI plugin into dist/cni/ipledger-ipam (esbuild).
  * `--if-changed`: only when a source is newer than the last build (what `npm start` runs), so a
  * start after `npm ci` (whose `prepare` built) or after an unchanged restart skips the build.
  */
@@ -47,8 +47,23 @@ async function buildUi() {
   await build({ configFile: path.join(ROOT, 'apps/ui/vite.config.mts'), logLevel: 'warn' });
 }
 
+/** The CNI plugin: one self-contained executable (no Nest, no pg) that kubelet starts for every pod. */
+async function buildCni() {
+  const outfile = path.join(ROOT, 'dist/cni/ipledger-ipam');
+  await require('esbuild').build({
+    entryPoints: [path.join(ROOT, 'apps/cni/src/main.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    outfile,
+    logLevel: 'warning',
+  });
+  chmodSync(outfile, 0o755);
+}
+
 buildApps()
   .then(buildUi)
+  .then(buildCni)
   .then(() => {
     writeFileSync(STAMP, new Date().toISOString());
     console.log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);

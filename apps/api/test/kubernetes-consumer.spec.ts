@@ -70,11 +70,15 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
   });
 
   it('turns IPPool objects into pools: create, update, refuse a new cidr, refuse deleting a pool in use, delete', async () => {
-    const pool = object('rack-1', { labels: { 'pool-group': 'b' }, spec: { cidr: '10.60.0.0/24', reserved: ['10.60.0.1'] } });
+    const pool = object('rack-1', {
+      labels: { 'pool-group': 'b' },
+      spec: { cidr: '10.60.0.0/24', gateway: '10.60.0.254', reserved: ['10.60.0.1'] },
+    });
     await publish('ippool', 'ADDED', pool);
     await bus.idle();
     expect((await api.http().get('/v1/pools/rack-1').expect(200)).body).toMatchObject({
       cidr: '10.60.0.0/24',
+      gateway: '10.60.0.254',
       labels: { 'pool-group': 'b' },
       reserved: ['10.60.0.1'],
       disabled: false,
@@ -96,6 +100,17 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
     expect((await api.http().get('/v1/pools/rack-1').expect(200)).body.cidr).toBe('10.60.0.0/24');
     expect(await status('ippool', 'rack-1')).toMatch(
       /^refused: INVALID_ARGUMENT: pool "rack-1" has cidr 10.60.0.0\/24; it cannot become 10.61.0.0\/24/,
+    );
+    // the gateway is immutable too
+    await publish('ippool', 'MODIFIED', {
+      ...pool,
+      metadata: { ...pool.metadata, resourceVersion: String(++rv) },
+      spec: { ...pool.spec, gateway: '10.60.0.253' },
+    });
+    await bus.idle();
+    expect((await api.http().get('/v1/pools/rack-1').expect(200)).body.gateway).toBe('10.60.0.254');
+    expect(await status('ippool', 'rack-1')).toMatch(
+      /^refused: INVALID_ARGUMENT: pool "rack-1" has gateway 10.60.0.254; it cannot become 10.60.0.253/,
     );
 
     await publish('ippool', 'MODIFIED', { ...pool, metadata: { ...pool.metadata, resourceVersion: String(++rv) } });

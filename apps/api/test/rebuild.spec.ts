@@ -3,7 +3,7 @@ import { projectEvents } from '@ipledger/projections';
 import { runCli } from '../src/cli';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
-const pod = (handle: string) => ({ handle, node: 'worker-1', namespace: 'rebuild', pod: `pod-${handle}` });
+const pod = (handle: string) => ({ handle, node: 'worker-1', namespace: 'rebuild', pod: `pod-${handle}`, network: 'pods' });
 
 describe('replay --rebuild: the read models rebuilt from the log and swapped in, while the API runs', () => {
   let api: TestApi;
@@ -24,7 +24,7 @@ describe('replay --rebuild: the read models rebuilt from the log and swapped in,
     await api
       .http()
       .post('/v1/pools')
-      .send({ name: 'rack-1', cidr: '10.9.0.0/24', labels: { zone: 'a', tier: 'web' } })
+      .send({ name: 'rack-1', cidr: '10.9.0.0/24', gateway: '10.9.0.1', labels: { zone: 'a', tier: 'web' } })
       .expect(201);
     await api.http().post('/v1/pools').send({ name: 'rack-2', cidr: '10.9.1.0/24' }).expect(201);
     await api

@@ -11,6 +11,8 @@ export interface AllocationView {
   prefixLength: number;
   cidr: string;
   pool: string;
+  /** the pool's gateway, when it has one */
+  gateway?: string;
   node: string;
   namespace: string;
   pod: string;
@@ -19,31 +21,43 @@ export interface AllocationView {
   allocatedAt: string;
   /** present when the address belongs to a StatefulSet's pod */
   statefulSet?: StatefulSetRef;
+  /** the CNI network it was allocated through, when the request named one */
+  network?: string;
 }
 
-const SELECT = `SELECT a.handle, host(a.ip) AS ip, masklen(p.cidr) AS "prefixLength", p.cidr::text AS cidr, a.pool, a.node,
+const SELECT = `SELECT a.handle, host(a.ip) AS ip, masklen(p.cidr) AS "prefixLength", p.cidr::text AS cidr, a.pool, host(p.gateway) AS gateway, a.node,
   a.namespace, a.pod, a.pod_uid AS "podUid", a.family, ${rfc3339('a.allocated_at')} AS "allocatedAt",
   CASE WHEN a.statefulset IS NULL THEN NULL
-       ELSE json_build_object('namespace', a.namespace, 'name', a.statefulset, 'ordinal', a.ordinal) END AS "statefulSet"
+       ELSE json_build_object('namespace', a.namespace, 'name', a.statefulset, 'ordinal', a.ordinal) END AS "statefulSet", a.network
   FROM allocations a JOIN pools p ON p.name = a.pool`;
 
-type Row = Omit<AllocationView, 'statefulSet'> & { statefulSet: StatefulSetRef | null };
+type Row = Omit<AllocationView, 'statefulSet' | 'gateway' | 'network'> & {
+  statefulSet: StatefulSetRef | null;
+  gateway: string | null;
+  network: string | null;
+};
 
-/** `statefulSet` is left out rather than null for addresses no StatefulSet owns. */
-const toView = ({ statefulSet, ...rest }: Row): AllocationView => (statefulSet ? { ...rest, statefulSet } : rest);
+/** The optional fields are left out rather than null when they do not apply. */
+const toView = ({ statefulSet, gateway, network, ...rest }: Row): AllocationView => ({
+  ...rest,
+  ...(gateway === null ? {} : { gateway }),
+  ...(statefulSet ? { statefulSet } : {}),
+  ...(network === null ? {} : { network }),
+});
 
 /**
  * The view of an allocation just recorded, as findAllocationsByHandle would read it back: the
  * allocation path answers from the events it appended instead of querying again.
  */
-export function allocationFromEvent(event: RecordedEvent, poolCidr: string): AllocationView {
+export function allocationFromEvent(event: RecordedEvent, pool: { cidr: string; gateway: string | null }): AllocationView {
   const d = event.data as IpAllocated['data'];
   return {
     handle: d.handle,
     ip: d.ip,
-    prefixLength: Number(poolCidr.split('/')[1]),
-    cidr: poolCidr,
+    prefixLength: Number(pool.cidr.split('/')[1]),
+    cidr: pool.cidr,
     pool: d.pool,
+    ...(pool.gateway === null ? {} : { gateway: pool.gateway }),
     node: d.node,
     namespace: d.namespace,
     pod: d.pod,
@@ -51,6 +65,7 @@ export function allocationFromEvent(event: RecordedEvent, poolCidr: string): All
     family: d.family,
     allocatedAt: event.recordedAt.toISOString(),
     ...(d.statefulSet ? { statefulSet: d.statefulSet } : {}),
+    ...(d.network ? { network: d.network } : {}),
   };
 }
 
@@ -65,6 +80,7 @@ export interface AllocationFilter {
   node?: string;
   namespace?: string;
   pod?: string;
+  network?: string;
 }
 
 export async function listAllocations(

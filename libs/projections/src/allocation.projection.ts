@@ -11,9 +11,9 @@ import type { Queryable } from './queryable';
 export const ALLOCATION_ROW = `SELECT data ->> 'handle' AS handle, (data ->> 'family')::smallint AS family, (data ->> 'ip')::inet AS ip,
   data ->> 'pool' AS pool, data ->> 'node' AS node, data ->> 'namespace' AS namespace, data ->> 'pod' AS pod,
   data ->> 'podUid' AS pod_uid, date_trunc('milliseconds', recorded_at) AS allocated_at,
-  data -> 'statefulSet' ->> 'name' AS statefulset, (data -> 'statefulSet' ->> 'ordinal')::integer AS ordinal`;
+  data -> 'statefulSet' ->> 'name' AS statefulset, (data -> 'statefulSet' ->> 'ordinal')::integer AS ordinal, data ->> 'network' AS network`;
 
-export const ALLOCATION_COLUMNS = 'handle, family, ip, pool, node, namespace, pod, pod_uid, allocated_at, statefulset, ordinal';
+export const ALLOCATION_COLUMNS = 'handle, family, ip, pool, node, namespace, pod, pod_uid, allocated_at, statefulset, ordinal, network';
 
 const INSERT = `INSERT INTO allocations (${ALLOCATION_COLUMNS}) ${ALLOCATION_ROW} FROM (SELECT $1::jsonb AS data, $2::timestamptz AS recorded_at) e`;
 

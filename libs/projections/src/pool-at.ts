@@ -1,4 +1,4 @@
-import { PoolAggregate, poolCounts, type PoolState } from '@ipledger/domain';
+import { PoolAggregate, poolCounts, poolGateway, type PoolState } from '@ipledger/domain';
 import { formatCidr, formatIp } from '@ipledger/ip';
 import { readStream, type RecordedEvent } from '@ipledger/event-store';
 import type { AllocationView } from './allocation-queries';
@@ -24,6 +24,7 @@ export async function findPoolAt(db: Pool, name: string, at: Date): Promise<Pool
     name: state.name,
     cidr: formatCidr(state.cidr!),
     family,
+    gateway: poolGateway(state),
     labels: state.labels,
     nodeSelector: state.nodeSelector,
     reserved: state.reserved,
@@ -61,6 +62,7 @@ export async function findAllocationsAt(db: Pool, pool: string, at: Date): Promi
         prefixLength: state.cidr!.prefixLength,
         cidr,
         pool,
+        ...(state.gateway === null ? {} : { gateway: poolGateway(state)! }),
         node: h.node,
         namespace: h.namespace,
         pod: h.pod,
@@ -68,6 +70,7 @@ export async function findAllocationsAt(db: Pool, pool: string, at: Date): Promi
         family: state.cidr!.family,
         allocatedAt: allocatedAt.get(h.handle)!,
         ...(h.statefulSet ? { statefulSet: h.statefulSet } : {}),
+        ...(h.network ? { network: h.network } : {}),
       }),
     )
     .sort((a, b) => (a.handle < b.handle ? -1 : a.handle > b.handle ? 1 : 0));

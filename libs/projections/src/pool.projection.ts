@@ -8,6 +8,7 @@ export interface PoolRow {
   name: string;
   cidr: string;
   family: number;
+  gateway: string | null;
   labels: Labels;
   node_selector: string | null;
   reserved: string[];
@@ -25,6 +26,7 @@ const COLUMNS: readonly (keyof PoolRow)[] = [
   'name',
   'cidr',
   'family',
+  'gateway',
   'labels',
   'node_selector',
   'reserved',
@@ -65,6 +67,7 @@ export function poolCreatedRow(event: Pick<RecordedEvent, 'data' | 'version' | '
     name: d.name,
     cidr: d.cidr,
     family: d.family,
+    gateway: d.gateway ?? null,
     labels: d.labels,
     node_selector: d.nodeSelector,
     reserved: d.reserved,

@@ -11,6 +11,7 @@ import {
   type Exclusion,
   type SelectionRule,
   type StatefulSetRef,
+  poolGateway,
   addressForOrdinal,
   statefulSetPod,
 } from '@ipledger/domain';
@@ -47,8 +48,8 @@ function reservedAddress({ ref, reservation }: Owner, family: 4 | 6, request: Al
 
 interface Decided {
   change: Change;
-  /** the chosen pool's CIDR, for the response */
-  cidr: string;
+  /** the chosen pool's CIDR and gateway, for the response */
+  pool: { cidr: string; gateway: string | null };
 }
 
 /** Refusals that pass over a pool for the next one (and how the final message names them), rather than fail the request. */
@@ -99,7 +100,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
           metadata,
         );
         const items = recorded.map((event) =>
-          allocationFromEvent(event, decided.find((d) => d.change.loaded.streamId === event.streamId)!.cidr),
+          allocationFromEvent(event, decided.find((d) => d.change.loaded.streamId === event.streamId)!.pool),
         );
         // a pool that already knew the handle appends nothing; read what it holds instead
         return { created: true, items: items.length === decided.length ? items : await findAllocationsByHandle(this.pool, request.handle) };
@@ -130,7 +131,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const decision = decideAllocate(loaded.state, { ...request, ip, statefulSet });
     return {
       change: { type: PoolAggregate, loaded, events: decision.event ? [decision.event] : [] },
-      cidr: formatCidr(loaded.state.cidr!),
+      pool: { cidr: formatCidr(loaded.state.cidr!), gateway: poolGateway(loaded.state) },
     };
   }
 
@@ -159,7 +160,10 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
           const loaded = await this.writer.load(PoolAggregate, candidate.name);
           const decision = decideAllocate(loaded.state, { ...request, ip: ip?.value, statefulSet });
           unlocks.push(unlock);
-          return { change: { type: PoolAggregate, loaded, events: decision.event ? [decision.event] : [] }, cidr: candidate.cidr };
+          return {
+            change: { type: PoolAggregate, loaded, events: decision.event ? [decision.event] : [] },
+            pool: { cidr: candidate.cidr, gateway: candidate.gateway },
+          };
         } catch (err) {
           unlock();
           const why = err instanceof DomainError ? PASSED_OVER[err.code] : undefined;

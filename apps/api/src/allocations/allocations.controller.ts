@@ -52,7 +52,8 @@ export class AllocationsController {
       (a) =>
         (filter.node === undefined || a.node === filter.node) &&
         (filter.namespace === undefined || a.namespace === filter.namespace) &&
-        (filter.pod === undefined || a.pod === filter.pod),
+        (filter.pod === undefined || a.pod === filter.pod) &&
+        (filter.network === undefined || a.network === filter.network),
     );
     return pageOf(then, limit, token);
   }

@@ -4,7 +4,7 @@ import { findPool } from '@ipledger/projections';
 import { deleteOnce, type ApplyContext } from './apply-context';
 
 /**
- * An IPPool object (ipam.ipledger.io/v1alpha1) is the whole pool: spec {cidr, nodeSelector,
+ * An IPPool object (ipam.ipledger.io/v1alpha1) is the whole pool: spec {cidr, gateway, nodeSelector,
  * reserved, disabled}, labels from its metadata. A deleted IPPool whose pool still has addresses
  * is refused (POOL_IN_USE), and the refusal is recorded as the object's status.
  */
@@ -15,6 +15,7 @@ export async function applyIpPool({ commands, db, metadata }: ApplyContext, { ty
   const desired = parsePoolSpec({
     name,
     cidr: specField(spec, 'cidr', (v) => typeof v === 'string', 'a string') as string,
+    gateway: (specField(spec, 'gateway', (v) => v === undefined || typeof v === 'string', 'a string') as string | undefined) ?? null,
     labels: object.metadata.labels ?? {},
     nodeSelector:
       (specField(spec, 'nodeSelector', (v) => v === undefined || typeof v === 'string', 'a string') as string | undefined) ?? null,

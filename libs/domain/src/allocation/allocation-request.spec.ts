@@ -101,3 +101,14 @@ describe('validateHandle', () => {
     expect(error.message).toBe(`handle must be 1 to 255 characters (got ${length})`);
   });
 });
+
+describe('network', () => {
+  const base = { handle: 'c1:eth0', node: 'n1', namespace: 'default', pod: 'web-0' };
+  it('is kept when it follows the CNI rule for network names, and absent when not given', () => {
+    expect(parseAllocationRequest({ ...base, network: 'k8s-pod_network.1' }).network).toBe('k8s-pod_network.1');
+    expect(parseAllocationRequest(base)).not.toHaveProperty('network');
+  });
+  it.each(['', '-lead', 'has space', 'x'.repeat(254)])('refuses %j', (network) => {
+    expect(() => parseAllocationRequest({ ...base, network })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+  });
+});

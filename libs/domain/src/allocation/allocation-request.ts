@@ -10,6 +10,8 @@ export interface AllocationRequestSpec {
   namespace: string;
   pod: string;
   podUid: string | null;
+  /** the CNI network name, recorded so CNI GC finds the attachments made through it */
+  network?: string;
   ip: IpAddress | null;
   /** ascending, distinct: one address per family, all or none */
   families: (4 | 6)[];
@@ -39,6 +41,20 @@ function families(requested: number[] | undefined, ip: IpAddress | null, ipText?
   return distinct as (4 | 6)[];
 }
 
+export const MAX_NETWORK_LENGTH = 253;
+/** The CNI specification's rule for a network name. */
+const NETWORK_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+
+function validateNetwork(network: string): string {
+  if (network.length > MAX_NETWORK_LENGTH || !NETWORK_NAME.test(network)) {
+    throw new ValidationError(
+      'INVALID_ARGUMENT',
+      `network "${network.slice(0, 64)}" must be 1 to ${MAX_NETWORK_LENGTH} characters: a letter or digit, then letters, digits, "_", "." or "-"`,
+    );
+  }
+  return network;
+}
+
 export function parseAllocationRequest(input: AllocateIpInput): AllocationRequestSpec {
   validateHandle(input.handle);
   validateDns1123Subdomain(input.node, 'node name');
@@ -51,6 +67,7 @@ export function parseAllocationRequest(input: AllocateIpInput): AllocationReques
     namespace: input.namespace,
     pod: input.pod,
     podUid: input.podUid ?? null,
+    ...(input.network === undefined ? {} : { network: validateNetwork(input.network) }),
     ip,
     families: families(input.families, ip, input.ip),
   };

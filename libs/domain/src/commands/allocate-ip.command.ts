@@ -7,6 +7,7 @@ export interface AllocateIpInput extends SelectionInput {
   namespace: string;
   pod: string;
   podUid?: string;
+  network?: string;
   ip?: string;
   families?: number[];
 }

@@ -17,5 +17,7 @@ export interface IpAllocated {
     pod: string;
     podUid: string | null;
     statefulSet?: StatefulSetRef;
+    /** the CNI network (its config's `name`) the address was allocated through, for CNI GC */
+    network?: string;
   };
 }

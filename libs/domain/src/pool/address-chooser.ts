@@ -20,6 +20,7 @@ export function chooseAddress(pool: PoolState & { cidr: Cidr }, requested?: bigi
     if (requested < pool.usableFirst || requested > pool.usableLast) {
       throw new DomainError('IP_NOT_IN_POOL', `${show(requested)} is the network or broadcast address of pool "${pool.name}"`);
     }
+    if (requested === pool.gateway) throw new DomainError('IP_RESERVED', `${show(requested)} is the gateway of pool "${pool.name}"`);
     if (pool.reservedSet.has(requested)) {
       throw new DomainError('IP_RESERVED', `${show(requested)} is reserved in pool "${pool.name}"`);
     }

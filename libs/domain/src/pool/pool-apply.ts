@@ -13,6 +13,12 @@ export function planPoolApply(current: PoolSpec | null, desired: PoolSpec): Pool
   if (current.cidr !== desired.cidr) {
     throw new ValidationError('INVALID_ARGUMENT', `pool "${desired.name}" has cidr ${current.cidr}; it cannot become ${desired.cidr}`);
   }
+  if ((current.gateway ?? null) !== desired.gateway) {
+    throw new ValidationError(
+      'INVALID_ARGUMENT',
+      `pool "${desired.name}" has gateway ${current.gateway ?? 'none'}; it cannot become ${desired.gateway ?? 'none'}`,
+    );
+  }
   if (JSON.stringify(current.reserved) !== JSON.stringify(desired.reserved)) {
     throw new ValidationError(
       'INVALID_ARGUMENT',

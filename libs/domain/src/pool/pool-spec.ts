@@ -1,11 +1,13 @@
-import { cidrContains, formatCidr, formatIpRange, type Cidr } from '@ipledger/ip';
+import { cidrContains, formatCidr, formatIp, formatIpRange, type Cidr } from '@ipledger/ip';
 import { ValidationError } from '../errors/domain-error';
-import { cidrArgument, rangeArgument } from '../ip-input';
+import { cidrArgument, ipArgument, rangeArgument } from '../ip-input';
+import { usableSpan } from './usable-span';
 import { LabelSelector, validateDns1123Label, validateLabels, type Labels } from '../labels';
 
 export interface PoolSpecInput {
   name: string;
   cidr: string;
+  gateway?: string | null;
   labels?: Record<string, string>;
   nodeSelector?: string | null;
   reserved?: string[];
@@ -18,6 +20,8 @@ export type PoolSpec = {
   name: string;
   cidr: string;
   family: 4 | 6;
+  /** inside the usable span, never handed out, named in every allocation's result */
+  gateway: string | null;
   labels: Labels;
   nodeSelector: string | null;
   reserved: string[];
@@ -45,6 +49,19 @@ function canonicalReserved(entries: string[], cidr: Cidr): string[] {
   });
 }
 
+function canonicalGateway(text: string | null | undefined, cidr: Cidr): string | null {
+  if (text === null || text === undefined) return null;
+  const gateway = ipArgument(text);
+  const [first, last] = usableSpan(cidr);
+  if (gateway.family !== cidr.family || gateway.value < first || gateway.value > last) {
+    throw new ValidationError(
+      'INVALID_IP',
+      `gateway "${text}" is not a usable address of the pool's CIDR ${formatCidr(cidr)} (network and broadcast addresses excluded)`,
+    );
+  }
+  return formatIp(gateway);
+}
+
 export function parsePoolSpec(input: PoolSpecInput): PoolSpec {
   validateDns1123Label(input.name, 'pool name');
   const cidr = cidrArgument(input.cidr);
@@ -52,6 +69,7 @@ export function parsePoolSpec(input: PoolSpecInput): PoolSpec {
     name: input.name,
     cidr: formatCidr(cidr),
     family: cidr.family,
+    gateway: canonicalGateway(input.gateway, cidr),
     labels: validateLabels(input.labels ?? {}),
     nodeSelector: canonicalNodeSelector(input.nodeSelector),
     reserved: canonicalReserved(input.reserved ?? [], cidr),

@@ -15,6 +15,8 @@ export interface PoolState {
   /** false before creation and after deletion (a deleted name can be created again) */
   exists: boolean;
   cidr: Cidr | null;
+  /** never handed out (part of reservedSet); returned with every allocation */
+  gateway: bigint | null;
   labels: Labels;
   nodeSelector: string | null;
   reserved: string[];

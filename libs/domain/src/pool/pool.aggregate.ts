@@ -1,4 +1,4 @@
-import { cidrFirst, cidrLast, formatCidr, formatIp, parseCidr, parseIp, parseIpRange, RangeSet, type Cidr } from '@ipledger/ip';
+import { formatCidr, formatIp, parseCidr, parseIp, parseIpRange, RangeSet, type Cidr } from '@ipledger/ip';
 import type { AggregateType } from '../aggregate-type';
 import { DomainError } from '../errors/domain-error';
 import type {
@@ -18,7 +18,13 @@ import { chooseAddress } from './address-chooser';
 import { findFreeRange, isFreeSpan } from './free-range-finder';
 import { rangeOwner } from './range-owner';
 import type { PoolSpec } from './pool-spec';
+import { usableSpan } from './usable-span';
 import type { Holder, PoolState } from './pool-state';
+
+/** Exactly the holder's fields of a request or an event, the optional ones only when present. */
+function holderOf({ handle, node, namespace, pod, podUid, statefulSet, network }: Holder): Holder {
+  return { handle, node, namespace, pod, podUid, ...(statefulSet ? { statefulSet } : {}), ...(network ? { network } : {}) };
+}
 
 export interface PoolCounts {
   capacity: bigint;
@@ -34,6 +40,7 @@ function emptyPool(): PoolState {
     name: '',
     exists: false,
     cidr: null,
+    gateway: null,
     labels: {},
     nodeSelector: null,
     reserved: [],
@@ -50,13 +57,6 @@ function emptyPool(): PoolState {
   };
 }
 
-/** IPv4 subnets shorter than /31 lose their network and broadcast addresses (RFC 3021 exempts /31). */
-function usableSpan(cidr: Cidr): [bigint, bigint] {
-  const first = cidrFirst(cidr);
-  const last = cidrLast(cidr);
-  return cidr.family === 4 && cidr.prefixLength < 31 ? [first + 1n, last - 1n] : [first, last];
-}
-
 function created(data: PoolCreated['data']): PoolState {
   const cidr = parseCidr(data.cidr);
   const [usableFirst, usableLast] = usableSpan(cidr);
@@ -67,11 +67,15 @@ function created(data: PoolCreated['data']): PoolState {
     const last = range.last < usableLast ? range.last : usableLast;
     if (first <= last) reservedSet.add(first, last);
   }
+  // a PoolCreated recorded before pools had gateways has none
+  const gateway = data.gateway ? parseIp(data.gateway).value : null;
+  if (gateway !== null) reservedSet.add(gateway);
   return {
     ...emptyPool(),
     name: data.name,
     exists: true,
     cidr,
+    gateway,
     labels: data.labels,
     nodeSelector: data.nodeSelector,
     reserved: data.reserved,
@@ -107,9 +111,8 @@ function evolve(state: PoolState, event: { type: string; data: Record<string, un
       return { ...emptyPool(), name: state.name };
     case 'IpAllocated': {
       const ip = parseIp(e.data.ip).value;
-      const { handle, node, namespace, pod, podUid, statefulSet } = e.data;
-      state.holders.set(ip, statefulSet ? { handle, node, namespace, pod, podUid, statefulSet } : { handle, node, namespace, pod, podUid });
-      state.byHandle.set(handle, ip);
+      state.holders.set(ip, holderOf(e.data));
+      state.byHandle.set(e.data.handle, ip);
       state.heldSet.add(ip);
       state.used.add(ip);
       return state;
@@ -157,6 +160,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
           name,
           cidr: formatCidr(state.cidr),
           family: state.cidr.family,
+          gateway: poolGateway(state),
           labels,
           nodeSelector,
           reserved,
@@ -181,6 +185,11 @@ export const PoolAggregate: AggregateType<PoolState> = {
     },
   },
 };
+
+/** The pool's gateway as text, null when it has none. */
+export function poolGateway(state: PoolState): string | null {
+  return state.gateway === null || !state.cidr ? null : formatIp({ family: state.cidr.family, value: state.gateway });
+}
 
 export function poolCounts(state: PoolState): PoolCounts {
   const capacity = state.usableLast - state.usableFirst + 1n;
@@ -251,7 +260,6 @@ export function decideAllocate(state: PoolState, request: AllocationRequest): { 
   if (held !== undefined) return { ip: held, event: null };
   if (pool.disabled) throw new DomainError('POOL_DISABLED', `pool "${pool.name}" is disabled and hands out no new addresses`);
   const ip = chooseAddress(pool, request.ip, request.statefulSet);
-  const { handle, node, namespace, pod, podUid, statefulSet } = request;
   return {
     ip,
     event: {
@@ -260,12 +268,7 @@ export function decideAllocate(state: PoolState, request: AllocationRequest): { 
         pool: pool.name,
         ip: formatIp({ family: pool.cidr.family, value: ip }),
         family: pool.cidr.family,
-        handle,
-        node,
-        namespace,
-        pod,
-        podUid,
-        ...(statefulSet ? { statefulSet } : {}),
+        ...holderOf(request),
       },
     },
   };

@@ -1,16 +1,27 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
+export class StatefulSetRefDto {
+  @ApiProperty() namespace!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() ordinal!: number;
+}
+
 export class AllocationDto {
   @ApiProperty() handle!: string;
   @ApiProperty({ example: '10.4.0.17' }) ip!: string;
   @ApiProperty({ example: 24 }) prefixLength!: number;
   @ApiProperty({ example: '10.4.0.0/24' }) cidr!: string;
   @ApiProperty() pool!: string;
+  @ApiPropertyOptional({ example: '10.4.0.1', description: "the pool's gateway, when it has one" }) gateway?: string;
   @ApiProperty() node!: string;
   @ApiProperty() namespace!: string;
   @ApiProperty() pod!: string;
   @ApiPropertyOptional({ type: String, nullable: true }) podUid!: string | null;
   @ApiProperty({ enum: [4, 6] }) family!: 4 | 6;
+  @ApiPropertyOptional({ type: StatefulSetRefDto, description: "the StatefulSet whose pod holds it, and the pod's ordinal" })
+  statefulSet?: StatefulSetRefDto;
+  @ApiPropertyOptional({ example: 'k8s-pod-network', description: 'the CNI network (config `name`) it was allocated through' })
+  network?: string;
   @ApiProperty({ format: 'date-time' }) allocatedAt!: string;
 }
 

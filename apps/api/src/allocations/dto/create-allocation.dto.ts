@@ -16,6 +16,14 @@ export class CreateAllocationDto {
   @IsString()
   podUid?: string;
 
+  @ApiPropertyOptional({
+    example: 'k8s-pod-network',
+    description: "the CNI network (its config's name) the address is for; CNI GC lists a node's allocations by it",
+  })
+  @Optional()
+  @IsString()
+  network?: string;
+
   @ApiPropertyOptional({ example: '10.4.0.17', description: 'this exact address' })
   @Optional()
   @IsString()

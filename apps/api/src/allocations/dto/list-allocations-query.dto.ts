@@ -7,6 +7,7 @@ export class ListAllocationsQueryDto extends ListQueryDto {
   @ApiPropertyOptional() @IsOptional() @IsString() node?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() namespace?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() pod?: string;
+  @ApiPropertyOptional({ description: 'the CNI network the allocations were made through' }) @IsOptional() @IsString() network?: string;
 
   @ApiPropertyOptional({ example: '2026-11-29T14:02:00Z', description: 'as it was then, replayed from the log (needs pool)' })
   @IsOptional()

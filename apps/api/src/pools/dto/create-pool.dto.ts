@@ -11,6 +11,16 @@ export class CreatePoolDto {
   @IsString()
   cidr!: string;
 
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: '10.4.0.1',
+    description: 'an address inside the CIDR: never handed out, returned with every allocation from the pool. Immutable.',
+  })
+  @ValidateIf((_, value) => value !== undefined && value !== null)
+  @IsString()
+  gateway?: string | null;
+
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { 'pool-group': 'group-1' } })
   @Optional()
   @IsObject()

@@ -11,6 +11,8 @@ export class PoolDto {
   @ApiProperty() name!: string;
   @ApiProperty({ example: '10.4.0.0/24' }) cidr!: string;
   @ApiProperty({ enum: [4, 6] }) family!: 4 | 6;
+  @ApiProperty({ type: String, nullable: true, example: '10.4.0.1', description: 'never handed out; named in every allocation' })
+  gateway!: string | null;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) labels!: Record<string, string>;
   @ApiProperty({ type: String, nullable: true }) nodeSelector!: string | null;
   @ApiProperty({ type: [String] }) reserved!: string[];
