@@ -64,6 +64,8 @@ async function run(
     }
   }
   const db = new Pool({ connectionString: databaseUrl, max: 1 });
+  // a connection lost while idle (a restart, a forced drop racing pool.end()) fails the next query, which says so
+  db.on('error', () => undefined);
   try {
     if (option === '--rebuild') return await rebuild(db, out);
     if (command === 'replay') {
