@@ -33,11 +33,12 @@ function yamlObjects(text: string): KubeObject[] {
 }
 
 /** Errors of an object against the Kubernetes API schemas shipped by the pinned `kubernetes-models`, offline. */
-function kubernetesSchemaErrors(object: KubeObject): string[] {
+async function kubernetesSchemaErrors(object: KubeObject): Promise<string[]> {
   // "v1" is the core group: kubernetes-models/v1/Service; kubernetes-models/apps/v1/Deployment
   let Model: new (data: KubeObject) => { validate(): void };
   try {
-    Model = require(`kubernetes-models/${object.apiVersion}/${object.kind}`)[object.kind];
+    const models = (await import(`kubernetes-models/${object.apiVersion}/${object.kind}`)) as Record<string, typeof Model>;
+    Model = models[object.kind];
   } catch {
     return [`no Kubernetes schema for ${object.apiVersion} ${object.kind}`];
   }
@@ -86,11 +87,13 @@ describe('deploy/ kustomize base', () => {
   const customKinds = new Map(crds.map((crd) => [`${crd.spec.group}/${crd.spec.versions[0].name}/${crd.spec.names.kind}`, crd]));
   const isCustom = (o: KubeObject) => customKinds.has(`${o.apiVersion}/${o.kind}`);
 
-  it('renders only objects that are valid against the Kubernetes API schemas', () => {
-    const invalid = objects
-      .filter((o) => !isCustom(o))
-      .map((o) => ({ object: `${o.kind} ${o.metadata.name}`, errors: kubernetesSchemaErrors(o) }))
-      .filter((result) => result.errors.length);
+  it('renders only objects that are valid against the Kubernetes API schemas', async () => {
+    const checked = await Promise.all(
+      objects
+        .filter((o) => !isCustom(o))
+        .map(async (o) => ({ object: `${o.kind} ${o.metadata.name}`, errors: await kubernetesSchemaErrors(o) })),
+    );
+    const invalid = checked.filter((result) => result.errors.length);
     expect(invalid).toEqual([]);
     expect(objects.map((o) => o.kind).sort()).toEqual(
       expect.arrayContaining([
@@ -105,14 +108,14 @@ describe('deploy/ kustomize base', () => {
     );
   });
 
-  it('would fail on an object that is not valid Kubernetes', () => {
+  it('would fail on an object that is not valid Kubernetes', async () => {
     const api = structuredClone(find('Deployment', 'ipledger-api'));
     api.spec.replicas = 'two';
     delete api.spec.template.spec.containers[0].name;
-    const errors = kubernetesSchemaErrors(api).join('\n');
+    const errors = (await kubernetesSchemaErrors(api)).join('\n');
     expect(errors).toMatch(/replicas must be integer/);
     expect(errors).toMatch(/containers\/0 must have required property name/);
-    expect(kubernetesSchemaErrors({ apiVersion: 'v1', kind: 'Nonsense', metadata: { name: 'x' } })).toEqual([
+    expect(await kubernetesSchemaErrors({ apiVersion: 'v1', kind: 'Nonsense', metadata: { name: 'x' } })).toEqual([
       'no Kubernetes schema for v1 Nonsense',
     ]);
   });

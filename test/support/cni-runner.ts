@@ -46,7 +46,7 @@ export function cniCall(plugin: string, env: Record<string, string>, config: unk
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (status) => {
-      let json: unknown = null;
+      let json: unknown;
       try {
         json = stdout.trim() ? JSON.parse(stdout) : null;
       } catch {

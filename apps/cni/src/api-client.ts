@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import type { IpamConfig } from './cni-config';
 import { CNI_CODES, CniError } from './cni-error';
 import type { Log } from './diagnostics';
@@ -24,9 +25,9 @@ class TimeoutError extends Error {
  * loading fetch's implementation (undici) costs more than starting node itself, on every call
  * kubelet makes (bench:cni measures both). No keep-alive: the process ends after one call.
  */
-function exchange(url: string, method: string, headers: Record<string, string>, payload: string | undefined, timeoutMs: number) {
-  // require, not import(): a dynamic import would start node's ESM loader, a cost of its own
-  const client: typeof import('node:http') = url.startsWith('https:') ? require('node:https') : require('node:http');
+async function exchange(url: string, method: string, headers: Record<string, string>, payload: string | undefined, timeoutMs: number) {
+  // the bundle turns this import() into a require: no ESM loader starts, and TLS loads only for https
+  const client = url.startsWith('https:') ? await import('node:https') : http;
   return new Promise<{ status: number; text: string }>((resolve, reject) => {
     const req = client.request(url, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];

@@ -134,7 +134,7 @@ function parseDns(value: unknown): Dns | undefined {
     isObject(value) &&
     Object.entries(value).every(([k, v]) => (lists.includes(k) ? isStringList(v) : k === 'domain' ? typeof v === 'string' : false));
   if (!valid) throw invalid(`ipam.dns must be {"nameservers"?, "domain"?, "search"?, "options"?} (got ${JSON.stringify(value)})`);
-  return value as Dns;
+  return value;
 }
 
 function parseAttachments(value: unknown): Attachment[] | undefined {

@@ -21,7 +21,7 @@ describe('plugin calls and their errors', () => {
   beforeAll(async () => {
     server = createServer((req, res) => {
       let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk));
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
         requests.push({ method: req.method!, url: req.url!, authorization: req.headers.authorization, body });
         handler(req, body, res);
@@ -31,7 +31,7 @@ describe('plugin calls and their errors', () => {
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     dir = mkdtempSync(join(tmpdir(), 'ipledger-ipam-'));
   });
-  afterAll(async () => {
+  afterAll(() => {
     server.closeAllConnections();
     server.close();
     rmSync(dir, { recursive: true, force: true });

@@ -2,7 +2,8 @@ import { parseIp } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
 import { planPoolApply } from './pool-apply';
 import { parsePoolSpec } from './pool-spec';
-import { decideAllocate, decideCreatePool, PoolAggregate, poolCounts, poolGateway, type PoolState } from './pool.aggregate';
+import { decideAllocate, decideCreatePool, PoolAggregate, poolCounts, poolGateway } from './pool.aggregate';
+import type { PoolState } from './pool-state';
 
 const pool = (cidr: string, gateway?: string | null): PoolState => {
   const state = PoolAggregate.initialState();
