@@ -16,7 +16,7 @@ export async function createApp(config: Config, options: { logger?: false } = {}
   const fastify = app.getHttpAdapter().getInstance();
   fastify.decorateRequest('context', null);
   fastify.addHook('onRequest', requestContext);
-  if (!(await serveUi(app))) new Logger('ipledger').warn('no web UI build found (npm run build:ui): /ui is not served');
+  if (!(await serveUi(app))) new Logger('ipledger').warn('no web UI build found (npm run build): /ui is not served');
   app.useGlobalPipes(validationPipe);
   app.enableShutdownHooks();
   const document = SwaggerModule.createDocument(

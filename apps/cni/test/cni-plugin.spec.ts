@@ -65,7 +65,7 @@ describe('ipledger-ipam with the bridge plugin', () => {
 
   beforeAll(async () => {
     if (process.getuid?.() !== 0) throw new Error('these tests make network namespaces: run them as root');
-    execFileSync('npm', ['run', '--silent', 'build:cni'], { cwd: join(__dirname, '../../..'), stdio: 'inherit' });
+    execFileSync(process.execPath, ['scripts/build.js', '--if-changed'], { cwd: join(__dirname, '../../..'), stdio: 'inherit' });
     bin = cniBinDir();
     range = await unusedPrivateRange();
     sandbox.own(bridge);

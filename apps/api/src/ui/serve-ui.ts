@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import fastifyStatic from '@fastify/static';
 import { findUpwards } from '../find-upwards';
 
-/** The built web UI (`npm run build:ui` writes dist/ui), found upwards from the sources or from dist/. */
+/** The built web UI (`npm run build` writes dist/ui), found upwards from the sources or from dist/. */
 export const UI_DIR = process.env.IPAM_UI_DIR ?? findUpwards(__dirname, 'dist/ui', 'index.html');
 
 /**

@@ -32,7 +32,7 @@ describe('pool gateway', () => {
   it('is never handed out, and counts as held back', () => {
     const state = pool('10.0.0.0/30', '10.0.0.1');
     expect(poolGateway(state)).toBe('10.0.0.1');
-    expect(poolCounts(state)).toEqual({ capacity: 2n, allocated: 0n, reservedCount: 1n, free: 1n });
+    expect(poolCounts(state)).toEqual({ capacity: 2n, allocated: 0n, reservedCount: 1n, rangeReservedCount: 0n, free: 1n });
     const first = decideAllocate(state, { handle: 'h1', ...holder });
     expect(first.event?.data.ip).toBe('10.0.0.2');
     PoolAggregate.evolve(state, { ...first.event!, version: 2 });
