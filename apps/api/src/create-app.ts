@@ -4,17 +4,25 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import type { Config } from './config';
+import { useJsonBodyParser } from './http/json-body';
 import { requestContext } from './http/request-context';
+import { refuseNulInUrl } from './http/url-guard';
 import { validationPipe } from './http/validation.pipe';
 
 import { MAX_BODY_BYTES } from './http/error-mapping';
 
 export async function createApp(config: Config, options: { logger?: false } = {}): Promise<INestApplication> {
   const adapter = new FastifyAdapter({ bodyLimit: MAX_BODY_BYTES });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, options);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    ...options,
+    // the JSON parser is ours (json-body.ts): depth and NUL checks before anything else sees the body
+    bodyParser: false,
+  });
   const fastify = app.getHttpAdapter().getInstance();
   fastify.decorateRequest('context', null);
   fastify.addHook('onRequest', requestContext);
+  fastify.addHook('onRequest', refuseNulInUrl);
+  useJsonBodyParser(fastify, MAX_BODY_BYTES);
   app.useGlobalPipes(validationPipe);
   app.enableShutdownHooks();
   const document = SwaggerModule.createDocument(

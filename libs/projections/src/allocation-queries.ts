@@ -1,5 +1,6 @@
 import type { IpAllocated, StatefulSetRef } from '@ipledger/domain';
 import { prepared, type RecordedEvent } from '@ipledger/event-store';
+import { canonicalCidr, canonicalIp } from '@ipledger/ip';
 import { decodeContinue, encodeContinue } from './continue-token';
 import type { Page } from './pool-queries';
 import type { Queryable } from './queryable';
@@ -30,7 +31,11 @@ const SELECT = `SELECT a.handle, host(a.ip) AS ip, masklen(p.cidr) AS "prefixLen
 type Row = Omit<AllocationView, 'statefulSet'> & { statefulSet: StatefulSetRef | null };
 
 /** `statefulSet` is left out rather than null for addresses no StatefulSet owns. */
-const toView = ({ statefulSet, ...rest }: Row): AllocationView => (statefulSet ? { ...rest, statefulSet } : rest);
+const toView = ({ statefulSet, ...row }: Row): AllocationView => {
+  // PostgreSQL prints some IPv6 addresses dotted: show the service's one canonical text
+  const rest = { ...row, ip: canonicalIp(row.ip), cidr: canonicalCidr(row.cidr) };
+  return statefulSet ? { ...rest, statefulSet } : rest;
+};
 
 /**
  * The view of an allocation just recorded, as findAllocationsByHandle would read it back: the
@@ -72,7 +77,7 @@ export async function listAllocations(
   filter: AllocationFilter,
   page: { limit: number; continue?: string },
 ): Promise<Page<AllocationView>> {
-  const after = decodeContinue(page.continue, 2);
+  const after = decodeContinue(page.continue, ['string', 'integer']);
   const params: unknown[] = [];
   const where: string[] = [];
   for (const [column, value] of Object.entries(filter)) {

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsRFC3339 } from 'class-validator';
+import { IsOptional } from 'class-validator';
+import { IsInstant } from './instant';
 
 export class AtQueryDto {
   @ApiPropertyOptional({
@@ -7,6 +8,6 @@ export class AtQueryDto {
     description: 'as it was at this instant, replayed from the event log (RFC 3339)',
   })
   @IsOptional()
-  @IsRFC3339()
+  @IsInstant()
   at?: string;
 }

@@ -75,7 +75,8 @@ export function validateLabels(labels: unknown, what = 'labels'): Labels {
   if (!isPlainObject(labels)) {
     throw new ValidationError('INVALID_LABEL', `${what} must be an object mapping label keys to string values`);
   }
-  const result: Labels = {};
+  // No prototype: keys such as "__proto__" or "constructor" are ordinary label keys here.
+  const result: Labels = Object.create(null) as Labels;
   for (const [key, value] of Object.entries(labels)) {
     validateLabelKey(key);
     if (typeof value !== 'string') {

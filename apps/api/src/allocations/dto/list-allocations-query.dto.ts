@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsRFC3339, IsString } from 'class-validator';
+import { IsOptional, IsString } from 'class-validator';
+import { IsInstant } from '../../http/instant';
 import { ListQueryDto } from '../../http/list-query.dto';
 
 export class ListAllocationsQueryDto extends ListQueryDto {
@@ -10,6 +11,6 @@ export class ListAllocationsQueryDto extends ListQueryDto {
 
   @ApiPropertyOptional({ example: '2026-11-29T14:02:00Z', description: 'as it was then, replayed from the log (needs pool)' })
   @IsOptional()
-  @IsRFC3339()
+  @IsInstant()
   at?: string;
 }
