@@ -6,13 +6,14 @@ import { AppModule } from './app.module';
 import type { Config } from './config';
 import { useJsonBodyParser } from './http/json-body';
 import { requestContext } from './http/request-context';
-import { refuseNulInUrl } from './http/url-guard';
+import { LIMITS } from './http/limits';
+import { refuseLongPathParams, refuseNulInUrl } from './http/url-limits';
 import { validationPipe } from './http/validation.pipe';
 
 import { MAX_BODY_BYTES } from './http/error-mapping';
 
 export async function createApp(config: Config, options: { logger?: false } = {}): Promise<INestApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: MAX_BODY_BYTES });
+  const adapter = new FastifyAdapter({ bodyLimit: MAX_BODY_BYTES, maxParamLength: 16 * LIMITS.pathParam });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     ...options,
     // the JSON parser is ours (json-body.ts): depth and NUL checks before anything else sees the body
@@ -22,6 +23,7 @@ export async function createApp(config: Config, options: { logger?: false } = {}
   fastify.decorateRequest('context', null);
   fastify.addHook('onRequest', requestContext);
   fastify.addHook('onRequest', refuseNulInUrl);
+  fastify.addHook('preValidation', refuseLongPathParams);
   useJsonBodyParser(fastify, MAX_BODY_BYTES);
   app.useGlobalPipes(validationPipe);
   app.enableShutdownHooks();

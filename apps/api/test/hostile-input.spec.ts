@@ -47,7 +47,7 @@ describe('hostile input', () => {
           api
             .http()
             .get('/v1/nodes/n/pools')
-            .query({ poolSelector: selector(1001) }),
+            .query({ poolSelector: selector(321) }),
         'INVALID_SELECTOR',
       );
       await refused(
@@ -55,7 +55,7 @@ describe('hostile input', () => {
           api
             .http()
             .post('/v1/allocations')
-            .send({ handle: 'h', node: 'n', namespace: 'ns', pod: 'x', poolSelector: selector(1001) }),
+            .send({ handle: 'h', node: 'n', namespace: 'ns', pod: 'x', poolSelector: selector(321) }),
         'INVALID_SELECTOR',
       );
       await refused(
@@ -89,18 +89,13 @@ describe('hostile input', () => {
 
     it('refuses a 30,001-requirement selector with 400, not "stack depth limit exceeded"', async () => {
       const body = { handle: 'h', node: 'n', namespace: 'ns', pod: 'x', poolSelector: selector(30_001) };
-      await refused(() => api.http().post('/v1/allocations').send(body), 'INVALID_SELECTOR');
+      const res = await refused(() => api.http().post('/v1/allocations').send(body));
+      expect(res.body.message).toContain('poolSelector must be shorter than or equal to 4096 characters');
     });
 
-    it('refuses a selector longer than the limit', async () => {
-      await refused(
-        () =>
-          api
-            .http()
-            .get('/v1/pools')
-            .query({ labelSelector: `tier in (${'a,'.repeat(2100)}b)` }),
-        'INVALID_SELECTOR',
-      );
+    it('refuses a selector longer than the limit, where it arrives (the DTO) and where it is parsed (the domain)', async () => {
+      await refused(() => api.http().get('/v1/pools').query({ labelSelector: `tier in (${'a,'.repeat(2100)}b)` }));
+      expect(() => LabelSelector.parse(`tier in (${'a,'.repeat(2100)}b)`)).toThrow(/longer than 4096 characters/);
     });
 
     it('answers a selector at the limit, with the same result as its first requirement alone', async () => {
@@ -114,6 +109,76 @@ describe('hostile input', () => {
       expect(none.status).toBe(400);
       const mixed = ['tier in (gold,silver)', ...Array.from({ length: 30 }, (_, i) => `k${i}!=v`), 'tier', '!zone'].join(',');
       expect((await api.http().get('/v1/nodes/n/pools').query({ poolSelector: mixed }).expect(200)).body.items).toHaveLength(1);
+    });
+  });
+
+  describe('limits on input', () => {
+    const long = (n: number) => 'a'.repeat(n);
+    it.each([
+      ['/v1/pools', { node: long(254) }],
+      ['/v1/pools', { continue: long(2049) }],
+      ['/v1/allocations', { pool: long(64) }],
+      ['/v1/allocations', { node: long(254) }],
+      ['/v1/allocations', { namespace: long(64) }],
+      ['/v1/allocations', { pod: long(254) }],
+      ['/v1/events', { streamId: long(513) }],
+      ['/v1/events', { type: long(129) }],
+      ['/v1/events', { after: long(2049) }],
+      ['/v1/events', { limit: 1001 }],
+      ['/v1/events', { limit: 0 }],
+      ['/v1/pools/p/history', { after: '1e30' }],
+      ['/v1/pools/p/history', { after: '-1' }],
+      ['/v1/nodes/n/pools', { matchLabel: long(318) }],
+      ['/v1/nodes/n/pools', { poolSelector: long(4097) }],
+    ])('GET %s refuses %j', async (path, query) => {
+      await refused(() => api.http().get(path).query(query));
+    });
+
+    it('refuses a path parameter longer than the limit', async () => {
+      await refused(() => api.http().get(`/v1/allocations/${long(1025)}`));
+      await refused(() => api.http().delete(`/v1/nodes/${long(3000)}`));
+    });
+
+    it('refuses bodies beyond the limits', async () => {
+      const alloc = { handle: 'h', node: 'n', namespace: 'ns', pod: 'x' };
+      await refused(() =>
+        api
+          .http()
+          .post('/v1/allocations')
+          .send({ ...alloc, handle: long(256) }),
+      );
+      await refused(() =>
+        api
+          .http()
+          .post('/v1/allocations')
+          .send({ ...alloc, podUid: long(129) }),
+      );
+      await refused(() =>
+        api
+          .http()
+          .post('/v1/allocations')
+          .send({ ...alloc, pools: Array.from({ length: 101 }, (_, i) => `p${i}`) }),
+      );
+      const labels = Object.fromEntries(Array.from({ length: 257 }, (_, i) => [`k${i}`, 'v']));
+      await refused(() => api.http().put('/v1/nodes/m').send({ labels }), 'INVALID_LABEL');
+      await refused(() =>
+        api
+          .http()
+          .post('/v1/pools')
+          .send({ name: 'r', cidr: '10.1.0.0/16', reserved: Array.from({ length: 1025 }, (_, i) => `10.1.${i >> 8}.${i & 255}`) }),
+      );
+    });
+
+    it('publishes the limits in the OpenAPI document', async () => {
+      const doc = (await api.http().get('/docs-json')).body;
+      const schema = (name: string) => doc.components.schemas[name].properties;
+      expect(schema('CreateAllocationDto').handle.maxLength).toBe(255);
+      expect(schema('CreateAllocationDto').poolSelector.maxLength).toBe(4096);
+      expect(schema('CreateAllocationDto').pools.maxItems).toBe(100);
+      expect(schema('CreatePoolDto').labels.maxProperties).toBe(256);
+      const params = doc.paths['/v1/pools'].get.parameters;
+      expect(params.find((p: { name: string }) => p.name === 'labelSelector').schema.maxLength).toBe(4096);
+      expect(params.find((p: { name: string }) => p.name === 'limit').schema.maximum).toBe(1000);
     });
   });
 

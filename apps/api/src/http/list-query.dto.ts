@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { LIMITS } from './limits';
 
 export const MAX_LIMIT = 1000;
 
@@ -13,8 +14,9 @@ export class ListQueryDto {
   @Max(MAX_LIMIT)
   limit: number = 100;
 
-  @ApiPropertyOptional({ description: 'opaque token from the previous page' })
+  @ApiPropertyOptional({ description: 'opaque token from the previous page', maxLength: LIMITS.token })
   @IsOptional()
   @IsString()
+  @MaxLength(LIMITS.token)
   continue?: string;
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from './error-response';
+import { LIMITS } from './limits';
 
 /**
  * PostgreSQL text cannot hold NUL, and no name, filter or token of the API contains one: refuse
@@ -10,5 +11,17 @@ export async function refuseNulInUrl(req: FastifyRequest, reply: FastifyReply): 
     await reply
       .code(400)
       .send(errorBody(400, 'INVALID_ARGUMENT', 'the URL holds a NUL character (%00), which no name, filter or token may contain'));
+  }
+}
+
+/** A path parameter (a name, a handle, an address) longer than any the API knows is refused, not looked up. */
+export async function refuseLongPathParams(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  for (const [name, value] of Object.entries((req.params ?? {}) as Record<string, string>)) {
+    if (typeof value === 'string' && value.length > LIMITS.pathParam) {
+      await reply
+        .code(400)
+        .send(errorBody(400, 'INVALID_ARGUMENT', `path parameter ${name} is ${value.length} characters long; at most ${LIMITS.pathParam}`));
+      return;
+    }
   }
 }
