@@ -18,6 +18,10 @@ export interface Config {
   natsUrl: string;
   tokens: Map<string, TokenGrant>;
   defaultMatchLabel: string | null;
+  /** PostgreSQL statement_timeout of the API's sessions; 0 = none */
+  statementTimeoutMs: number;
+  /** a request not answered within this is answered 503 and its query cancelled; 0 = none */
+  requestTimeoutMs: number;
   /** null when IPAM_KUBERNETES_CONSUMER=off: the API then serves REST only */
   kubernetes: KubernetesConsumerConfig | null;
 }
@@ -89,6 +93,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsUrl: env.NATS_URL ?? 'nats://127.0.0.1:4222',
     tokens,
     defaultMatchLabel: env.IPAM_DEFAULT_MATCH_LABEL || null,
+    statementTimeoutMs: nonNegativeInteger(env, 'IPAM_STATEMENT_TIMEOUT_MS', 10_000),
+    requestTimeoutMs: nonNegativeInteger(env, 'IPAM_REQUEST_TIMEOUT_MS', 30_000),
     kubernetes: kubernetesConfig(env),
   };
 }

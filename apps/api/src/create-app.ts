@@ -13,7 +13,12 @@ import { validationPipe } from './http/validation.pipe';
 import { MAX_BODY_BYTES } from './http/error-mapping';
 
 export async function createApp(config: Config, options: { logger?: false } = {}): Promise<INestApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: MAX_BODY_BYTES, maxParamLength: 16 * LIMITS.pathParam });
+  const adapter = new FastifyAdapter({
+    bodyLimit: MAX_BODY_BYTES,
+    maxParamLength: 16 * LIMITS.pathParam,
+    // a client that sends its request slowly (slowloris) is cut off like a slow handler
+    requestTimeout: config.requestTimeoutMs,
+  });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     ...options,
     // the JSON parser is ours (json-body.ts): depth and NUL checks before anything else sees the body
