@@ -17,6 +17,7 @@ import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { AuthGuard } from './http/auth.guard';
 import { RequestDeadlineInterceptor } from './http/request-deadline.interceptor';
 import { CancellablePool } from './infrastructure/cancellable-pool';
+import { TokenRegistry } from './infrastructure/token-registry';
 import { EventWriter } from './infrastructure/event-writer';
 import { KeyedMutex } from './infrastructure/keyed-mutex';
 import { Metrics, MetricsInterceptor } from './metrics/metrics';
@@ -72,6 +73,7 @@ export class AppModule implements OnApplicationShutdown {
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
         { provide: APP_INTERCEPTOR, useClass: RequestDeadlineInterceptor },
         Metrics,
+        TokenRegistry,
         KeyedMutex,
         EventWriter,
         CreatePoolsHandler,
