@@ -13,7 +13,7 @@ const USAGE = `usage: npm run cli -- <command>
   verify-chain       recompute every stream's hash chain; name the first broken link (exit 1 if any)
   ip-history <ip>    every allocation, release and reservation of an address, oldest first`;
 
-/** Operator commands against DATABASE_URL; exit code 1 when a check fails, 2 on bad usage. */
+/** Operator commands, as the schema owner (IPAM_MIGRATIONS_DATABASE_URL, else DATABASE_URL); exit code 1 when a check fails, 2 on bad usage. */
 export async function runCli(args: string[], out: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...rest] = args;
   const config = loadConfig(env);
@@ -35,8 +35,9 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
       return 2;
     }
   }
-  await runMigrations(config.databaseUrl, MIGRATIONS_DIR);
-  const db = new Pool({ connectionString: config.databaseUrl, max: 1 });
+  // a rebuild locks and rewrites tables: the owner's work, not the API's service role's
+  await runMigrations(config.migrationsDatabaseUrl, MIGRATIONS_DIR);
+  const db = new Pool({ connectionString: config.migrationsDatabaseUrl, max: 1 });
   try {
     if (command === 'replay' && rest[0] === '--rebuild') return await rebuild(db, out);
     if (command === 'replay') {

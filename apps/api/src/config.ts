@@ -15,6 +15,8 @@ export interface Config {
   /** with no tokens the API is open, so it binds loopback only */
   host: string;
   databaseUrl: string;
+  /** the schema owner's URL for migrations (and the operator CLI): IPAM_MIGRATIONS_DATABASE_URL, else DATABASE_URL */
+  migrationsDatabaseUrl: string;
   natsUrl: string;
   /** from IPAM_TOKENS; empty with IPAM_TOKENS_FILE */
   tokens: Map<string, TokenGrant>;
@@ -94,10 +96,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (tokensFile && tokens.size) throw new Error('set IPAM_TOKENS or IPAM_TOKENS_FILE, not both');
   const port = Number(env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT "${env.PORT}" is not a port number`);
+  const databaseUrl = withDefaultUser(env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/ipledger', env);
   return {
     port,
     host: env.HOST ?? (tokens.size || tokensFile ? '0.0.0.0' : '127.0.0.1'),
-    databaseUrl: withDefaultUser(env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/ipledger', env),
+    databaseUrl,
+    migrationsDatabaseUrl: env.IPAM_MIGRATIONS_DATABASE_URL ? withDefaultUser(env.IPAM_MIGRATIONS_DATABASE_URL, env) : databaseUrl,
     natsUrl: env.NATS_URL ?? 'nats://127.0.0.1:4222',
     tokens,
     tokensFile,

@@ -8,7 +8,7 @@ import { MIGRATIONS_DIR } from './migrations-dir';
 async function main(): Promise<void> {
   const logger = new Logger('ipledger');
   const config = loadConfig();
-  const applied = await runMigrations(config.databaseUrl, MIGRATIONS_DIR, (line) => logger.log(line));
+  const applied = await runMigrations(config.migrationsDatabaseUrl, MIGRATIONS_DIR, (line) => logger.log(line));
   logger.log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
   const app = await createApp(config);
   await app.listen(config.port, config.host);
