@@ -178,7 +178,9 @@ describe('hostile input', () => {
       expect(schema('CreatePoolDto').labels.maxProperties).toBe(256);
       const params = doc.paths['/v1/pools'].get.parameters;
       expect(params.find((p: { name: string }) => p.name === 'labelSelector').schema.maxLength).toBe(4096);
-      expect(params.find((p: { name: string }) => p.name === 'limit').schema.maximum).toBe(1000);
+      expect(params.find((p: { name: string }) => p.name === 'limit').schema).toMatchObject({ type: 'integer', maximum: 1000 });
+      const byHandle = doc.paths['/v1/allocations/{handle}'].delete.parameters;
+      expect(byHandle).toEqual([expect.objectContaining({ name: 'handle', in: 'path', schema: { type: 'string', maxLength: 1024 } })]);
     });
   });
 

@@ -19,6 +19,7 @@ import type { AllocateIpResult } from './allocate-ip.handler';
 import { AllocationItemsDto, AllocationListDto } from './dto/allocation.dto';
 import { CreateAllocationDto } from './dto/create-allocation.dto';
 import { ListAllocationsQueryDto } from './dto/list-allocations-query.dto';
+import { PathParams } from '../http/limits';
 
 @ApiTags('allocations')
 @Controller('v1/allocations')
@@ -58,6 +59,7 @@ export class AllocationsController {
   }
 
   @Get(':handle')
+  @PathParams('handle')
   @ApiOkResponse({ type: AllocationItemsDto })
   async get(@Param('handle') handle: string): Promise<AllocationItemsDto> {
     const items = await findAllocationsByHandle(this.db, handle);
@@ -66,6 +68,7 @@ export class AllocationsController {
   }
 
   @Delete(':handle')
+  @PathParams('handle')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'released, or nothing was held' })
   async release(@Param('handle') handle: string, @Metadata() metadata: CommandMetadata): Promise<void> {

@@ -1,3 +1,5 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiParam } from '@nestjs/swagger';
 import { MAX_HANDLE_LENGTH, MAX_LABELS, MAX_SELECTOR_LENGTH } from '@ipledger/domain';
 
 /**
@@ -29,3 +31,7 @@ export const LIMITS = {
   /** any path parameter (a handle percent-encoded may be longer than the handle) */
   pathParam: 1024,
 } as const;
+
+/** Documents path parameters with the bound refuseLongPathParams enforces. */
+export const PathParams = (...names: string[]) =>
+  applyDecorators(...names.map((name) => ApiParam({ name, schema: { type: 'string', maxLength: LIMITS.pathParam } })));

@@ -6,7 +6,7 @@ import { LIMITS } from './limits';
 export const MAX_LIMIT = 1000;
 
 export class ListQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: 100 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 100 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()

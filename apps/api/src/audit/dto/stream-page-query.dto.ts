@@ -5,6 +5,7 @@ import { ListQueryDto } from '../../http/list-query.dto';
 
 export class StreamPageQueryDto extends PickType(ListQueryDto, ['limit'] as const) {
   @ApiPropertyOptional({
+    type: 'integer',
     description: 'cursor: the `next` of the previous page (a stream version)',
     minimum: 0,
     maximum: Number.MAX_SAFE_INTEGER,
