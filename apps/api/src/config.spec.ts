@@ -29,6 +29,13 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ IPAM_TOKENS: 'abc:admin', IPAM_TOKENS_FILE: '/etc/ipledger/tokens' })).toThrow(/not both/);
   });
 
+  it('migrates as the owner named by IPAM_MIGRATIONS_DATABASE_URL, else as DATABASE_URL', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://api@db/x' }).migrationsDatabaseUrl).toBe('postgres://api@db/x');
+    expect(
+      loadConfig({ DATABASE_URL: 'postgres://api@db/x', IPAM_MIGRATIONS_DATABASE_URL: 'postgres://db/x', PGUSER: 'owner' }),
+    ).toMatchObject({ databaseUrl: 'postgres://api@db/x', migrationsDatabaseUrl: 'postgres://owner@db/x' });
+  });
+
   it('bounds statements and requests by default', () => {
     expect(loadConfig({})).toMatchObject({ statementTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
     expect(loadConfig({ IPAM_STATEMENT_TIMEOUT_MS: '0', IPAM_REQUEST_TIMEOUT_MS: '500' })).toMatchObject({
