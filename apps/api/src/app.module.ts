@@ -15,6 +15,9 @@ import { BusConnection } from './kubernetes/bus-connection';
 import { KUBERNETES_CONFIG, KubernetesConsumer } from './kubernetes/kubernetes-consumer';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { AuthGuard } from './http/auth.guard';
+import { RequestDeadlineInterceptor } from './http/request-deadline.interceptor';
+import { CancellablePool } from './infrastructure/cancellable-pool';
+import { TokenRegistry } from './infrastructure/token-registry';
 import { EventWriter } from './infrastructure/event-writer';
 import { KeyedMutex } from './infrastructure/keyed-mutex';
 import { Metrics, MetricsInterceptor } from './metrics/metrics';
@@ -35,8 +38,9 @@ import { StatefulSetsController } from './statefulsets/statefulsets.controller';
  * An idle pooled connection that the server drops (restart, failover, a forced drop) emits an
  * error; without a listener that would crash the process. The pool replaces it on next use.
  */
-function createPgPool(connectionString: string): Pool {
-  const pool = new Pool({ connectionString, max: 20 });
+function createPgPool(connectionString: string, statementTimeoutMs: number): Pool {
+  // statement_timeout: no single statement of the API holds a database core for long
+  const pool = new CancellablePool({ connectionString, max: 20, statement_timeout: statementTimeoutMs || undefined });
   const logger = new Logger('postgres');
   pool.on('error', (err) => logger.warn(`idle connection lost: ${err.message}`));
   return pool;
@@ -62,12 +66,14 @@ export class AppModule implements OnApplicationShutdown {
       ],
       providers: [
         { provide: CONFIG, useValue: config },
-        { provide: PG_POOL, useFactory: () => createPgPool(config.databaseUrl) },
+        { provide: PG_POOL, useFactory: () => createPgPool(config.databaseUrl, config.statementTimeoutMs) },
         { provide: AggregateRepository, useFactory: (pool: Pool) => new AggregateRepository(pool, { upcast }), inject: [PG_POOL] },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: RequestDeadlineInterceptor },
         Metrics,
+        TokenRegistry,
         KeyedMutex,
         EventWriter,
         CreatePoolsHandler,

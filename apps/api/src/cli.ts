@@ -16,8 +16,9 @@ const USAGE = `usage: ipledger <command>   (or npm run cli -- <command>)
   ip-history <ip>    every allocation, release and reservation of an address, oldest first`;
 
 /**
- * Operator commands against DATABASE_URL (or the embedded server in IPAM_DATA_DIR); exit code 1 when
- * a check fails, 2 on bad usage. Only `migrate` and `replay --rebuild` change the schema or rows.
+ * Operator commands, as the schema owner (IPAM_MIGRATIONS_DATABASE_URL, else DATABASE_URL, else the
+ * embedded server in IPAM_DATA_DIR); exit code 1 when a check fails, 2 on bad usage. Only `migrate`
+ * and `replay --rebuild` change the schema or rows.
  */
 export async function runCli(args: string[], out: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...rest] = args;
@@ -42,7 +43,8 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
   }
   const database = await openDatabase(env, () => undefined);
   try {
-    return await run(command, rest[0], ip, loadConfig(database.env).databaseUrl, out);
+    // a rebuild locks and rewrites tables: the owner's work, not the API's service role's
+    return await run(command, rest[0], ip, loadConfig(database.env).migrationsDatabaseUrl, out);
   } finally {
     await database.close();
   }

@@ -23,6 +23,27 @@ describe('configuration from the environment', () => {
     expect(config.tokens.get('def')).toEqual({ role: 'reader', name: expect.stringMatching(/^reader-[0-9a-f]{8}$/) });
   });
 
+  it('reads a token file (one entry a line, # comments), binds every interface for it, and refuses both sources at once', () => {
+    expect(parseTokens('# ops\nabc:admin:ops\n\ndef:reader\n', 'file').get('abc')).toEqual({ role: 'admin', name: 'ops' });
+    expect(loadConfig({ IPAM_TOKENS_FILE: '/etc/ipledger/tokens' })).toMatchObject({ host: '0.0.0.0', tokensFile: '/etc/ipledger/tokens' });
+    expect(() => loadConfig({ IPAM_TOKENS: 'abc:admin', IPAM_TOKENS_FILE: '/etc/ipledger/tokens' })).toThrow(/not both/);
+  });
+
+  it('migrates as the owner named by IPAM_MIGRATIONS_DATABASE_URL, else as DATABASE_URL', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://api@db/x' }).migrationsDatabaseUrl).toBe('postgres://api@db/x');
+    expect(
+      loadConfig({ DATABASE_URL: 'postgres://api@db/x', IPAM_MIGRATIONS_DATABASE_URL: 'postgres://db/x', PGUSER: 'owner' }),
+    ).toMatchObject({ databaseUrl: 'postgres://api@db/x', migrationsDatabaseUrl: 'postgres://owner@db/x' });
+  });
+
+  it('bounds statements and requests by default', () => {
+    expect(loadConfig({})).toMatchObject({ statementTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
+    expect(loadConfig({ IPAM_STATEMENT_TIMEOUT_MS: '0', IPAM_REQUEST_TIMEOUT_MS: '500' })).toMatchObject({
+      statementTimeoutMs: 0,
+      requestTimeoutMs: 500,
+    });
+  });
+
   it('refuses a malformed token list or port without echoing the token', () => {
     expect(() => parseTokens('s3cret:superuser')).toThrow(/must be token:role/);
     expect(() => parseTokens('s3cret:superuser')).not.toThrow(/s3cret/);

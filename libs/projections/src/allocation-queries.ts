@@ -1,5 +1,6 @@
 import type { IpAllocated, StatefulSetRef } from '@ipledger/domain';
 import { prepared, type RecordedEvent } from '@ipledger/event-store';
+import { canonicalCidr, canonicalIp } from '@ipledger/ip';
 import { decodeContinue, encodeContinue } from './continue-token';
 import type { Page } from './pool-queries';
 import type { Queryable } from './queryable';
@@ -38,9 +39,12 @@ type Row = Omit<AllocationView, 'statefulSet' | 'gateway' | 'network'> & {
 };
 
 /** The optional fields are left out rather than null when they do not apply. */
-const toView = ({ statefulSet, gateway, network, ...rest }: Row): AllocationView => ({
-  ...rest,
-  ...(gateway === null ? {} : { gateway }),
+const toView = ({ statefulSet, gateway, network, ...row }: Row): AllocationView => ({
+  ...row,
+  // PostgreSQL prints some IPv6 addresses dotted: show the service's one canonical text
+  ip: canonicalIp(row.ip),
+  cidr: canonicalCidr(row.cidr),
+  ...(gateway === null ? {} : { gateway: canonicalIp(gateway) }),
   ...(statefulSet ? { statefulSet } : {}),
   ...(network === null ? {} : { network }),
 });
@@ -88,7 +92,7 @@ export async function listAllocations(
   filter: AllocationFilter,
   page: { limit: number; continue?: string },
 ): Promise<Page<AllocationView>> {
-  const after = decodeContinue(page.continue, 2);
+  const after = decodeContinue(page.continue, ['string', 'integer']);
   const params: unknown[] = [];
   const where: string[] = [];
   for (const [column, value] of Object.entries(filter)) {

@@ -1,5 +1,6 @@
 import type { Reservation } from '@ipledger/domain';
 import { prepared } from '@ipledger/event-store';
+import { canonicalIp } from '@ipledger/ip';
 import type { Queryable } from './queryable';
 
 /** The last reconciled outcome as recorded, with the StatefulSet's stream version. */
@@ -15,7 +16,10 @@ export async function findStatefulSet(db: Queryable, namespace: string, name: st
       [namespace, name],
     ),
   );
-  return rows[0] ?? null;
+  const row = rows[0];
+  if (!row) return null;
+  // PostgreSQL prints some IPv6 addresses dotted: show the service's one canonical text
+  return row.range ? { ...row, range: { start: canonicalIp(row.range.start), end: canonicalIp(row.range.end) } } : row;
 }
 
 /** The handles holding addresses a StatefulSet owns (its pods'), with their pools: what its deletion releases. */

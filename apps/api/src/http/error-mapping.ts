@@ -2,6 +2,7 @@ import { HttpException } from '@nestjs/common';
 import { DomainError, type DomainErrorCode } from '@ipledger/domain';
 import { InvalidCursorError } from '@ipledger/event-store';
 import { errorBody, type ErrorResponse } from './error-response';
+import { RequestTimeoutError } from './request-deadline.interceptor';
 
 /** The only place where a domain refusal becomes an HTTP status. */
 const STATUS: Record<DomainErrorCode, number> = {
@@ -78,9 +79,12 @@ export function toErrorResponse(err: unknown): ErrorResponse {
       typeof response === 'object' && response.code ? response.code : (HTTP_CODES[status] ?? (status >= 500 ? 'INTERNAL' : 'ERROR'));
     return errorBody(status, code, message);
   }
+  if (err instanceof RequestTimeoutError) return errorBody(503, 'UNAVAILABLE', err.message);
   const body = bodyError(err);
   if (body) return body;
   const code = (err as { code?: string } | null)?.code;
+  // query_canceled: past statement_timeout, or cancelled because its request ended
+  if (code === '57014') return errorBody(503, 'UNAVAILABLE', 'the database query took too long and was cancelled; retry later');
   if (code && UNAVAILABLE.has(code)) return errorBody(503, 'UNAVAILABLE', 'the database is unreachable; retry later');
   return errorBody(500, 'INTERNAL', 'internal error');
 }
