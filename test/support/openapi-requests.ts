@@ -245,14 +245,15 @@ function operationRequests(
       let i = 0;
       const url = path.replace(/\{\w+\}/g, () => values[i++]);
       const search = queryParams
-        .map((p, j) => (query[j] === null ? null : `${encode(p.name)}=${encode(query[j]!)}`))
+        .map((p, j) => (query[j] === null ? null : `${encode(p.name)}=${encode(query[j])}`))
         .filter((part) => part !== null)
         .join('&');
+      const headers: Record<string, string> = contentType ? { 'content-type': contentType } : {};
       return {
         route: `${method.toUpperCase()} ${path}`,
         method: method.toUpperCase(),
         url: search ? `${url}?${search}` : url,
-        headers: (contentType ? { 'content-type': contentType } : {}) as Record<string, string>,
+        headers,
         payload,
       };
     });

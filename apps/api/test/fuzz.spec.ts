@@ -37,7 +37,7 @@ describe(`fuzz: ${RUNS} requests generated from the OpenAPI document (seed ${SEE
     (await api.db.pool.query('SELECT coalesce(max(position), 0)::text AS p FROM events')).rows[0].p as string;
 
   it('answers no 5xx, appends nothing when it refuses, and stays healthy', async () => {
-    const doc = (await fastify.inject({ method: 'GET', url: '/docs-json' })).json() as OpenApiDocument;
+    const doc = (await fastify.inject({ method: 'GET', url: '/docs-json' })).json<OpenApiDocument>();
     const octet = fc.integer({ min: 0, max: 255 });
     const { routes, requests } = openApiRequests(doc, {
       words: ['p', 'p6', 'q', 'n', 'h', 'ns', 'web', 'web-0', 'tier', 'gold', 'tier=gold', '10.3.0.7', 'fd00::7', '::8000:1', 'pool-p'],

@@ -94,7 +94,12 @@ describe('hostile input', () => {
     });
 
     it('refuses a selector longer than the limit, where it arrives (the DTO) and where it is parsed (the domain)', async () => {
-      await refused(() => api.http().get('/v1/pools').query({ labelSelector: `tier in (${'a,'.repeat(2100)}b)` }));
+      await refused(() =>
+        api
+          .http()
+          .get('/v1/pools')
+          .query({ labelSelector: `tier in (${'a,'.repeat(2100)}b)` }),
+      );
       expect(() => LabelSelector.parse(`tier in (${'a,'.repeat(2100)}b)`)).toThrow(/longer than 4096 characters/);
     });
 

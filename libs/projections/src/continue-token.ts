@@ -21,7 +21,7 @@ export function decodeContinue(token: string | undefined, parts: readonly KeyPar
   if (token === undefined || token === '') return null;
   try {
     const key: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (Array.isArray(key) && key.length === parts.length && parts.every((part, i) => fits(key[i], part))) return key;
+    if (Array.isArray(key) && key.length === parts.length && parts.every((part, i) => fits(key[i], part))) return key as unknown[];
   } catch {
     // fall through to the error below
   }

@@ -14,8 +14,8 @@ export class CancellablePool extends Pool {
   // pg's query() has many overloads; this one forwards them all unchanged
   override query(...args: unknown[]): never {
     const signal = requestSignal.getStore();
-    const superQuery = super.query as (...a: unknown[]) => never;
-    if (!signal || typeof args.at(-1) === 'function') return superQuery.apply(this, args);
+    const superQuery = super.query.bind(this) as (...a: unknown[]) => never;
+    if (!signal || typeof args.at(-1) === 'function') return superQuery(...args);
     return this.queryUntilAborted(signal, args, superQuery) as never;
   }
 
@@ -25,7 +25,7 @@ export class CancellablePool extends Pool {
     const pid = (client as unknown as { processID: number }).processID;
     const cancel = () => {
       // through the pool, not the busy client: pg_cancel_backend interrupts only this backend's statement
-      (superQuery.call(this, 'SELECT pg_cancel_backend($1)', [pid]) as Promise<unknown>).catch((err: Error) =>
+      (superQuery('SELECT pg_cancel_backend($1)', [pid]) as Promise<unknown>).catch((err: Error) =>
         this.logger.warn(`could not cancel backend ${pid}: ${err.message}`),
       );
     };
