@@ -139,6 +139,15 @@ describe('hostile input', () => {
       await refused(() => api.http().get(path).query(query));
     });
 
+    it('refuses an ordinalsStart beyond int32 (Kubernetes spec.ordinals.start), found by the fuzz suite as a 500', async () => {
+      const res = await refused(() =>
+        api.http().put('/v1/statefulsets/q/web').send({ replicas: 0, ordinalsStart: Number.MAX_SAFE_INTEGER, poolSelector: 'tier' }),
+      );
+      expect(res.body.message).toContain('ordinalsStart');
+      await api.http().put('/v1/statefulsets/q/web').send({ replicas: 1, ordinalsStart: 2_147_483_647, pool: 'p' }).expect(200);
+      await api.http().delete('/v1/statefulsets/q/web').expect(204);
+    });
+
     it('refuses a path parameter longer than the limit', async () => {
       await refused(() => api.http().get(`/v1/allocations/${long(1025)}`));
       await refused(() => api.http().delete(`/v1/nodes/${long(3000)}`));

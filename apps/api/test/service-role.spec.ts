@@ -19,9 +19,12 @@ describe('the API as the ipledger_service role', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('service-role');
-    await db.pool.query(`CREATE ROLE ${role} LOGIN IN ROLE ipledger_service`);
+    // a password, since servers other than the machine's (the embedded one) ask for one
+    const password = randomBytes(12).toString('hex');
+    await db.pool.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}' IN ROLE ipledger_service`);
     const url = new URL(db.url);
     url.username = role;
+    url.password = password;
     serviceUrl = url.toString();
     service = new Pool({ connectionString: serviceUrl, max: 2 });
     app = await createApp(

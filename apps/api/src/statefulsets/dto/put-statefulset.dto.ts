@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MAX_REPLICAS } from '@ipledger/domain';
+import { MAX_ORDINALS_START, MAX_REPLICAS } from '@ipledger/domain';
 import { IsInt, IsString, MaxLength } from 'class-validator';
 import { LIMITS } from '../../http/limits';
 import { Optional } from '../../http/optional';
@@ -12,7 +12,7 @@ export class PutStatefulSetDto {
   @ApiPropertyOptional({
     default: 0,
     minimum: 0,
-    maximum: Number.MAX_SAFE_INTEGER,
+    maximum: MAX_ORDINALS_START,
     description: 'spec.ordinals.start: the ordinal of the first pod',
   })
   @Optional()
