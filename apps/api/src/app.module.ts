@@ -1,4 +1,4 @@
-import { Inject, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { upcast } from '@ipledger/domain';
@@ -17,6 +17,7 @@ import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { AuthGuard } from './http/auth.guard';
 import { EventWriter } from './infrastructure/event-writer';
 import { KeyedMutex } from './infrastructure/keyed-mutex';
+import { createPgPool } from './infrastructure/pg-pool';
 import { Metrics, MetricsInterceptor } from './metrics/metrics';
 import { MetricsController } from './metrics/metrics.controller';
 import { CONFIG, PG_POOL } from './infrastructure/tokens';
@@ -30,17 +31,6 @@ import { UpdatePoolHandler } from './pools/update-pool.handler';
 import { DeleteStatefulSetHandler } from './statefulsets/delete-statefulset.handler';
 import { ReconcileStatefulSetHandler } from './statefulsets/reconcile-statefulset.handler';
 import { StatefulSetsController } from './statefulsets/statefulsets.controller';
-
-/**
- * An idle pooled connection that the server drops (restart, failover, a forced drop) emits an
- * error; without a listener that would crash the process. The pool replaces it on next use.
- */
-function createPgPool(connectionString: string): Pool {
-  const pool = new Pool({ connectionString, max: 20 });
-  const logger = new Logger('postgres');
-  pool.on('error', (err) => logger.warn(`idle connection lost: ${err.message}`));
-  return pool;
-}
 
 @Module({})
 export class AppModule implements OnApplicationShutdown {
@@ -62,7 +52,7 @@ export class AppModule implements OnApplicationShutdown {
       ],
       providers: [
         { provide: CONFIG, useValue: config },
-        { provide: PG_POOL, useFactory: () => createPgPool(config.databaseUrl) },
+        { provide: PG_POOL, useFactory: () => createPgPool({ connectionString: config.databaseUrl, max: 20 }) },
         { provide: AggregateRepository, useFactory: (pool: Pool) => new AggregateRepository(pool, { upcast }), inject: [PG_POOL] },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -2,8 +2,9 @@ import { DomainError, ipArgument } from '@ipledger/domain';
 import { runMigrations, verifyChain } from '@ipledger/event-store';
 import { formatIp } from '@ipledger/ip';
 import { ipHistory, rebuildProjections, verifyProjections } from '@ipledger/projections';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import { loadConfig } from './config';
+import { createPgPool } from './infrastructure/pg-pool';
 import { MIGRATIONS_DIR } from './migrations-dir';
 import { Progress } from './progress';
 
@@ -36,7 +37,7 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
     }
   }
   await runMigrations(config.databaseUrl, MIGRATIONS_DIR);
-  const db = new Pool({ connectionString: config.databaseUrl, max: 1 });
+  const db = createPgPool({ connectionString: config.databaseUrl, max: 1 });
   try {
     if (command === 'replay' && rest[0] === '--rebuild') return await rebuild(db, out);
     if (command === 'replay') {

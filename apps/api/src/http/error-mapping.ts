@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { DomainError, type DomainErrorCode } from '@ipledger/domain';
 import { InvalidCursorError } from '@ipledger/event-store';
+import { isDatabaseUnavailable } from '../infrastructure/database-unavailable';
 import { errorBody, type ErrorResponse } from './error-response';
 
 /** The only place where a domain refusal becomes an HTTP status. */
@@ -52,21 +53,6 @@ function bodyError(err: unknown): ErrorResponse | null {
   return errorBody(400, 'INVALID_ARGUMENT', `request body is not valid JSON: ${message}`);
 }
 
-/** Connection-level failures of Postgres: a dependency is down, not a bug. */
-const UNAVAILABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  '57P01',
-  '57P02',
-  '57P03',
-  '08000',
-  '08003',
-  '08006',
-  '53300',
-]);
-
 export function toErrorResponse(err: unknown): ErrorResponse {
   if (err instanceof DomainError) return errorBody(STATUS[err.code], err.code, err.message);
   if (err instanceof InvalidCursorError) return errorBody(400, 'INVALID_ARGUMENT', err.message);
@@ -80,7 +66,6 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   }
   const body = bodyError(err);
   if (body) return body;
-  const code = (err as { code?: string } | null)?.code;
-  if (code && UNAVAILABLE.has(code)) return errorBody(503, 'UNAVAILABLE', 'the database is unreachable; retry later');
+  if (isDatabaseUnavailable(err)) return errorBody(503, 'UNAVAILABLE', 'the database is unreachable; retry later');
   return errorBody(500, 'INTERNAL', 'internal error');
 }
