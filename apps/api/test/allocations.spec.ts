@@ -36,6 +36,7 @@ describe('allocations over HTTP', () => {
         namespace: 'default',
         pod: 'pod-h1',
         podUid: null,
+        owner: 'external',
         family: 4,
         allocatedAt: expect.any(String),
       },

@@ -7,6 +7,8 @@ export interface AllocateIpInput extends SelectionInput {
   namespace: string;
   pod: string;
   podUid?: string;
+  /** default: pod when a podUid is given, else external */
+  owner?: string;
   ip?: string;
   families?: number[];
 }

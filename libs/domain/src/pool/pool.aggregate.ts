@@ -1,6 +1,7 @@
 import { cidrFirst, cidrLast, formatCidr, formatIp, parseCidr, parseIp, parseIpRange, RangeSet, type Cidr } from '@ipledger/ip';
 import type { AggregateType } from '../aggregate-type';
 import { DomainError } from '../errors/domain-error';
+import { allocationOwner } from '../allocation/allocation-owner';
 import type {
   IpAllocated,
   IpReleased,
@@ -139,7 +140,11 @@ function evolve(state: PoolState, event: { type: string; data: Record<string, un
     case 'IpAllocated': {
       const ip = parseIp(e.data.ip).value;
       const { handle, node, namespace, pod, podUid, statefulSet } = e.data;
-      state.holders.set(ip, statefulSet ? { handle, node, namespace, pod, podUid, statefulSet } : { handle, node, namespace, pod, podUid });
+      const owner = allocationOwner(e.data);
+      state.holders.set(
+        ip,
+        statefulSet ? { handle, node, namespace, pod, podUid, owner, statefulSet } : { handle, node, namespace, pod, podUid, owner },
+      );
       state.byHandle.set(handle, ip);
       state.heldSet.add(ip);
       state.used.add(ip);
@@ -282,7 +287,7 @@ export function decideAllocate(state: PoolState, request: AllocationRequest): { 
   if (held !== undefined) return { ip: held, event: null };
   if (pool.disabled) throw new DomainError('POOL_DISABLED', `pool "${pool.name}" is disabled and hands out no new addresses`);
   const ip = chooseAddress(pool, request.ip, request.statefulSet);
-  const { handle, node, namespace, pod, podUid, statefulSet } = request;
+  const { handle, node, namespace, pod, podUid, owner, statefulSet } = request;
   return {
     ip,
     event: {
@@ -296,6 +301,7 @@ export function decideAllocate(state: PoolState, request: AllocationRequest): { 
         namespace,
         pod,
         podUid,
+        owner: allocationOwner({ owner, podUid }),
         ...(statefulSet ? { statefulSet } : {}),
       },
     },

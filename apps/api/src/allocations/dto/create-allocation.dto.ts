@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ALLOCATION_OWNERS } from '@ipledger/domain';
 import { ArrayMaxSize, IsArray, IsInt, IsString } from 'class-validator';
 import { Optional } from '../../http/optional';
 
@@ -15,6 +16,15 @@ export class CreateAllocationDto {
   @Optional()
   @IsString()
   podUid?: string;
+
+  @ApiPropertyOptional({
+    enum: ALLOCATION_OWNERS,
+    description:
+      'who the address is for. pod (the default when podUid is given): released when the pod is deleted or vanishes; external (the default otherwise: a VM, a load balancer, a router): only by an explicit release',
+  })
+  @Optional()
+  @IsString()
+  owner?: string;
 
   @ApiPropertyOptional({ example: '10.4.0.17', description: 'this exact address' })
   @Optional()
