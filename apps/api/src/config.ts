@@ -27,6 +27,8 @@ export interface KubernetesConsumerConfig {
   durable: string;
   concurrency: number;
   leakGraceSeconds: number;
+  /** deliveries of a message failing for a reason other than a refusal before it is parked */
+  maxAttempts: number;
 }
 
 const ROLES: readonly Role[] = ['reader', 'allocator', 'admin'];
@@ -75,6 +77,7 @@ function kubernetesConfig(env: NodeJS.ProcessEnv): KubernetesConsumerConfig | nu
     durable: env.IPAM_NATS_DURABLE || 'ipledger-api',
     concurrency: Math.max(1, nonNegativeInteger(env, 'IPAM_KUBERNETES_CONCURRENCY', 16)),
     leakGraceSeconds: nonNegativeInteger(env, 'IPAM_LEAK_GRACE_SECONDS', 300),
+    maxAttempts: Math.max(1, nonNegativeInteger(env, 'IPAM_KUBERNETES_MAX_ATTEMPTS', 10)),
   };
 }
 

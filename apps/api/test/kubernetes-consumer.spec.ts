@@ -120,6 +120,8 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
 
   it('reserves a range for a StatefulSet from its pool annotation and releases it on delete', async () => {
     await publish('ippool', 'ADDED', object('sts-pool', { spec: { cidr: '10.62.0.0/24' } }));
+    // the pool first: a StatefulSet applied before its pool exists waits for the next IPPool sync (tested below)
+    await bus.idle();
     const sts = object('db', {
       namespace: 'apps',
       metadata: { annotations: { 'ipam.ipledger.io/pool': 'sts-pool' } } as unknown as KubeObject['metadata'],
