@@ -5,6 +5,7 @@ import { ipHistory, rebuildProjections, verifyProjections } from '@ipledger/proj
 import type { Pool } from 'pg';
 import { loadConfig } from './config';
 import { createPgPool } from './infrastructure/pg-pool';
+import { listParked, requestUnpark } from './kubernetes/kubernetes-objects';
 import { MIGRATIONS_DIR } from './migrations-dir';
 import { Progress } from './progress';
 
@@ -12,7 +13,10 @@ const USAGE = `usage: npm run cli -- <command>
   replay --verify    rebuild every read model from the log and compare it row by row with the live one (exit 1 on a difference)
   replay --rebuild   rebuild every read model from the log and swap it in for the live one, safely while the API runs
   verify-chain       recompute every stream's hash chain; name the first broken link (exit 1 if any)
-  ip-history <ip>    every allocation, release and reservation of an address, oldest first`;
+  ip-history <ip>    every allocation, release and reservation of an address, oldest first
+  parked             the Kubernetes objects whose message was parked (it kept failing), with why
+  unpark <kind>/<key>... | --all
+                     have the API apply those parked messages again (kind node, pod, statefulset, ippool; key name or namespace/name)`;
 
 /** Operator commands against DATABASE_URL; exit code 1 when a check fails, 2 on bad usage. */
 export async function runCli(args: string[], out: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -21,7 +25,9 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
   const usage =
     (command === 'verify-chain' && rest.length === 0) ||
     (command === 'ip-history' && rest.length === 1) ||
-    (command === 'replay' && rest.length === 1 && (rest[0] === '--verify' || rest[0] === '--rebuild'));
+    (command === 'replay' && rest.length === 1 && (rest[0] === '--verify' || rest[0] === '--rebuild')) ||
+    (command === 'parked' && rest.length === 0) ||
+    (command === 'unpark' && rest.length > 0 && (rest.join(' ') === '--all' || rest.every((arg) => /^[a-z]+\/./.test(arg))));
   if (!usage) {
     out(USAGE);
     return 2;
@@ -48,6 +54,20 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
       for (const d of differences) out(`DIFFERENT ${d.table} (${d.side}): ${JSON.stringify(d.row)}`);
       out(`${events} events replayed; ${differences.length ? `${differences.length} row(s) differ` : 'every read model matches the log'}`);
       return differences.length ? 1 : 0;
+    }
+    if (command === 'parked') {
+      const parked = await listParked(db);
+      for (const p of parked) out(`${p.kind}/${p.key}\t${p.parkedSequence}\t${p.unparkRequested ? 'unpark requested' : p.status}`);
+      out(`${parked.length} parked message(s)`);
+      return 0;
+    }
+    if (command === 'unpark') {
+      const objects =
+        rest[0] === '--all' ? 'all' : rest.map((arg) => ({ kind: arg.slice(0, arg.indexOf('/')), key: arg.slice(arg.indexOf('/') + 1) }));
+      const requested = await requestUnpark(db, objects);
+      for (const r of requested) out(`${r.kind}/${r.key}: message ${r.parkedSequence} will be applied again`);
+      out(`${requested.length} parked message(s) handed back to the API`);
+      return objects !== 'all' && requested.length < objects.length ? 1 : 0;
     }
     if (command === 'verify-chain') {
       const broken = await verifyChain(db);
