@@ -10,6 +10,7 @@ import { ReleaseIpHandler } from './allocations/release-ip.handler';
 import type { Config } from './config';
 import { AuditController } from './audit/audit.controller';
 import { EventsController } from './events/events.controller';
+import { FeedLagMetrics } from './events/feed-lag.metrics';
 import { HealthController } from './health/health.controller';
 import { BusConnection } from './kubernetes/bus-connection';
 import { KUBERNETES_CONFIG, KubernetesConsumer } from './kubernetes/kubernetes-consumer';
@@ -58,6 +59,7 @@ export class AppModule implements OnApplicationShutdown {
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
         Metrics,
+        FeedLagMetrics,
         KeyedMutex,
         EventWriter,
         CreatePoolsHandler,
