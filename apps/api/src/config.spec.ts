@@ -35,6 +35,8 @@ describe('configuration from the environment', () => {
       durable: 'ipledger-api',
       concurrency: 16,
       leakGraceSeconds: 300,
+      maxAttempts: 10,
+      streamReplicas: 1,
     });
     expect(
       loadConfig({ IPAM_NATS_STREAM: 'K', IPAM_NATS_SUBJECT_PREFIX: 'k8s', IPAM_NATS_DURABLE: 'd', IPAM_LEAK_GRACE_SECONDS: '0' })
@@ -43,5 +45,10 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ IPAM_KUBERNETES_CONSUMER: 'off' }).kubernetes).toBeNull();
     expect(() => loadConfig({ IPAM_KUBERNETES_CONSUMER: 'yes' })).toThrow(/must be on or off/);
     expect(() => loadConfig({ IPAM_LEAK_GRACE_SECONDS: '-1' })).toThrow(/IPAM_LEAK_GRACE_SECONDS "-1"/);
+    expect(loadConfig({ IPAM_KUBERNETES_MAX_ATTEMPTS: '3', IPAM_NATS_REPLICAS: '3' }).kubernetes).toMatchObject({
+      maxAttempts: 3,
+      streamReplicas: 3,
+    });
+    expect(() => loadConfig({ IPAM_NATS_REPLICAS: '0' })).toThrow(/IPAM_NATS_REPLICAS "0" must be a whole number from 1 to 5/);
   });
 });

@@ -93,7 +93,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   private async start(): Promise<void> {
     const nc = await this.bus.ready;
     const jsm = await nc.jetstreamManager();
-    await ensureStream(jsm, this.config.names, STREAM_MAX_AGE_SECONDS);
+    await ensureStream(jsm, this.config.names, STREAM_MAX_AGE_SECONDS, this.config.streamReplicas);
     if (this.stopped) return;
     this.consumer = new DurableConsumer(
       nc.jetstream(),
