@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from './free-port';
 
 const ROOT = join(__dirname, '../..');
 
@@ -27,17 +27,13 @@ export function call(base: string, method: string, path: string, body?: unknown)
   });
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
-
 export interface ApiProcess {
   base: string;
   stop(): Promise<void>;
+  /** SIGKILL and wait: the process gets no chance to finish anything */
+  kill(): Promise<void>;
+  /** still running */
+  alive(): boolean;
 }
 
 /**
@@ -76,9 +72,15 @@ export async function startApiProcess(
   return {
     base,
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       await once(child, 'exit');
     },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    },
+    alive: () => child.exitCode === null && child.signalCode === null,
   };
 }
