@@ -21,6 +21,13 @@ describe('chaos: NATS', () => {
     dir = mkdtempSync(join(tmpdir(), 'chaos-nats-'));
     kube = await startFakeKubeApi({ bookmarkIntervalMs: 500 });
   });
+  /** the watcher, the API and the bus of one scenario, before its NATS goes */
+  const stopStack = async () => {
+    await watcher?.stop();
+    await api?.close();
+    await bus?.close();
+    watcher = api = bus = undefined;
+  };
   afterAll(async () => {
     await kube.close();
     rmSync(dir, { recursive: true, force: true });
@@ -88,11 +95,7 @@ describe('chaos: NATS', () => {
       expect(leaks).toBe(0);
       expect(wronglyReleased).toBe(0);
     } finally {
-      await watcher?.stop();
-      watcher = undefined;
-      await api?.close();
-      await bus?.close();
-      api = bus = undefined;
+      await stopStack();
       await nats.close();
     }
   });
@@ -151,11 +154,7 @@ describe('chaos: NATS', () => {
       expect(watcherReady).toBe(200);
       expect(apiReady).toBe(200);
     } finally {
-      await watcher?.stop();
-      watcher = undefined;
-      await api?.close();
-      await bus?.close();
-      api = bus = undefined;
+      await stopStack();
       await cluster.close();
     }
   });

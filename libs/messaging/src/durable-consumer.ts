@@ -1,4 +1,13 @@
-import { AckPolicy, DeliverPolicy, nanos, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from 'nats';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  nanos,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type MsgHdrs,
+} from 'nats';
 import type { StreamNames } from './subjects';
 
 export interface Delivery {
@@ -31,6 +40,21 @@ export interface DurableConsumerOptions {
 }
 
 export const ACKED: Outcome = { ack: true };
+
+/** A message as delivered by the consumer, or as read back from the stream (a parked one applied again). */
+export function toDelivery(
+  msg: { subject: string; data: Uint8Array; seq: number },
+  headers: MsgHdrs | undefined,
+  deliveryCount: number,
+): Delivery {
+  return {
+    subject: msg.subject,
+    data: msg.data,
+    messageId: headers?.get('Nats-Msg-Id') || undefined,
+    streamSequence: msg.seq,
+    deliveryCount,
+  };
+}
 
 /** Delayed redelivery grows with each attempt (0.5 s, 1 s, 2 s ... 60 s), so a sick database is not hammered. */
 export const retryDelayMs = (deliveryCount: number) => Math.min(60_000, 500 * 2 ** Math.min(7, deliveryCount - 1));
@@ -90,13 +114,7 @@ export class DurableConsumer {
   }
 
   private async schedule(msg: JsMsg): Promise<void> {
-    const delivery: Delivery = {
-      subject: msg.subject,
-      data: msg.data,
-      messageId: msg.headers?.get('Nats-Msg-Id') || undefined,
-      streamSequence: msg.seq,
-      deliveryCount: msg.info.redeliveryCount,
-    };
+    const delivery = toDelivery(msg, msg.headers, msg.info.redeliveryCount);
     const prepared = this.prepare(delivery);
     if ('terminate' in prepared) return this.settle(msg, delivery, prepared);
     if (prepared.barrier) await Promise.all(this.inFlight);

@@ -7,6 +7,7 @@ import {
   ensureStream,
   objectKey,
   parseSubject,
+  toDelivery,
   type Delivery,
   type KubeKind,
   type KubeObject,
@@ -229,14 +230,8 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
         this.logger.warn(`${request.kind} ${request.key} ${status}`);
         continue;
       }
-      const delivery: Delivery = {
-        subject: stored.subject,
-        data: stored.data,
-        messageId: stored.header?.get('Nats-Msg-Id') || undefined,
-        streamSequence: stored.seq,
-        // one more attempt: a failure parks it again at once
-        deliveryCount: this.config.maxAttempts,
-      };
+      // one more attempt: a failure parks it again at once
+      const delivery = toDelivery(stored, stored.header, this.config.maxAttempts);
       const prepared = this.prepare(delivery);
       if ('terminate' in prepared) continue;
       this.logger.log(`${request.kind} ${request.key}: applying parked message ${stored.seq} again`);
