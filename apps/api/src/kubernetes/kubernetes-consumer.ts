@@ -100,7 +100,11 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       nc.jetstream(),
       jsm,
       this.config.names,
-      { durable: this.config.durable, concurrency: this.config.concurrency },
+      {
+        durable: this.config.durable,
+        concurrency: this.config.concurrency,
+        onInterrupted: (err) => this.logger.warn(`consuming ${this.config.names.stream} broke off (${err.message}); starting again`),
+      },
       (delivery) => this.prepare(delivery),
       (delivery, outcome) => this.settled(delivery, outcome),
     );
