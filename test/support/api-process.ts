@@ -30,6 +30,10 @@ export function call(base: string, method: string, path: string, body?: unknown)
 export interface ApiProcess {
   base: string;
   stop(): Promise<void>;
+  /** SIGKILL and wait: the process gets no chance to finish anything */
+  kill(): Promise<void>;
+  /** still running */
+  alive(): boolean;
 }
 
 /**
@@ -68,9 +72,15 @@ export async function startApiProcess(
   return {
     base,
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       await once(child, 'exit');
     },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    },
+    alive: () => child.exitCode === null && child.signalCode === null,
   };
 }

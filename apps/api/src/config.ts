@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
-import { DEFAULT_STREAM_NAMES, type StreamNames } from '@ipledger/messaging';
+import { DEFAULT_STREAM_NAMES, streamReplicas, type StreamNames } from '@ipledger/messaging';
 import { DEFAULT_DATA_DIR, DEFAULT_EMBEDDED_PORT } from './embedded-database';
 
 export type Role = 'reader' | 'allocator' | 'admin';
@@ -37,6 +37,10 @@ export interface KubernetesConsumerConfig {
   durable: string;
   concurrency: number;
   leakGraceSeconds: number;
+  /** deliveries of a message failing for a reason other than a refusal before it is parked */
+  maxAttempts: number;
+  /** IPAM_NATS_REPLICAS: the stream's copies when the API creates it */
+  streamReplicas: number;
 }
 
 const ROLES: readonly Role[] = ['reader', 'allocator', 'admin'];
@@ -89,6 +93,8 @@ function kubernetesConfig(env: NodeJS.ProcessEnv): KubernetesConsumerConfig | nu
     durable: env.IPAM_NATS_DURABLE || 'ipledger-api',
     concurrency: Math.max(1, nonNegativeInteger(env, 'IPAM_KUBERNETES_CONCURRENCY', 16)),
     leakGraceSeconds: nonNegativeInteger(env, 'IPAM_LEAK_GRACE_SECONDS', 300),
+    streamReplicas: streamReplicas(env),
+    maxAttempts: Math.max(1, nonNegativeInteger(env, 'IPAM_KUBERNETES_MAX_ATTEMPTS', 10)),
   };
 }
 

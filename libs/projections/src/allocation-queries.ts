@@ -1,4 +1,4 @@
-import type { IpAllocated, StatefulSetRef } from '@ipledger/domain';
+import { allocationOwner, type AllocationOwner, type IpAllocated, type StatefulSetRef } from '@ipledger/domain';
 import { prepared, type RecordedEvent } from '@ipledger/event-store';
 import { canonicalCidr, canonicalIp } from '@ipledger/ip';
 import { decodeContinue, encodeContinue } from './continue-token';
@@ -18,6 +18,8 @@ export interface AllocationView {
   namespace: string;
   pod: string;
   podUid: string | null;
+  /** pod: leak collection and pod deletes may release it; external: only an explicit release */
+  owner: AllocationOwner;
   family: 4 | 6;
   allocatedAt: string;
   /** present when the address belongs to a StatefulSet's pod */
@@ -27,7 +29,7 @@ export interface AllocationView {
 }
 
 const SELECT = `SELECT a.handle, host(a.ip) AS ip, masklen(p.cidr) AS "prefixLength", p.cidr::text AS cidr, a.pool, host(p.gateway) AS gateway, a.node,
-  a.namespace, a.pod, a.pod_uid AS "podUid", a.family, ${rfc3339('a.allocated_at')} AS "allocatedAt",
+  a.namespace, a.pod, a.pod_uid AS "podUid", a.owner, a.family, ${rfc3339('a.allocated_at')} AS "allocatedAt",
   CASE WHEN a.statefulset IS NULL THEN NULL
        ELSE json_build_object('namespace', a.namespace, 'name', a.statefulset, 'ordinal', a.ordinal) END AS "statefulSet", a.network
   FROM allocations a JOIN pools p ON p.name = a.pool`;
@@ -66,6 +68,7 @@ export function allocationFromEvent(event: RecordedEvent, pool: { cidr: string; 
     namespace: d.namespace,
     pod: d.pod,
     podUid: d.podUid,
+    owner: allocationOwner(d),
     family: d.family,
     allocatedAt: event.recordedAt.toISOString(),
     ...(d.statefulSet ? { statefulSet: d.statefulSet } : {}),
@@ -110,14 +113,14 @@ export async function listAllocations(
   return { items, continue: rows.length > page.limit && last ? encodeContinue([last.handle, last.family]) : null };
 }
 
-/** The handles a pod's addresses are held under (allocations_pod index), with the pod uid each was given for. */
+/** The handles a pod's addresses are held under (allocations_pod index), with the pod uid each was given for; never an external allocation's. */
 export async function findPodHandles(
   db: Queryable,
   namespace: string,
   pod: string,
 ): Promise<Array<{ handle: string; podUid: string | null }>> {
   const { rows } = await db.query<{ handle: string; podUid: string | null }>(
-    'SELECT DISTINCT handle, pod_uid AS "podUid" FROM allocations WHERE namespace = $1 AND pod = $2 ORDER BY handle',
+    `SELECT DISTINCT handle, pod_uid AS "podUid" FROM allocations WHERE namespace = $1 AND pod = $2 AND owner = 'pod' ORDER BY handle`,
     [namespace, pod],
   );
   return rows;

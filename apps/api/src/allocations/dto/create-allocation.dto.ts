@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ALLOCATION_OWNERS } from '@ipledger/domain';
 import { ArrayMaxSize, IsArray, IsInt, IsString, MaxLength } from 'class-validator';
 import { LIMITS } from '../../http/limits';
 import { Optional } from '../../http/optional';
@@ -35,6 +36,16 @@ export class CreateAllocationDto {
   @IsString()
   @MaxLength(LIMITS.name)
   network?: string;
+
+  @ApiPropertyOptional({
+    enum: ALLOCATION_OWNERS,
+    description:
+      'who the address is for. pod (the default when podUid is given): released when the pod is deleted or vanishes; external (the default otherwise: a VM, a load balancer, a router): only by an explicit release',
+  })
+  @Optional()
+  @IsString()
+  @MaxLength(LIMITS.shortName)
+  owner?: string;
 
   @ApiPropertyOptional({ example: '10.4.0.17', description: 'this exact address', maxLength: LIMITS.address })
   @Optional()
