@@ -117,11 +117,13 @@ describe(`fuzz: ${RUNS} requests generated from the OpenAPI document (seed ${SEE
     const succeeded = routes.filter((route) => [...byRoute.get(route)!.keys()].some((status) => status < 300));
     expect(succeeded.length).toBeGreaterThanOrEqual(Math.floor(routes.length * 0.75));
     expect((await fastify.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
-    // and it still works: a fresh allocation goes through
+    // and it still works: a new pool (the fuzz may have disabled or deleted the seeded ones) hands out an address
+    const pool = await fastify.inject({ method: 'POST', url: '/v1/pools', payload: { name: 'after-fuzz', cidr: '192.0.2.0/24' } });
+    expect(pool.statusCode).toBe(201);
     const alloc = await fastify.inject({
       method: 'POST',
       url: '/v1/allocations',
-      payload: { handle: 'after-fuzz', node: 'n', namespace: 'ns', pod: 'z', pools: ['p'] },
+      payload: { handle: 'after-fuzz', node: 'after-fuzz', namespace: 'ns', pod: 'z', pools: ['after-fuzz'] },
     });
     expect(alloc.statusCode).toBe(201);
   }, 300_000);
