@@ -45,8 +45,9 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   };
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
   const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c max_connections=200`;
-  const start = async () => run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
-  const stop = async () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+  // pg_ctl -w waits by itself: these are synchronous, behind the promise the interface wants
+  const start = (): Promise<void> => Promise.resolve(run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']));
+  const stop = (): Promise<void> => Promise.resolve(run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']));
   await start();
   return {
     url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,

@@ -57,13 +57,7 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
   }
 }
 
-async function run(
-  command: string,
-  rest: string[],
-  ip: string,
-  databaseUrl: string,
-  out: (line: string) => void,
-): Promise<number> {
+async function run(command: string, rest: string[], ip: string, databaseUrl: string, out: (line: string) => void): Promise<number> {
   const option = rest[0];
   // read-only commands apply no migrations: they must not change the database they inspect
   if (command === 'migrate' || option === '--rebuild') {

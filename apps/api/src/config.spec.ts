@@ -73,11 +73,15 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ NATS_URL: 'nats://127.0.0.1:4222', IPAM_KUBERNETES_CONSUMER: 'off' }).kubernetes).toBeNull();
     expect(() => loadConfig({ IPAM_KUBERNETES_CONSUMER: 'yes' })).toThrow(/must be on or off/);
     expect(() => loadConfig({ IPAM_KUBERNETES_CONSUMER: 'on', IPAM_LEAK_GRACE_SECONDS: '-1' })).toThrow(/IPAM_LEAK_GRACE_SECONDS "-1"/);
-    expect(loadConfig({ IPAM_KUBERNETES_CONSUMER: 'on', IPAM_KUBERNETES_MAX_ATTEMPTS: '3', IPAM_NATS_REPLICAS: '3' }).kubernetes).toMatchObject({
+    expect(
+      loadConfig({ IPAM_KUBERNETES_CONSUMER: 'on', IPAM_KUBERNETES_MAX_ATTEMPTS: '3', IPAM_NATS_REPLICAS: '3' }).kubernetes,
+    ).toMatchObject({
       maxAttempts: 3,
       streamReplicas: 3,
     });
-    expect(() => loadConfig({ IPAM_KUBERNETES_CONSUMER: 'on', IPAM_NATS_REPLICAS: '0' })).toThrow(/IPAM_NATS_REPLICAS "0" must be a whole number from 1 to 5/);
+    expect(() => loadConfig({ IPAM_KUBERNETES_CONSUMER: 'on', IPAM_NATS_REPLICAS: '0' })).toThrow(
+      /IPAM_NATS_REPLICAS "0" must be a whole number from 1 to 5/,
+    );
   });
 
   it('runs a PostgreSQL of its own without DATABASE_URL, in IPAM_DATA_DIR on IPAM_EMBEDDED_POSTGRES_PORT', () => {

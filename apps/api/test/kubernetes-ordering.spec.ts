@@ -43,7 +43,7 @@ describe('two consumers and one object', () => {
       streamSequence,
       deliveryCount: 1,
     };
-    const prepared = (apps[replica].get(KubernetesConsumer) as unknown as { prepare(d: Delivery): Prepared }).prepare(delivery);
+    const prepared = apps[replica].get<unknown, { prepare(d: Delivery): Prepared }>(KubernetesConsumer).prepare(delivery);
     if ('terminate' in prepared) throw new Error(prepared.terminate);
     return prepared.run();
   };

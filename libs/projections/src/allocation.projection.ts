@@ -15,7 +15,8 @@ export const ALLOCATION_ROW = `SELECT data ->> 'handle' AS handle, (data ->> 'fa
   COALESCE(data ->> 'owner', CASE WHEN data ->> 'podUid' IS NULL THEN 'external' ELSE 'pod' END) AS owner, date_trunc('milliseconds', recorded_at) AS allocated_at,
   data -> 'statefulSet' ->> 'name' AS statefulset, (data -> 'statefulSet' ->> 'ordinal')::integer AS ordinal, data ->> 'network' AS network`;
 
-export const ALLOCATION_COLUMNS = 'handle, family, ip, pool, node, namespace, pod, pod_uid, owner, allocated_at, statefulset, ordinal, network';
+export const ALLOCATION_COLUMNS =
+  'handle, family, ip, pool, node, namespace, pod, pod_uid, owner, allocated_at, statefulset, ordinal, network';
 
 const INSERT = `INSERT INTO allocations (${ALLOCATION_COLUMNS}) ${ALLOCATION_ROW} FROM (SELECT $1::jsonb AS data, $2::timestamptz AS recorded_at) e`;
 

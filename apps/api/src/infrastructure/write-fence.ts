@@ -10,7 +10,7 @@ import type { PoolClient } from 'pg';
  */
 export interface WriteFence {
   /** first statement of every fenced append's transaction; throws to refuse it */
-  check(client: PoolClient): Promise<void>;
+  readonly check: (client: PoolClient) => Promise<void>;
   /** stream id -> the version the work's latest decision on it was made at */
   readonly reads: Map<string, number>;
 }

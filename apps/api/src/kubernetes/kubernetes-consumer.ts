@@ -139,7 +139,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       return {
         key: `sync/${sync.kind}`,
         barrier: true,
-        run: () => this.applySync(sync, delivery).catch((err) => this.parkSync(sync, delivery, err)),
+        run: () => this.applySync(sync, delivery).catch((err: Error) => this.parkSync(sync, delivery, err)),
       };
     }
     const change = message.change;
