@@ -21,8 +21,7 @@ describe('events feed lag', () => {
     const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
     return match ? Number(match[1]) : null;
   };
-  const poolEvents = async () =>
-    (await api.http().get('/v1/events?streamId=pool-held&limit=10').expect(200)).body.items as unknown[];
+  const poolEvents = async () => (await api.http().get('/v1/events?streamId=pool-held&limit=10').expect(200)).body.items as unknown[];
 
   it('shows in /metrics the events a long transaction holds back, and serves them once it ends', async () => {
     const long = new Client({ connectionString: api.db.url });
