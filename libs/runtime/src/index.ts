@@ -1,1 +1,2 @@
+export * from './backoff';
 export * from './env';
