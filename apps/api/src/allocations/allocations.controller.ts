@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { AllocateIpCommand, DomainError, ReleaseIpCommand, ValidationError, type CommandMetadata } from '@ipledger/domain';
+import { AllocateIpCommand, DomainError, ReleaseIpCommand, InvalidInputError, type CommandMetadata } from '@ipledger/domain';
 import {
   decodeContinue,
   encodeContinue,
@@ -48,7 +48,8 @@ export class AllocationsController {
   async list(@Query() query: ListAllocationsQueryDto): Promise<AllocationListDto> {
     const { limit, continue: token, at, ...filter } = query;
     if (at === undefined) return listAllocations(this.db, filter, { limit, continue: token });
-    if (filter.pool === undefined) throw new ValidationError('INVALID_ARGUMENT', 'at needs pool: the past is replayed one pool at a time');
+    if (filter.pool === undefined)
+      throw new InvalidInputError('INVALID_ARGUMENT', 'at needs pool: the past is replayed one pool at a time');
     const then = (await findAllocationsAt(this.db, filter.pool, new Date(at))).filter(
       (a) =>
         (filter.node === undefined || a.node === filter.node) &&

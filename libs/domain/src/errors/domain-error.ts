@@ -35,9 +35,9 @@ export class DomainError extends Error {
 }
 
 /** Malformed input: always a 400, and nothing is appended. */
-export class ValidationError extends DomainError {
+export class InvalidInputError extends DomainError {
   constructor(code: Extract<DomainErrorCode, `INVALID_${string}`>, message: string) {
     super(code, message);
-    this.name = 'ValidationError';
+    this.name = 'InvalidInputError';
   }
 }
