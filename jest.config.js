@@ -7,6 +7,7 @@ module.exports = {
   transform: { '^.+\\.ts$': 'ts-jest' },
   moduleNameMapper: {
     '^@kubernetes/client-node$': '<rootDir>/test/support/native/kubernetes-client-node.js',
+    '^@apidevtools/swagger-parser$': '<rootDir>/test/support/native/swagger-parser.js',
     '^@ipledger/(ip|domain|event-store|projections|messaging|runtime)$': '<rootDir>/libs/$1/src',
     '^@ipledger/(ip|domain|event-store|projections|messaging|runtime)/(.*)$': '<rootDir>/libs/$1/src/$2',
   },
