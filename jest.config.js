@@ -7,8 +7,9 @@ module.exports = {
   transform: { '^.+\\.ts$': 'ts-jest' },
   moduleNameMapper: {
     '^@kubernetes/client-node$': '<rootDir>/test/support/native/kubernetes-client-node.js',
-    '^@ipledger/(ip|domain|event-store|projections|messaging)$': '<rootDir>/libs/$1/src',
-    '^@ipledger/(ip|domain|event-store|projections|messaging)/(.*)$': '<rootDir>/libs/$1/src/$2',
+    '^@apidevtools/swagger-parser$': '<rootDir>/test/support/native/swagger-parser.js',
+    '^@ipledger/(ip|domain|event-store|projections|messaging|runtime)$': '<rootDir>/libs/$1/src',
+    '^@ipledger/(ip|domain|event-store|projections|messaging|runtime)/(.*)$': '<rootDir>/libs/$1/src/$2',
   },
   testTimeout: 60000,
   // an embedded PostgreSQL and a private nats-server for the run (unless TEST_DATABASE_URL / TEST_NATS_URL)

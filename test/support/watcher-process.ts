@@ -26,7 +26,15 @@ export async function startWatcherProcess(env: NodeJS.ProcessEnv): Promise<Watch
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
-  for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => lines.push(line));
+  // the watcher logs JSON lines (IPAM_LOG_FORMAT=json): tests read their messages
+  const message = (line: string) => {
+    try {
+      return (JSON.parse(line) as { message: string }).message;
+    } catch {
+      return line;
+    }
+  };
+  for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => lines.push(message(line)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const printed = async (pattern: RegExp, from = 0, timeoutMs = 20_000) => {
     const deadline = Date.now() + timeoutMs;

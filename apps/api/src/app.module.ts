@@ -4,97 +4,75 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { upcast } from '@ipledger/domain';
 import { AggregateRepository } from '@ipledger/event-store';
 import { Pool } from 'pg';
-import { AllocateIpHandler } from './allocations/allocate-ip.handler';
-import { AllocationsController } from './allocations/allocations.controller';
-import { ReleaseIpHandler } from './allocations/release-ip.handler';
+import { AllocationsModule } from './allocations/allocations.module';
+import { AuditModule } from './audit/audit.module';
 import type { Config } from './config';
-import { AuditController } from './audit/audit.controller';
-import { EventsController } from './events/events.controller';
-import { FeedLagMetrics } from './events/feed-lag.metrics';
-import { HealthController } from './health/health.controller';
-import { BusConnection } from './kubernetes/bus-connection';
-import { KUBERNETES_CONFIG, KubernetesConsumer } from './kubernetes/kubernetes-consumer';
+import { HealthModule } from './health/health.module';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { AuthGuard } from './http/auth.guard';
 import { RequestDeadlineInterceptor } from './http/request-deadline.interceptor';
-import { TokenRegistry } from './infrastructure/token-registry';
 import { EventWriter } from './infrastructure/event-writer';
 import { KeyedMutex } from './infrastructure/keyed-mutex';
 import { createPgPool } from './infrastructure/pg-pool';
-import { Metrics, MetricsInterceptor } from './metrics/metrics';
-import { MetricsController } from './metrics/metrics.controller';
+import { TokenRegistry } from './infrastructure/token-registry';
 import { CONFIG, PG_POOL } from './infrastructure/tokens';
-import { DeleteNodeHandler } from './nodes/delete-node.handler';
-import { NodesController } from './nodes/nodes.controller';
-import { SetNodeLabelsHandler } from './nodes/set-node-labels.handler';
-import { CreatePoolsHandler } from './pools/create-pools.handler';
-import { DeletePoolHandler } from './pools/delete-pool.handler';
-import { PoolsController } from './pools/pools.controller';
-import { UpdatePoolHandler } from './pools/update-pool.handler';
-import { DeleteStatefulSetHandler } from './statefulsets/delete-statefulset.handler';
-import { ReconcileStatefulSetHandler } from './statefulsets/reconcile-statefulset.handler';
-import { StatefulSetsController } from './statefulsets/statefulsets.controller';
+import { KubernetesModule } from './kubernetes/kubernetes.module';
+import { Metrics, MetricsInterceptor } from './metrics/metrics';
+import { NodesModule } from './nodes/nodes.module';
+import { PoolsModule } from './pools/pools.module';
+import { StatefulSetsModule } from './statefulsets/statefulsets.module';
 
+/**
+ * Composes the feature modules. Global, so the providers every feature shares (config, the
+ * Postgres pool, the repository, the event writer, metrics) are declared once, here.
+ */
 @Module({})
 export class AppModule implements OnApplicationShutdown {
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  constructor(@Inject(PG_POOL) private readonly db: Pool) {}
 
   static forRoot(config: Config): DynamicModule {
+    const shared = [
+      { provide: CONFIG, useValue: config },
+      {
+        provide: PG_POOL,
+        // statement_timeout: no single statement of the API holds a database core for long
+        useFactory: () =>
+          createPgPool(
+            { connectionString: config.databaseUrl, max: 20, statement_timeout: config.statementTimeoutMs || undefined },
+            { cancellable: true },
+          ),
+      },
+      { provide: AggregateRepository, useFactory: (db: Pool) => new AggregateRepository(db, { upcast }), inject: [PG_POOL] },
+      Metrics,
+      KeyedMutex,
+      EventWriter,
+    ];
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot()],
-      controllers: [
-        PoolsController,
-        NodesController,
-        AllocationsController,
-        StatefulSetsController,
-        EventsController,
-        AuditController,
-        HealthController,
-        MetricsController,
+      global: true,
+      imports: [
+        CqrsModule.forRoot(),
+        PoolsModule,
+        NodesModule,
+        AllocationsModule,
+        StatefulSetsModule,
+        AuditModule,
+        HealthModule,
+        KubernetesModule.forRoot(config),
       ],
       providers: [
-        { provide: CONFIG, useValue: config },
-        {
-          provide: PG_POOL,
-          // statement_timeout: no single statement of the API holds a database core for long
-          useFactory: () =>
-            createPgPool(
-              { connectionString: config.databaseUrl, max: 20, statement_timeout: config.statementTimeoutMs || undefined },
-              { cancellable: true },
-            ),
-        },
-        { provide: AggregateRepository, useFactory: (pool: Pool) => new AggregateRepository(pool, { upcast }), inject: [PG_POOL] },
+        ...shared,
+        TokenRegistry,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
         { provide: APP_INTERCEPTOR, useClass: RequestDeadlineInterceptor },
-        Metrics,
-        TokenRegistry,
-        FeedLagMetrics,
-        KeyedMutex,
-        EventWriter,
-        CreatePoolsHandler,
-        UpdatePoolHandler,
-        DeletePoolHandler,
-        SetNodeLabelsHandler,
-        DeleteNodeHandler,
-        AllocateIpHandler,
-        ReleaseIpHandler,
-        ReconcileStatefulSetHandler,
-        DeleteStatefulSetHandler,
-        ...(config.kubernetes
-          ? [
-              { provide: KUBERNETES_CONFIG, useValue: config.kubernetes },
-              { provide: BusConnection, useFactory: () => new BusConnection(config) },
-              KubernetesConsumer,
-            ]
-          : []),
       ],
+      exports: shared.map((provider) => ('provide' in provider ? provider.provide : provider)),
     };
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.pool.end();
+    await this.db.end();
   }
 }

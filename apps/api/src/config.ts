@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
-import { DEFAULT_STREAM_NAMES, streamReplicas, type StreamNames } from '@ipledger/messaging';
+import { natsUrl, streamNames, streamReplicas, type StreamNames } from '@ipledger/messaging';
+import { wholeNumber } from '@ipledger/runtime';
 import { DEFAULT_DATA_DIR, DEFAULT_EMBEDDED_PORT } from './embedded-database';
 
 export type Role = 'reader' | 'allocator' | 'admin';
@@ -72,29 +73,18 @@ export function withDefaultUser(databaseUrl: string, env: NodeJS.ProcessEnv = pr
   return url.toString();
 }
 
-function nonNegativeInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const text = env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} "${text}" must be a whole number of 0 or more`);
-  return value;
-}
-
 function kubernetesConfig(env: NodeJS.ProcessEnv): KubernetesConsumerConfig | null {
   // a newcomer's `npm start` has no bus: the consumer comes on with one
   const mode = env.IPAM_KUBERNETES_CONSUMER || (env.NATS_URL ? 'on' : 'off');
   if (mode !== 'on' && mode !== 'off') throw new Error(`IPAM_KUBERNETES_CONSUMER "${mode}" must be on or off`);
   if (mode === 'off') return null;
   return {
-    names: {
-      stream: env.IPAM_NATS_STREAM || DEFAULT_STREAM_NAMES.stream,
-      subjectPrefix: env.IPAM_NATS_SUBJECT_PREFIX || DEFAULT_STREAM_NAMES.subjectPrefix,
-    },
+    names: streamNames(env),
     durable: env.IPAM_NATS_DURABLE || 'ipledger-api',
-    concurrency: Math.max(1, nonNegativeInteger(env, 'IPAM_KUBERNETES_CONCURRENCY', 16)),
-    leakGraceSeconds: nonNegativeInteger(env, 'IPAM_LEAK_GRACE_SECONDS', 300),
+    concurrency: wholeNumber(env, 'IPAM_KUBERNETES_CONCURRENCY', 16, { min: 1 }),
+    leakGraceSeconds: wholeNumber(env, 'IPAM_LEAK_GRACE_SECONDS', 300),
     streamReplicas: streamReplicas(env),
-    maxAttempts: Math.max(1, nonNegativeInteger(env, 'IPAM_KUBERNETES_MAX_ATTEMPTS', 10)),
+    maxAttempts: wholeNumber(env, 'IPAM_KUBERNETES_MAX_ATTEMPTS', 10, { min: 1 }),
   };
 }
 
@@ -124,12 +114,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? (tokens.size || tokensFile ? '0.0.0.0' : '127.0.0.1'),
     databaseUrl,
     migrationsDatabaseUrl: env.IPAM_MIGRATIONS_DATABASE_URL ? withDefaultUser(env.IPAM_MIGRATIONS_DATABASE_URL, env) : databaseUrl,
-    natsUrl: env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    natsUrl: natsUrl(env),
     tokens,
     tokensFile,
     defaultMatchLabel: env.IPAM_DEFAULT_MATCH_LABEL || null,
-    statementTimeoutMs: nonNegativeInteger(env, 'IPAM_STATEMENT_TIMEOUT_MS', 10_000),
-    requestTimeoutMs: nonNegativeInteger(env, 'IPAM_REQUEST_TIMEOUT_MS', 30_000),
+    statementTimeoutMs: wholeNumber(env, 'IPAM_STATEMENT_TIMEOUT_MS', 10_000),
+    requestTimeoutMs: wholeNumber(env, 'IPAM_REQUEST_TIMEOUT_MS', 30_000),
     kubernetes: kubernetesConfig(env),
   };
 }

@@ -5,7 +5,9 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import type { Config } from './config';
 import { useJsonBodyParser } from './http/json-body';
-import { requestContext } from './http/request-context';
+import { logRequests } from './http/access-log';
+import { requestContext, resumeRequestContext } from './http/request-context';
+import { AppLogger } from './infrastructure/app-logger';
 import { LIMITS } from './http/limits';
 import { refuseLongPathParams, refuseNulInUrl } from './http/url-limits';
 import { validationPipe } from './http/validation.pipe';
@@ -13,7 +15,9 @@ import { serveUi } from './ui/serve-ui';
 
 import { MAX_BODY_BYTES } from './http/error-mapping';
 
-export async function createApp(config: Config, options: { logger?: false } = {}): Promise<INestApplication> {
+/** `logger: false` for tests and benchmarks that want quiet; by default the JSON (or text) AppLogger. */
+export async function createApp(config: Config, options: { logger?: false | AppLogger } = {}): Promise<INestApplication> {
+  const logger = options.logger ?? new AppLogger();
   const adapter = new FastifyAdapter({
     bodyLimit: MAX_BODY_BYTES,
     maxParamLength: 16 * LIMITS.pathParam,
@@ -21,7 +25,7 @@ export async function createApp(config: Config, options: { logger?: false } = {}
     requestTimeout: config.requestTimeoutMs,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
-    ...options,
+    logger,
     // the JSON parser is ours (json-body.ts): depth and NUL checks before anything else sees the body
     bodyParser: false,
   });
@@ -29,6 +33,8 @@ export async function createApp(config: Config, options: { logger?: false } = {}
   fastify.decorateRequest('context', null);
   fastify.addHook('onRequest', requestContext);
   fastify.addHook('onRequest', refuseNulInUrl);
+  fastify.addHook('preValidation', resumeRequestContext);
+  if (logger) logRequests(fastify, logger);
   fastify.addHook('preValidation', refuseLongPathParams);
   useJsonBodyParser(fastify, MAX_BODY_BYTES);
   if (!(await serveUi(app))) new Logger('ipledger').warn('no web UI build found (npm run build): /ui is not served');

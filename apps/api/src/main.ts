@@ -3,8 +3,13 @@ import { Logger } from '@nestjs/common';
 import { runMigrations } from '@ipledger/event-store';
 import { loadConfig } from './config';
 import { createApp } from './create-app';
+import { AppLogger } from './infrastructure/app-logger';
 import { openDatabase } from './database';
 import { MIGRATIONS_DIR } from './migrations-dir';
+
+const appLogger = new AppLogger();
+// lines written before the app exists (the embedded database, migrations) take the same form
+Logger.overrideLogger(appLogger);
 
 async function main(): Promise<void> {
   const logger = new Logger('ipledger');
@@ -14,7 +19,7 @@ async function main(): Promise<void> {
   const config = loadConfig(database.env);
   const applied = await runMigrations(config.migrationsDatabaseUrl, MIGRATIONS_DIR, (line) => logger.log(line));
   logger.log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
-  const app = await createApp(config);
+  const app = await createApp(config, { logger: appLogger });
   await app.listen(config.port, config.host);
   if (config.tokens.size === 0 && !config.tokensFile) {
     logger.warn(
@@ -32,7 +37,7 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err) => {
-  console.error(err);
+main().catch((err: unknown) => {
+  appLogger.error(err, 'ipledger');
   process.exit(1);
 });

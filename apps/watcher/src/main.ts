@@ -1,11 +1,10 @@
+import { createLog, logFormat } from '@ipledger/runtime';
 import { loadKubeConnection } from './kube/kubeconfig';
 import { Watcher } from './watcher';
 import { loadWatcherConfig } from './watcher-config';
 
-const logger = {
-  log: (line: string) => console.log(`${new Date().toISOString()} ${line}`),
-  warn: (line: string) => console.warn(`${new Date().toISOString()} WARN ${line}`),
-};
+const log = createLog({ format: logFormat() }, { context: 'watcher' });
+const logger = { log: (line: string) => log.info(line), warn: (line: string) => log.warn(line) };
 
 async function main(): Promise<void> {
   const watcher = new Watcher(loadWatcherConfig(), loadKubeConnection(), logger);
@@ -19,6 +18,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: Error) => {
-  console.error(err.message);
+  log.error(err.message);
   process.exit(1);
 });

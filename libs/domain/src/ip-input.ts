@@ -1,12 +1,12 @@
 import { IpFormatError, parseCidr, parseIp, parseIpRange, type Cidr, type IpAddress, type IpRange } from '@ipledger/ip';
-import { ValidationError } from './errors/domain-error';
+import { InvalidInputError } from './errors/domain-error';
 
 /** libs/ip speaks plain errors; the domain turns them into 400s with the same helpful text. */
 function asValidation<T>(parse: () => T, code: 'INVALID_IP' | 'INVALID_CIDR'): T {
   try {
     return parse();
   } catch (err) {
-    if (err instanceof IpFormatError) throw new ValidationError(code, err.message);
+    if (err instanceof IpFormatError) throw new InvalidInputError(code, err.message);
     throw err;
   }
 }

@@ -8,6 +8,7 @@ import {
   type JsMsg,
   type MsgHdrs,
 } from 'nats';
+import { backoffDelayMs } from '@ipledger/runtime';
 import type { StreamNames } from './subjects';
 
 export interface Delivery {
@@ -64,8 +65,8 @@ export function toDelivery(
   };
 }
 
-/** Delayed redelivery grows with each attempt (0.5 s, 1 s, 2 s ... 60 s), so a sick database is not hammered. */
-export const retryDelayMs = (deliveryCount: number) => Math.min(60_000, 500 * 2 ** Math.min(7, deliveryCount - 1));
+/** Delayed redelivery grows with each attempt (up to 0.5 s, 1 s, 2 s ... 60 s), so a sick database is not hammered. */
+export const retryDelayMs = (deliveryCount: number) => backoffDelayMs(deliveryCount, { baseMs: 500, maxMs: 60_000 });
 
 /**
  * A durable pull consumer with explicit acks: a message is acknowledged only after its command

@@ -7,3 +7,4 @@ export * from './message-id';
 export * from './subjects';
 export * from './watch-change';
 export * from './nats-servers';
+export * from './nats-env';

@@ -1,4 +1,4 @@
-import { ValidationError } from '@ipledger/domain';
+import { InvalidInputError } from '@ipledger/domain';
 
 /** What each position of a continue key holds; a token whose key does not fit is refused. */
 export type KeyPart = 'string' | 'integer';
@@ -26,5 +26,5 @@ export function decodeContinue(token: string | undefined, parts: readonly KeyPar
     // fall through to the error below
   }
   const shown = token.length > 64 ? `${token.slice(0, 64)}…` : token;
-  throw new ValidationError('INVALID_ARGUMENT', `continue token "${shown}" is not one this server issued`);
+  throw new InvalidInputError('INVALID_ARGUMENT', `continue token "${shown}" is not one this server issued`);
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { AllocateIpCommand, DomainError, ReleaseIpCommand, ValidationError, type CommandMetadata } from '@ipledger/domain';
+import { AllocateIpCommand, DomainError, ReleaseIpCommand, InvalidInputError, type CommandMetadata } from '@ipledger/domain';
 import {
   decodeContinue,
   encodeContinue,
@@ -20,6 +20,7 @@ import { AllocationItemsDto, AllocationListDto } from './dto/allocation.dto';
 import { CreateAllocationDto } from './dto/create-allocation.dto';
 import { ListAllocationsQueryDto } from './dto/list-allocations-query.dto';
 import { PathParams } from '../http/limits';
+import { ApiRoute } from '../http/api-route';
 
 @ApiTags('allocations')
 @Controller('v1/allocations')
@@ -33,6 +34,7 @@ export class AllocationsController {
   @ApiCreatedResponse({ type: AllocationItemsDto, description: 'new addresses, one per family' })
   @ApiOkResponse({ type: AllocationItemsDto, description: 'the handle already held these addresses (a retried request)' })
   @ApiConflictResponse({ type: ErrorResponse, description: 'POOL_EXHAUSTED, IP_IN_USE, NO_ELIGIBLE_POOL' })
+  @ApiRoute('Allocate addresses to a handle (idempotent per handle)', 400, 404, 409, 413)
   async allocate(
     @Body() body: CreateAllocationDto,
     @Metadata() metadata: CommandMetadata,
@@ -45,10 +47,12 @@ export class AllocationsController {
 
   @Get()
   @ApiOkResponse({ type: AllocationListDto })
+  @ApiRoute('List allocations, filtered, or as they were at an instant', 400)
   async list(@Query() query: ListAllocationsQueryDto): Promise<AllocationListDto> {
     const { limit, continue: token, at, ...filter } = query;
     if (at === undefined) return listAllocations(this.db, filter, { limit, continue: token });
-    if (filter.pool === undefined) throw new ValidationError('INVALID_ARGUMENT', 'at needs pool: the past is replayed one pool at a time');
+    if (filter.pool === undefined)
+      throw new InvalidInputError('INVALID_ARGUMENT', 'at needs pool: the past is replayed one pool at a time');
     const then = (await findAllocationsAt(this.db, filter.pool, new Date(at))).filter(
       (a) =>
         (filter.node === undefined || a.node === filter.node) &&
@@ -62,6 +66,7 @@ export class AllocationsController {
   @Get(':handle')
   @PathParams('handle')
   @ApiOkResponse({ type: AllocationItemsDto })
+  @ApiRoute('Get the addresses a handle holds', 400, 404)
   async get(@Param('handle') handle: string): Promise<AllocationItemsDto> {
     const items = await findAllocationsByHandle(this.db, handle);
     if (items.length === 0) throw new DomainError('ALLOCATION_NOT_FOUND', `handle "${handle}" holds no address`);
@@ -72,6 +77,7 @@ export class AllocationsController {
   @PathParams('handle')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'released, or nothing was held' })
+  @ApiRoute("Release a handle's addresses (idempotent)", 400, 409)
   async release(@Param('handle') handle: string, @Metadata() metadata: CommandMetadata): Promise<void> {
     await this.commands.execute(new ReleaseIpCommand(handle, metadata));
   }

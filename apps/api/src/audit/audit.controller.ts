@@ -10,6 +10,7 @@ import { PG_POOL } from '../infrastructure/tokens';
 import { IpHistoryDto } from './dto/ip-history.dto';
 import { StreamPageQueryDto } from './dto/stream-page-query.dto';
 import { PathParams } from '../http/limits';
+import { ApiRoute } from '../http/api-route';
 
 /** Questions only the log can answer: who held an address when, what happened to a pool. */
 @ApiTags('audit')
@@ -20,6 +21,7 @@ export class AuditController {
   @Get('ips/:ip/history')
   @PathParams('ip')
   @ApiOkResponse({ type: IpHistoryDto })
+  @ApiRoute('Every allocation, release and reservation of an address', 400)
   async ipHistory(@Param('ip') ip: string): Promise<IpHistoryDto> {
     return { items: await ipHistory(this.db, formatIp(ipArgument(ip))) };
   }
@@ -27,6 +29,7 @@ export class AuditController {
   @Get('pools/:name/history')
   @PathParams('name')
   @ApiOkResponse({ type: EventPageDto, description: "the pool's own events, oldest first" })
+  @ApiRoute("A pool's own events, oldest first", 400, 404)
   async poolHistory(@Param('name') name: string, @Query() query: StreamPageQueryDto): Promise<EventPageDto> {
     const events = await readStream(this.db, `${PoolAggregate.streamPrefix}-${name}`, query.after ?? 0, { limit: query.limit });
     if (events.length === 0 && !query.after) throw new DomainError('POOL_NOT_FOUND', `pool "${name}" has no history`);

@@ -5,6 +5,7 @@ import type { Pool } from 'pg';
 import { PG_POOL } from '../infrastructure/tokens';
 import { EventPageDto, toEventDto } from './dto/event.dto';
 import { ListEventsQueryDto } from './dto/list-events-query.dto';
+import { ApiRoute } from '../http/api-route';
 
 @ApiTags('audit')
 @Controller('v1/events')
@@ -14,6 +15,7 @@ export class EventsController {
   /** The global log in commit order; paging never skips an event that committed late. */
   @Get()
   @ApiOkResponse({ type: EventPageDto })
+  @ApiRoute('Read the event log in commit order', 400)
   async list(@Query() query: ListEventsQueryDto): Promise<EventPageDto> {
     const page = await readAll(this.db, {
       after: query.after ?? null,

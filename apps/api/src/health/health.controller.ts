@@ -4,6 +4,7 @@ import type { Pool } from 'pg';
 import { ErrorResponse } from '../http/error-response';
 import { PG_POOL } from '../infrastructure/tokens';
 import { BusConnection } from '../kubernetes/bus-connection';
+import { ApiPublicRoute } from '../http/api-route';
 
 @ApiTags('operations')
 @Controller()
@@ -16,6 +17,7 @@ export class HealthController {
 
   @Get('healthz')
   @ApiOkResponse({ description: 'the process is up' })
+  @ApiPublicRoute('Liveness: the process is up')
   healthz() {
     return { status: 'ok' };
   }
@@ -23,6 +25,7 @@ export class HealthController {
   @Get('readyz')
   @ApiOkResponse({ description: 'the database and the bus answer' })
   @ApiServiceUnavailableResponse({ type: ErrorResponse })
+  @ApiPublicRoute('Readiness: the database (and the bus when consuming) answer', 503)
   async readyz() {
     const database = await this.db.query('SELECT 1').then(
       () => true,

@@ -2,7 +2,7 @@ import { HttpException } from '@nestjs/common';
 import { DomainError, type DomainErrorCode } from '@ipledger/domain';
 import { InvalidCursorError } from '@ipledger/event-store';
 import { isDatabaseUnavailable } from '../infrastructure/database-unavailable';
-import { errorBody, type ErrorResponse } from './error-response';
+import { errorBody, type ErrorResponse, type HTTP_ERROR_CODES } from './error-response';
 import { RequestTimeoutError } from './request-deadline.interceptor';
 
 /** The only place where a domain refusal becomes an HTTP status. */
@@ -29,7 +29,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   CONCURRENCY_CONFLICT: 409,
 };
 
-const HTTP_CODES: Record<number, string> = {
+const HTTP_CODES: Record<number, (typeof HTTP_ERROR_CODES)[number]> = {
   400: 'INVALID_ARGUMENT',
   401: 'UNAUTHENTICATED',
   403: 'FORBIDDEN',

@@ -1,10 +1,28 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { DOMAIN_ERROR_CODES } from '@ipledger/domain';
+
+/** The codes the HTTP layer itself answers with (error-mapping.ts), beside the domain's refusals. */
+export const HTTP_ERROR_CODES = [
+  'INVALID_ARGUMENT',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'UNAVAILABLE',
+  'INTERNAL',
+  /** any other status Nest raises */
+  'ERROR',
+] as const;
+
+export const ERROR_CODES = [...new Set<string>([...DOMAIN_ERROR_CODES, ...HTTP_ERROR_CODES])];
 
 /** The one error shape of API.md: a stable `code` for programs, a `message` for people. */
 export class ErrorResponse {
   @ApiProperty({ example: 409 }) statusCode!: number;
   @ApiProperty({ example: 'Conflict' }) error!: string;
-  @ApiProperty({ example: 'POOL_EXHAUSTED' }) code!: string;
+  @ApiProperty({ enum: ERROR_CODES, example: 'POOL_EXHAUSTED' }) code!: string;
   @ApiProperty({ example: 'no free IPv4 address in the eligible pools: rack-7 (full)' }) message!: string;
 }
 

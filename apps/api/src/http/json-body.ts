@@ -1,4 +1,4 @@
-import { ValidationError } from '@ipledger/domain';
+import { InvalidInputError } from '@ipledger/domain';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** The deepest JSON a request body may nest: the contract's deepest is 2 (a label map in an object). */
@@ -46,11 +46,11 @@ export function useJsonBodyParser(fastify: FastifyInstance, bodyLimit: number): 
       const text = body.toString();
       if (text.trim() === '') return done(null, undefined);
       const problem = jsonBodyProblem(text);
-      if (problem) return done(new ValidationError('INVALID_ARGUMENT', `request body refused: ${problem}`));
+      if (problem) return done(new InvalidInputError('INVALID_ARGUMENT', `request body refused: ${problem}`));
       try {
         done(null, JSON.parse(text));
       } catch (err) {
-        done(new ValidationError('INVALID_ARGUMENT', `request body is not valid JSON: ${(err as Error).message}`));
+        done(new InvalidInputError('INVALID_ARGUMENT', `request body is not valid JSON: ${(err as Error).message}`));
       }
     },
   );

@@ -1,7 +1,7 @@
-import { ValidationPipe, type ArgumentMetadata, type ValidationError as ClassValidationError } from '@nestjs/common';
-import { ValidationError } from '@ipledger/domain';
+import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
+import { InvalidInputError } from '@ipledger/domain';
 
-function describe(errors: ClassValidationError[], parent = ''): string[] {
+function describe(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((e) => {
     const path = parent ? `${parent}.${e.property}` : e.property;
     return [...Object.values(e.constraints ?? {}).map((text) => text.replace(e.property, path)), ...describe(e.children ?? [], path)];
@@ -37,5 +37,5 @@ export const validationPipe = new BodyMapsValidationPipe({
   whitelist: true,
   forbidNonWhitelisted: true,
   transform: true,
-  exceptionFactory: (errors) => new ValidationError('INVALID_ARGUMENT', describe(errors).join('; ')),
+  exceptionFactory: (errors) => new InvalidInputError('INVALID_ARGUMENT', describe(errors).join('; ')),
 });

@@ -1,5 +1,6 @@
 import { DomainError } from '@ipledger/domain';
 import { ConcurrencyError } from '@ipledger/event-store';
+import { backoffDelayMs } from '@ipledger/runtime';
 
 /**
  * Another writer got there first: a stream moved on (expected version) or a read model's unique
@@ -13,6 +14,9 @@ export function isConflict(err: unknown): boolean {
   return code === '23505' && (constraint === 'allocations_pkey' || constraint === 'allocations_ip_unique');
 }
 
+/** short: the other writer is done within milliseconds, and the caller waits */
+const CONFLICT_BACKOFF = { baseMs: 4, maxMs: 100 };
+
 export async function retryOnConflict<T>(work: (attempt: number) => Promise<T>, attempts = 20): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -25,7 +29,7 @@ export async function retryOnConflict<T>(work: (attempt: number) => Promise<T>, 
           `gave up after ${attempts} attempts: too many concurrent writers on the same objects; retry`,
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+      await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(attempt, CONFLICT_BACKOFF)));
     }
   }
 }

@@ -1,4 +1,11 @@
-import { CreatePoolsCommand, DeletePoolCommand, parsePoolSpec, planPoolApply, UpdatePoolCommand, ValidationError } from '@ipledger/domain';
+import {
+  CreatePoolsCommand,
+  DeletePoolCommand,
+  parsePoolSpec,
+  planPoolApply,
+  UpdatePoolCommand,
+  InvalidInputError,
+} from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
 import { findPool } from '@ipledger/projections';
 import { deleteOnce, type ApplyContext } from './apply-context';
@@ -40,6 +47,6 @@ export async function applyIpPool({ commands, db, metadata }: ApplyContext, { ty
 
 /** The CRD's schema checks these in a real cluster; the consumer does not count on it. */
 function specField(spec: Record<string, unknown>, key: string, valid: (value: unknown) => boolean, expected: string): unknown {
-  if (!valid(spec[key])) throw new ValidationError('INVALID_ARGUMENT', `IPPool spec.${key} must be ${expected}`);
+  if (!valid(spec[key])) throw new InvalidInputError('INVALID_ARGUMENT', `IPPool spec.${key} must be ${expected}`);
   return spec[key];
 }

@@ -1,4 +1,4 @@
-import { DeleteStatefulSetCommand, ReconcileStatefulSetCommand, ValidationError } from '@ipledger/domain';
+import { DeleteStatefulSetCommand, ReconcileStatefulSetCommand, InvalidInputError } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
 import { deleteOnce, type ApplyContext } from './apply-context';
 
@@ -9,7 +9,7 @@ export const POOL_SELECTOR_ANNOTATION = 'ipam.ipledger.io/pool-selector';
 const wholeNumber = (value: unknown, what: string, fallback: number): number => {
   if (value === undefined || value === null) return fallback;
   if (!Number.isInteger(value) || (value as number) < 0)
-    throw new ValidationError('INVALID_ARGUMENT', `StatefulSet ${what} must be a whole number`);
+    throw new InvalidInputError('INVALID_ARGUMENT', `StatefulSet ${what} must be a whole number`);
   return value as number;
 };
 

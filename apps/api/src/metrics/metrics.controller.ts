@@ -1,6 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Metrics } from './metrics';
+import { ApiPublicRoute } from '../http/api-route';
 
 @ApiTags('operations')
 @Controller('metrics')
@@ -10,6 +11,7 @@ export class MetricsController {
   @Get()
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
   @ApiOkResponse({ description: 'Prometheus text format' })
+  @ApiPublicRoute('Prometheus metrics')
   scrape(): Promise<string> {
     return this.metrics.registry.metrics();
   }

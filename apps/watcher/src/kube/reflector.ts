@@ -8,7 +8,7 @@ import {
   type LiveKey,
   type ObjectChange,
 } from '@ipledger/messaging';
-import { Backoff } from './backoff';
+import { Backoff } from '@ipledger/runtime';
 import { ResourceExpiredError, type KubeClient, type KubeList } from './kube-client';
 
 /** Where a reflector's output goes; awaited, so a slow sink pauses the reflector instead of piling up changes. */
@@ -86,7 +86,7 @@ export class Reflector {
     this.kind = options.kind;
     this.path = KUBE_RESOURCE_PATHS[options.kind];
     const { baseMs = 200, maxMs = 30_000, resetAfterMs = 60_000 } = options.backoff ?? {};
-    this.backoff = new Backoff(baseMs, maxMs, resetAfterMs);
+    this.backoff = new Backoff({ baseMs, maxMs }, resetAfterMs);
   }
 
   start(): void {

@@ -1,7 +1,7 @@
 import type { IpAddress } from '@ipledger/ip';
 import type { AllocateIpInput } from '../commands/allocate-ip.command';
 import { ALLOCATION_OWNERS, allocationOwner, type AllocationOwner } from './allocation-owner';
-import { ValidationError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain-error';
 import { ipArgument } from '../ip-input';
 import { validateDns1123Label, validateDns1123Subdomain } from '../labels';
 
@@ -23,7 +23,7 @@ export const MAX_HANDLE_LENGTH = 255;
 
 export function validateHandle(handle: string): string {
   if (handle.length === 0 || handle.length > MAX_HANDLE_LENGTH) {
-    throw new ValidationError('INVALID_ARGUMENT', `handle must be 1 to ${MAX_HANDLE_LENGTH} characters (got ${handle.length})`);
+    throw new InvalidInputError('INVALID_ARGUMENT', `handle must be 1 to ${MAX_HANDLE_LENGTH} characters (got ${handle.length})`);
   }
   return handle;
 }
@@ -32,10 +32,10 @@ function families(requested: number[] | undefined, ip: IpAddress | null, ipText?
   if (requested === undefined) return [ip ? ip.family : 4];
   const distinct = [...new Set(requested)].sort();
   if (distinct.length === 0 || distinct.some((f) => f !== 4 && f !== 6) || distinct.length !== requested.length) {
-    throw new ValidationError('INVALID_ARGUMENT', `families must be [4], [6] or [4,6] (got ${JSON.stringify(requested)})`);
+    throw new InvalidInputError('INVALID_ARGUMENT', `families must be [4], [6] or [4,6] (got ${JSON.stringify(requested)})`);
   }
   if (ip && (distinct.length !== 1 || distinct[0] !== ip.family)) {
-    throw new ValidationError(
+    throw new InvalidInputError(
       'INVALID_ARGUMENT',
       `ip ${ipText} asks for one IPv${ip.family} address; families ${JSON.stringify(requested)} does not fit`,
     );
@@ -49,7 +49,7 @@ const NETWORK_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 
 function validateNetwork(network: string): string {
   if (network.length > MAX_NETWORK_LENGTH || !NETWORK_NAME.test(network)) {
-    throw new ValidationError(
+    throw new InvalidInputError(
       'INVALID_ARGUMENT',
       `network "${network.slice(0, 64)}" must be 1 to ${MAX_NETWORK_LENGTH} characters: a letter or digit, then letters, digits, "_", "." or "-"`,
     );
@@ -60,7 +60,7 @@ function validateNetwork(network: string): string {
 function owner(input: AllocateIpInput): AllocationOwner {
   if (input.owner === undefined) return allocationOwner({ podUid: input.podUid ?? null });
   if (!ALLOCATION_OWNERS.includes(input.owner as AllocationOwner)) {
-    throw new ValidationError(
+    throw new InvalidInputError(
       'INVALID_ARGUMENT',
       `owner must be one of ${ALLOCATION_OWNERS.join(', ')} (got ${JSON.stringify(input.owner)})`,
     );

@@ -2,27 +2,30 @@
  * Every refusal the domain can make, as a stable code. HTTP status mapping lives in one place
  * (apps/api/src/http/error-mapping.ts); the domain itself knows nothing about HTTP.
  */
-export type DomainErrorCode =
-  | 'INVALID_ARGUMENT'
-  | 'INVALID_CIDR'
-  | 'INVALID_IP'
-  | 'INVALID_LABEL'
-  | 'INVALID_SELECTOR'
-  | 'INVALID_NAME'
-  | 'POOL_EXISTS'
-  | 'POOL_OVERLAP'
-  | 'POOL_NOT_FOUND'
-  | 'POOL_IN_USE'
-  | 'POOL_EXHAUSTED'
-  | 'POOL_DISABLED'
-  | 'IP_IN_USE'
-  | 'IP_RESERVED'
-  | 'IP_NOT_IN_POOL'
-  | 'NODE_NOT_FOUND'
-  | 'STATEFULSET_NOT_FOUND'
-  | 'NO_ELIGIBLE_POOL'
-  | 'ALLOCATION_NOT_FOUND'
-  | 'CONCURRENCY_CONFLICT';
+export const DOMAIN_ERROR_CODES = [
+  'INVALID_ARGUMENT',
+  'INVALID_CIDR',
+  'INVALID_IP',
+  'INVALID_LABEL',
+  'INVALID_SELECTOR',
+  'INVALID_NAME',
+  'POOL_EXISTS',
+  'POOL_OVERLAP',
+  'POOL_NOT_FOUND',
+  'POOL_IN_USE',
+  'POOL_EXHAUSTED',
+  'POOL_DISABLED',
+  'IP_IN_USE',
+  'IP_RESERVED',
+  'IP_NOT_IN_POOL',
+  'NODE_NOT_FOUND',
+  'STATEFULSET_NOT_FOUND',
+  'NO_ELIGIBLE_POOL',
+  'ALLOCATION_NOT_FOUND',
+  'CONCURRENCY_CONFLICT',
+] as const;
+
+export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 
 export class DomainError extends Error {
   constructor(
@@ -35,9 +38,9 @@ export class DomainError extends Error {
 }
 
 /** Malformed input: always a 400, and nothing is appended. */
-export class ValidationError extends DomainError {
+export class InvalidInputError extends DomainError {
   constructor(code: Extract<DomainErrorCode, `INVALID_${string}`>, message: string) {
     super(code, message);
-    this.name = 'ValidationError';
+    this.name = 'InvalidInputError';
   }
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ValidationError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain-error';
 import { LabelSelector, type Operator, type Requirement } from './label-selector';
 import type { Labels } from './labels';
 
@@ -10,9 +10,9 @@ function selectorError(text: string): string {
   try {
     LabelSelector.parse(text);
   } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).code).toBe('INVALID_SELECTOR');
-    return (error as ValidationError).message;
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).code).toBe('INVALID_SELECTOR');
+    return (error as InvalidInputError).message;
   }
   throw new Error(`expected ${JSON.stringify(text)} to be rejected`);
 }
@@ -313,8 +313,8 @@ describe('LabelSelector properties', () => {
         try {
           selector = parse(text);
         } catch (error) {
-          expect(error).toBeInstanceOf(ValidationError);
-          expect((error as ValidationError).code).toBe('INVALID_SELECTOR');
+          expect(error).toBeInstanceOf(InvalidInputError);
+          expect((error as InvalidInputError).code).toBe('INVALID_SELECTOR');
           const position = Number(/at position (\d+)/.exec((error as Error).message)?.[1]);
           expect(position).toBeGreaterThanOrEqual(1);
           expect(position).toBeLessThanOrEqual(text.length + 1);

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain-error';
 import { type Labels, labelKeyProblem, labelValueProblem } from './labels';
 import { type Token, tokenize } from './selector-lexer';
 
@@ -222,7 +222,7 @@ class SelectorParser {
   private raise(detail: string): never {
     // a refused selector may be long: quote enough of it to recognise it
     const shown = this.text.length > 120 ? `${this.text.slice(0, 120)}…` : this.text;
-    throw new ValidationError('INVALID_SELECTOR', `invalid selector ${JSON.stringify(shown)}: ${detail}`);
+    throw new InvalidInputError('INVALID_SELECTOR', `invalid selector ${JSON.stringify(shown)}: ${detail}`);
   }
 }
 

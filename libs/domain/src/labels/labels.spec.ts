@@ -1,15 +1,15 @@
-import { ValidationError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain-error';
 import { validateLabelKey, validateLabels, validateLabelValue } from './labels';
 
-function labelError(fn: () => unknown): ValidationError {
+function labelError(fn: () => unknown): InvalidInputError {
   try {
     fn();
   } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).code).toBe('INVALID_LABEL');
-    return error as ValidationError;
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).code).toBe('INVALID_LABEL');
+    return error as InvalidInputError;
   }
-  throw new Error('expected a ValidationError');
+  throw new Error('expected an InvalidInputError');
 }
 
 const name63 = 'a'.repeat(63);

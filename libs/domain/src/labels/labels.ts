@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain-error';
 import { type CharRule, charRuleViolation } from './char-rule';
 import { dns1123SubdomainViolation } from './names';
 
@@ -55,12 +55,12 @@ export function labelValueProblem(key: string, value: string): string | undefine
 
 export function validateLabelKey(key: string): void {
   const problem = labelKeyProblem(key);
-  if (problem !== undefined) throw new ValidationError('INVALID_LABEL', problem);
+  if (problem !== undefined) throw new InvalidInputError('INVALID_LABEL', problem);
 }
 
 export function validateLabelValue(key: string, value: string): void {
   const problem = labelValueProblem(key, value);
-  if (problem !== undefined) throw new ValidationError('INVALID_LABEL', problem);
+  if (problem !== undefined) throw new InvalidInputError('INVALID_LABEL', problem);
 }
 
 /** Arrays, Maps and class instances are objects too, but their entries are not label maps. */
@@ -76,16 +76,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 export function validateLabels(labels: unknown, what = 'labels'): Labels {
   if (!isPlainObject(labels)) {
-    throw new ValidationError('INVALID_LABEL', `${what} must be an object mapping label keys to string values`);
+    throw new InvalidInputError('INVALID_LABEL', `${what} must be an object mapping label keys to string values`);
   }
   const count = Object.keys(labels).length;
-  if (count > MAX_LABELS) throw new ValidationError('INVALID_LABEL', `${what} has ${count} labels; at most ${MAX_LABELS} are allowed`);
+  if (count > MAX_LABELS) throw new InvalidInputError('INVALID_LABEL', `${what} has ${count} labels; at most ${MAX_LABELS} are allowed`);
   // No prototype: keys such as "__proto__" or "constructor" are ordinary label keys here.
   const result: Labels = Object.create(null) as Labels;
   for (const [key, value] of Object.entries(labels)) {
     validateLabelKey(key);
     if (typeof value !== 'string') {
-      throw new ValidationError(
+      throw new InvalidInputError(
         'INVALID_LABEL',
         `${what}: value of label ${JSON.stringify(key)} must be a string, got ${value === null ? 'null' : typeof value}`,
       );

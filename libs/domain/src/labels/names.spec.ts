@@ -1,15 +1,15 @@
-import { ValidationError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain-error';
 import { validateDns1123Label, validateDns1123Subdomain } from './names';
 
 function nameError(fn: () => unknown): string {
   try {
     fn();
   } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).code).toBe('INVALID_NAME');
-    return (error as ValidationError).message;
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).code).toBe('INVALID_NAME');
+    return (error as InvalidInputError).message;
   }
-  throw new Error('expected a ValidationError');
+  throw new Error('expected an InvalidInputError');
 }
 
 const label63 = 'a'.repeat(63);

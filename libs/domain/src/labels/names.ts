@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain-error';
 import { type CharRule, charRuleViolation } from './char-rule';
 
 /** Pool and node names end up as Kubernetes object names, so they obey the same DNS-1123 rules. */
@@ -42,13 +42,13 @@ export function dns1123SubdomainViolation(value: string): string | undefined {
 export function validateDns1123Label(name: string, what: string): void {
   const violation = dns1123LabelViolation(name);
   if (violation !== undefined) {
-    throw new ValidationError('INVALID_NAME', `${what} ${JSON.stringify(name)} is not a valid DNS-1123 label: ${violation}`);
+    throw new InvalidInputError('INVALID_NAME', `${what} ${JSON.stringify(name)} is not a valid DNS-1123 label: ${violation}`);
   }
 }
 
 export function validateDns1123Subdomain(name: string, what: string): void {
   const violation = dns1123SubdomainViolation(name);
   if (violation !== undefined) {
-    throw new ValidationError('INVALID_NAME', `${what} ${JSON.stringify(name)} is not a valid DNS-1123 subdomain: ${violation}`);
+    throw new InvalidInputError('INVALID_NAME', `${what} ${JSON.stringify(name)} is not a valid DNS-1123 subdomain: ${violation}`);
   }
 }

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain-error';
 import type { PoolSpec } from './pool-spec';
 
 export type PoolApply = { create: PoolSpec } | { patch: Pick<PoolSpec, 'labels' | 'nodeSelector' | 'disabled'> };
@@ -11,16 +11,16 @@ export type PoolApply = { create: PoolSpec } | { patch: Pick<PoolSpec, 'labels' 
 export function planPoolApply(current: PoolSpec | null, desired: PoolSpec): PoolApply {
   if (!current) return { create: desired };
   if (current.cidr !== desired.cidr) {
-    throw new ValidationError('INVALID_ARGUMENT', `pool "${desired.name}" has cidr ${current.cidr}; it cannot become ${desired.cidr}`);
+    throw new InvalidInputError('INVALID_ARGUMENT', `pool "${desired.name}" has cidr ${current.cidr}; it cannot become ${desired.cidr}`);
   }
   if ((current.gateway ?? null) !== desired.gateway) {
-    throw new ValidationError(
+    throw new InvalidInputError(
       'INVALID_ARGUMENT',
       `pool "${desired.name}" has gateway ${current.gateway ?? 'none'}; it cannot become ${desired.gateway ?? 'none'}`,
     );
   }
   if (JSON.stringify(current.reserved) !== JSON.stringify(desired.reserved)) {
-    throw new ValidationError(
+    throw new InvalidInputError(
       'INVALID_ARGUMENT',
       `pool "${desired.name}" reserves [${current.reserved.join(', ')}]; reserved addresses cannot change (asked: [${desired.reserved.join(', ')}])`,
     );

@@ -1,5 +1,5 @@
 import { cidrContains, formatCidr, formatIp, formatIpRange, type Cidr } from '@ipledger/ip';
-import { ValidationError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain-error';
 import { cidrArgument, ipArgument, rangeArgument } from '../ip-input';
 import { usableSpan } from './usable-span';
 import { LabelSelector, validateDns1123Label, validateLabels, type Labels } from '../labels';
@@ -43,7 +43,7 @@ function canonicalReserved(entries: string[], cidr: Cidr): string[] {
       cidrContains(cidr, { family: range.family, value: range.first }) &&
       cidrContains(cidr, { family: range.family, value: range.last });
     if (!inside) {
-      throw new ValidationError('INVALID_IP', `reserved "${entry}" is not inside the pool's CIDR ${formatCidr(cidr)}`);
+      throw new InvalidInputError('INVALID_IP', `reserved "${entry}" is not inside the pool's CIDR ${formatCidr(cidr)}`);
     }
     return formatIpRange(range);
   });
@@ -54,7 +54,7 @@ function canonicalGateway(text: string | null | undefined, cidr: Cidr): string |
   const gateway = ipArgument(text);
   const [first, last] = usableSpan(cidr);
   if (gateway.family !== cidr.family || gateway.value < first || gateway.value > last) {
-    throw new ValidationError(
+    throw new InvalidInputError(
       'INVALID_IP',
       `gateway "${text}" is not a usable address of the pool's CIDR ${formatCidr(cidr)} (network and broadcast addresses excluded)`,
     );

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain-error';
 import { LabelSelector, validateDns1123Label, validateLabelKey } from '../labels';
 
 /** How a request picks its candidate pools, before the always-applied eligibility rules. */
@@ -17,10 +17,10 @@ export interface SelectionInput {
 export function selectionRule(input: SelectionInput, defaultMatchLabel: string | null): SelectionRule {
   const given = (['pools', 'poolSelector', 'matchLabel'] as const).filter((field) => input[field] !== undefined);
   if (given.length > 1) {
-    throw new ValidationError('INVALID_ARGUMENT', `give at most one of pools, poolSelector, matchLabel (got ${given.join(', ')})`);
+    throw new InvalidInputError('INVALID_ARGUMENT', `give at most one of pools, poolSelector, matchLabel (got ${given.join(', ')})`);
   }
   if (input.pools !== undefined) {
-    if (input.pools.length === 0) throw new ValidationError('INVALID_ARGUMENT', 'pools must name at least one pool');
+    if (input.pools.length === 0) throw new InvalidInputError('INVALID_ARGUMENT', 'pools must name at least one pool');
     input.pools.forEach((name) => validateDns1123Label(name, 'pool name'));
     return { kind: 'pools', names: [...new Set(input.pools)] };
   }

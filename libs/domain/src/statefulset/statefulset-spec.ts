@@ -1,5 +1,5 @@
 import type { StatefulSetSpec } from '../commands/reconcile-statefulset.command';
-import { ValidationError } from '../errors/domain-error';
+import { InvalidInputError } from '../errors/domain-error';
 import { validateDns1123Label, validateDns1123Subdomain } from '../labels';
 import { selectionRule, type SelectionRule } from '../selection/selection-rule';
 
@@ -21,7 +21,7 @@ export const MAX_ORDINALS_START = 2_147_483_647;
 
 function count(value: number, field: string, max: number): number {
   if (!Number.isInteger(value) || value < 0 || value > max) {
-    throw new ValidationError('INVALID_ARGUMENT', `${field} must be an integer from 0 to ${max} (got ${value})`);
+    throw new InvalidInputError('INVALID_ARGUMENT', `${field} must be an integer from 0 to ${max} (got ${value})`);
   }
   return value;
 }
@@ -36,7 +36,7 @@ export function parseStatefulSetSpec(spec: StatefulSetSpec, defaultMatchLabel: s
     spec.node === undefined ? null : defaultMatchLabel,
   );
   if (rule.kind === 'matchLabel' && spec.node === undefined) {
-    throw new ValidationError('INVALID_ARGUMENT', `matchLabel=${rule.key} needs node: the pools are chosen by that node's label`);
+    throw new InvalidInputError('INVALID_ARGUMENT', `matchLabel=${rule.key} needs node: the pools are chosen by that node's label`);
   }
   return {
     namespace: spec.namespace,

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ALLOCATION_OWNERS } from '@ipledger/domain';
 import { ArrayMaxSize, IsArray, IsInt, IsString, MaxLength } from 'class-validator';
 import { LIMITS } from '../../http/limits';
-import { Optional } from '../../http/optional';
+import { OptionalField } from '../../http/optional-field';
 
 export class CreateAllocationDto {
   @ApiProperty({
@@ -22,7 +22,7 @@ export class CreateAllocationDto {
     description: "the pod's uid; a pod deleted by the watcher releases only its own addresses",
     maxLength: LIMITS.uid,
   })
-  @Optional()
+  @OptionalField()
   @IsString()
   @MaxLength(LIMITS.uid)
   podUid?: string;
@@ -32,7 +32,7 @@ export class CreateAllocationDto {
     description: "the CNI network (its config's name) the address is for; CNI GC lists a node's allocations by it",
     maxLength: LIMITS.name,
   })
-  @Optional()
+  @OptionalField()
   @IsString()
   @MaxLength(LIMITS.name)
   network?: string;
@@ -42,13 +42,13 @@ export class CreateAllocationDto {
     description:
       'who the address is for. pod (the default when podUid is given): released when the pod is deleted or vanishes; external (the default otherwise: a VM, a load balancer, a router): only by an explicit release',
   })
-  @Optional()
+  @OptionalField()
   @IsString()
   @MaxLength(LIMITS.shortName)
   owner?: string;
 
   @ApiPropertyOptional({ example: '10.4.0.17', description: 'this exact address', maxLength: LIMITS.address })
-  @Optional()
+  @OptionalField()
   @IsString()
   @MaxLength(LIMITS.address)
   ip?: string;
@@ -60,7 +60,7 @@ export class CreateAllocationDto {
     example: [4, 6],
     description: '[4], [6] or [4,6] (dual stack: both or neither); default [4]',
   })
-  @Optional()
+  @OptionalField()
   @IsArray()
   @ArrayMaxSize(2)
   @IsInt({ each: true })
@@ -72,7 +72,7 @@ export class CreateAllocationDto {
     maxItems: LIMITS.pools,
     description: 'pool names, tried in this order',
   })
-  @Optional()
+  @OptionalField()
   @IsArray()
   @ArrayMaxSize(LIMITS.pools)
   @IsString({ each: true })
@@ -80,7 +80,7 @@ export class CreateAllocationDto {
   pools?: string[];
 
   @ApiPropertyOptional({ example: 'tier=gold', description: 'Kubernetes label selector over pool labels', maxLength: LIMITS.selector })
-  @Optional()
+  @OptionalField()
   @IsString()
   @MaxLength(LIMITS.selector)
   poolSelector?: string;
@@ -90,7 +90,7 @@ export class CreateAllocationDto {
     description: "pools whose value for this label equals the node's",
     maxLength: LIMITS.labelKey,
   })
-  @Optional()
+  @OptionalField()
   @IsString()
   @MaxLength(LIMITS.labelKey)
   matchLabel?: string;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsObject, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { LIMITS } from '../../http/limits';
-import { Optional } from '../../http/optional';
+import { OptionalField } from '../../http/optional-field';
 
 export class CreatePoolDto {
   @ApiProperty({ example: 'rack-7', description: 'DNS-1123 label', maxLength: LIMITS.shortName })
@@ -33,7 +33,7 @@ export class CreatePoolDto {
     example: { 'pool-group': 'group-1' },
     description: `Kubernetes labels (keys up to ${LIMITS.labelKey} characters, values up to 63), at most ${LIMITS.labels}`,
   })
-  @Optional()
+  @OptionalField()
   @IsObject()
   labels?: Record<string, string>;
 
@@ -55,7 +55,7 @@ export class CreatePoolDto {
     maxItems: LIMITS.reserved,
     example: ['10.4.0.1', '10.4.0.250-10.4.0.254'],
   })
-  @Optional()
+  @OptionalField()
   @IsArray()
   @ArrayMaxSize(LIMITS.reserved)
   @IsString({ each: true })
@@ -63,7 +63,7 @@ export class CreatePoolDto {
   reserved?: string[];
 
   @ApiPropertyOptional({ default: false })
-  @Optional()
+  @OptionalField()
   @IsBoolean()
   disabled?: boolean;
 }

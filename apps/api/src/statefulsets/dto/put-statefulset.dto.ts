@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MAX_ORDINALS_START, MAX_REPLICAS } from '@ipledger/domain';
 import { IsInt, IsString, MaxLength } from 'class-validator';
 import { LIMITS } from '../../http/limits';
-import { Optional } from '../../http/optional';
+import { OptionalField } from '../../http/optional-field';
 
 export class PutStatefulSetDto {
   @ApiProperty({ example: 3, minimum: 0, maximum: MAX_REPLICAS, description: 'the StatefulSet spec.replicas' })
@@ -15,18 +15,18 @@ export class PutStatefulSetDto {
     maximum: MAX_ORDINALS_START,
     description: 'spec.ordinals.start: the ordinal of the first pod',
   })
-  @Optional()
+  @OptionalField()
   @IsInt()
   ordinalsStart?: number;
 
   @ApiPropertyOptional({ example: 'rack-7', description: 'the pool to reserve in', maxLength: LIMITS.shortName })
-  @Optional()
+  @OptionalField()
   @IsString()
   @MaxLength(LIMITS.shortName)
   pool?: string;
 
   @ApiPropertyOptional({ example: 'tier=gold', description: 'Kubernetes label selector over pool labels', maxLength: LIMITS.selector })
-  @Optional()
+  @OptionalField()
   @IsString()
   @MaxLength(LIMITS.selector)
   poolSelector?: string;
@@ -36,7 +36,7 @@ export class PutStatefulSetDto {
     description: "pools whose value for this label equals the node's (needs node)",
     maxLength: LIMITS.labelKey,
   })
-  @Optional()
+  @OptionalField()
   @IsString()
   @MaxLength(LIMITS.labelKey)
   matchLabel?: string;
@@ -46,7 +46,7 @@ export class PutStatefulSetDto {
     description: "the node whose labels matchLabel and pools' nodeSelectors are matched against",
     maxLength: LIMITS.name,
   })
-  @Optional()
+  @OptionalField()
   @IsString()
   @MaxLength(LIMITS.name)
   node?: string;

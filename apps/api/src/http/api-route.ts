@@ -1,0 +1,30 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import { ErrorResponse } from './error-response';
+
+type ErrorStatus = 400 | 404 | 409 | 413;
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'malformed input (INVALID_*), nothing changed',
+  401: 'UNAUTHENTICATED: no or unknown bearer token (when tokens are configured)',
+  403: "FORBIDDEN: the token's role may not do this",
+  404: 'the object does not exist',
+  409: 'refused by the current state (code says why), nothing changed',
+  413: 'PAYLOAD_TOO_LARGE: the body is over 1 MiB',
+  503: 'UNAVAILABLE: the database (or bus) is away or too slow; retry',
+};
+
+const errors = (statuses: number[]) =>
+  statuses.map((status) => ApiResponse({ status, type: ErrorResponse, description: DESCRIPTIONS[status] }));
+
+/**
+ * A route behind the bearer token: its summary, the security requirement (so Swagger UI's "Try
+ * it out" sends the token) and its error answers, all in the one error shape. Placed under the
+ * route's own response decorators, which may describe a status more precisely.
+ */
+export const ApiRoute = (summary: string, ...statuses: ErrorStatus[]) =>
+  applyDecorators(ApiOperation({ summary }), ApiBearerAuth(), ...errors([...statuses, 401, 403, 503]));
+
+/** A route open to anyone (probes, metrics scrapes): no security requirement. */
+export const ApiPublicRoute = (summary: string, ...statuses: 503[]) =>
+  applyDecorators(ApiOperation({ summary, security: [] }), ...errors(statuses));

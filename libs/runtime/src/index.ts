@@ -1,0 +1,3 @@
+export * from './backoff';
+export * from './env';
+export * from './log';
