@@ -17,6 +17,7 @@ import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { AuthGuard } from './http/auth.guard';
 import { EventWriter } from './infrastructure/event-writer';
 import { KeyedMutex } from './infrastructure/keyed-mutex';
+import { PoolGroupCommit } from './infrastructure/pool-group-commit';
 import { Metrics, MetricsInterceptor } from './metrics/metrics';
 import { MetricsController } from './metrics/metrics.controller';
 import { CONFIG, PG_POOL } from './infrastructure/tokens';
@@ -69,6 +70,7 @@ export class AppModule implements OnApplicationShutdown {
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
         Metrics,
         KeyedMutex,
+        PoolGroupCommit,
         EventWriter,
         CreatePoolsHandler,
         UpdatePoolHandler,

@@ -5,15 +5,20 @@ import { findAllocationsByHandle } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
+import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
 import { PG_POOL } from '../infrastructure/tokens';
 
-/** CNI DEL: releases whatever the handle holds, in every pool, in one transaction; nothing held is fine. */
+/**
+ * CNI DEL: releases whatever the handle holds, in every pool, in one transaction; nothing held is
+ * fine. One pool (the common case) goes through that pool's group commit.
+ */
 @CommandHandler(ReleaseIpCommand)
 export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void> {
   constructor(
     private readonly writer: EventWriter,
     private readonly mutex: KeyedMutex,
+    private readonly groupCommit: PoolGroupCommit,
     @Inject(PG_POOL) private readonly pool: Pool,
   ) {}
 
@@ -22,6 +27,15 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
     await retryOnConflict(async () => {
       // IPv4 first, like allocation, so the two never wait on each other's pool locks in a cycle
       const pools = [...new Set((await findAllocationsByHandle(this.pool, handle)).map((a) => a.pool))];
+      if (pools.length === 1) {
+        return this.groupCommit.run(pools[0], {
+          metadata,
+          decide: (state) => {
+            const event = decideRelease(state, handle, condition);
+            return { events: event ? [event] : [], answer: () => undefined };
+          },
+        });
+      }
       const unlocks: Array<() => void> = [];
       try {
         const changes: Change[] = [];

@@ -10,6 +10,8 @@ export interface Change<S = unknown> {
   type: AggregateType<S>;
   loaded: Loaded<S>;
   events: DomainEvent[];
+  /** per event, when the events come from different commands (a group commit); else the append's */
+  metadata?: CommandMetadata[];
 }
 
 /**
@@ -29,7 +31,7 @@ export class EventWriter {
     return this.repository.load(type, id);
   }
 
-  async append(changes: Change[], metadata: CommandMetadata): Promise<RecordedEvent[]> {
+  async append(changes: Change[], metadata?: CommandMetadata): Promise<RecordedEvent[]> {
     const writes = changes.filter((change) => change.events.length > 0);
     if (writes.length === 0) return [];
     const recorded = await appendToStreams(
@@ -37,11 +39,11 @@ export class EventWriter {
       writes.map((change) => ({
         streamId: change.loaded.streamId,
         expectedVersion: change.loaded.version,
-        events: change.events.map((event) => ({
+        events: change.events.map((event, index) => ({
           type: event.type,
           schemaVersion: schemaVersionOf(event.type),
           data: event.data,
-          metadata: { ...metadata },
+          metadata: { ...(change.metadata?.[index] ?? metadata) },
         })),
       })),
       { inTransaction: (client, events) => projectEvents(client, events) },

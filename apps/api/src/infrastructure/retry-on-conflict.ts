@@ -25,7 +25,12 @@ export async function retryOnConflict<T>(work: (attempt: number) => Promise<T>, 
           `gave up after ${attempts} attempts: too many concurrent writers on the same objects; retry`,
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+      await jitter(attempt);
     }
   }
+}
+
+/** A short random wait that grows with the attempt, so replicas that collided do not collide again in step. */
+export function jitter(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
 }
