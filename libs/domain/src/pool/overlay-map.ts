@@ -67,8 +67,12 @@ export class OverlayMap<K, V> implements Map<K, V> {
   }
 
   private *iterate(): Generator<[K, V], undefined> {
-    yield* this.added;
-    for (const [key, value] of this.base) if (!this.added.has(key) && !this.removed.has(key)) yield [key, value];
+    // the base's order first, as a Map keeps a key where it was first set
+    for (const [key, value] of this.base) {
+      if (this.added.has(key)) yield [key, this.added.get(key)!];
+      else if (!this.removed.has(key)) yield [key, value];
+    }
+    for (const entry of this.added) if (!this.base.has(entry[0])) yield entry;
     return undefined;
   }
 
