@@ -47,3 +47,20 @@ export async function timed(
   );
   return { latencies, seconds: (performance.now() - started) / 1000 };
 }
+
+/** Runs `task(i)` with `width` in flight for `seconds`; returns how many completed per second. */
+export async function sustained(seconds: number, width: number, task: (i: number, worker: number) => Promise<void>): Promise<number> {
+  let done = 0;
+  let next = 0;
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: width }, async (_, worker) => {
+      while (performance.now() < end) {
+        await task(next++, worker);
+        done++;
+      }
+    }),
+  );
+  return done / ((performance.now() - started) / 1000);
+}

@@ -29,6 +29,8 @@ export function call(base: string, method: string, path: string, body?: unknown)
 
 export interface ApiProcess {
   base: string;
+  /** the API's process id (a benchmark reads its resident memory) */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -67,6 +69,7 @@ export async function startApiProcess(
   }
   return {
     base,
+    pid: child.pid!,
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');

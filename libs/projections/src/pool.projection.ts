@@ -109,6 +109,23 @@ async function rangesChanged(db: Queryable, pool: string, event: RecordedEvent):
   );
 }
 
+/**
+ * A pool's counts after a run of its allocations and releases (a group commit's): one update,
+ * made after the allocations rows changed (projectEvents' order), so the range count sees them.
+ */
+export async function projectPoolAllocations(db: Queryable, events: readonly RecordedEvent[]): Promise<void> {
+  const last = events[events.length - 1];
+  const delta = events.reduce((sum, e) => sum + (e.type === 'IpAllocated' ? 1 : -1), 0);
+  await db.query(
+    prepared(`UPDATE pools p SET allocated = allocated + $2, version = $3, updated_at = $4, ${RANGE_RESERVED} WHERE name = $1`, [
+      (last.data as { pool: string }).pool,
+      delta,
+      last.version,
+      last.recordedAt,
+    ]),
+  );
+}
+
 /** pools: one row a live pool with its counts; pool_labels: one row a label, for indexed selection; pool_ranges: StatefulSet ranges. */
 export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Promise<void> {
   const e = { type: event.type, data: event.data } as PoolEvent;
@@ -137,18 +154,6 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
     }
     case 'PoolDeleted':
       await db.query(prepared('DELETE FROM pools WHERE name = $1', [e.data.name]));
-      return;
-    case 'IpAllocated':
-    case 'IpReleased':
-      // runs after the allocations row changed (projectEvents' order), so the range count sees it
-      await db.query(
-        prepared(`UPDATE pools p SET allocated = allocated + $2, version = $3, updated_at = $4, ${RANGE_RESERVED} WHERE name = $1`, [
-          e.data.pool,
-          e.type === 'IpAllocated' ? 1 : -1,
-          event.version,
-          at,
-        ]),
-      );
       return;
     case 'RangeReserved':
       await db.query(prepared(UPSERT_RANGE, rowParams(poolRangeRow(event), RANGE_COLUMNS)));

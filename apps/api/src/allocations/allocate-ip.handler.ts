@@ -73,9 +73,9 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const spec = parseAllocationRequest(input);
     const rule = selectionRule(input, this.config.defaultMatchLabel);
     return retryOnConflict(async () => {
-      const held = await findAllocationsByHandle(this.pool, spec.handle);
+      // independent reads: one round trip's wait for both
+      const [held, families] = await Promise.all([findAllocationsByHandle(this.pool, spec.handle), this.familyRequests(spec)]);
       if (held.length > 0) return { created: false, items: held };
-      const families = await this.familyRequests(spec);
       return families.length === 1 ? this.allocateOne(families[0], rule, metadata) : this.allocateTogether(families, rule, metadata);
     });
   }
