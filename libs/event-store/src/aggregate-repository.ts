@@ -1,6 +1,7 @@
 import { Pool } from 'pg';
 import { readSnapshot } from './read-snapshot';
 import { readStream } from './read-stream';
+import { readStreams } from './read-streams';
 import { RecordedEvent } from './recorded-event';
 import { writeSnapshot } from './write-snapshot';
 
@@ -56,6 +57,23 @@ export class AggregateRepository {
     return this.loadStream(type, `${type.streamPrefix}-${id}`);
   }
 
+  /** Several aggregates of one type at once: one query for all their new events (and one a cache miss). */
+  async loadMany<S>(type: AggregateType<S>, ids: readonly string[]): Promise<Array<Loaded<S>>> {
+    const streamIds = ids.map((id) => `${type.streamPrefix}-${id}`);
+    const entries = await Promise.all(streamIds.map((streamId) => this.cachedOrSnapshot(type, streamId)));
+    const events = await readStreams(
+      this.pool,
+      streamIds.map((streamId, i) => ({ streamId, version: entries[i].version })),
+    );
+    const byStream = new Map<string, RecordedEvent[]>(streamIds.map((streamId) => [streamId, []]));
+    for (const event of events) byStream.get(event.streamId)!.push(event);
+    return streamIds.map((streamId, i) => {
+      const entry = entries[i];
+      this.advance(type, streamId, entry, byStream.get(streamId)!);
+      return { streamId, state: entry.state as S, version: entry.version };
+    });
+  }
+
   /**
    * An aggregate assumed to have no events yet, without reading anything: for bulk creation, where
    * nearly every stream is new. An append at expected version 0 proves the assumption or fails
@@ -91,10 +109,14 @@ export class AggregateRepository {
   }
 
   private async loadStream<S>(type: AggregateType<S>, streamId: string): Promise<Loaded<S>> {
-    const entry = this.cache.get(streamId) ?? (await this.fromSnapshot(type, streamId));
+    const entry = await this.cachedOrSnapshot(type, streamId);
     const events = await readStream(this.pool, streamId, entry.version);
     this.advance(type, streamId, entry, events);
     return { streamId, state: entry.state as S, version: entry.version };
+  }
+
+  private async cachedOrSnapshot<S>(type: AggregateType<S>, streamId: string): Promise<Entry> {
+    return this.cache.get(streamId) ?? (await this.fromSnapshot(type, streamId));
   }
 
   private async fromSnapshot<S>(type: AggregateType<S>, streamId: string): Promise<Entry> {

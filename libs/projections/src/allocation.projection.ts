@@ -20,8 +20,8 @@ const DELETE = 'DELETE FROM allocations a USING unnest($1::text[], $2::inet[]) r
 
 /**
  * allocations: who holds which address now. Its unique ip index is the second line against double
- * use. A group commit's events arrive together: each run of one type is one statement (an address
- * appears at most once in a run; a release and a re-allocation of it are in different runs).
+ * use. A group commit's events arrive together: each run of one type is one statement (an address or
+ * a handle appears at most once in a run; a release and a re-allocation are in different runs).
  */
 export async function projectAllocationEvents(db: Queryable, events: readonly RecordedEvent[]): Promise<void> {
   for (let i = 0; i < events.length; ) {

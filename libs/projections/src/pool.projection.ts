@@ -110,19 +110,24 @@ async function rangesChanged(db: Queryable, pool: string, event: RecordedEvent):
 }
 
 /**
- * A pool's counts after a run of its allocations and releases (a group commit's): one update,
- * made after the allocations rows changed (projectEvents' order), so the range count sees them.
+ * The pools' counts after a run of allocations and releases (a group commit's, over any number of
+ * pools): one update, made after the allocations rows changed (projectEvents' order), so the range
+ * count sees them.
  */
 export async function projectPoolAllocations(db: Queryable, events: readonly RecordedEvent[]): Promise<void> {
-  const last = events[events.length - 1];
-  const delta = events.reduce((sum, e) => sum + (e.type === 'IpAllocated' ? 1 : -1), 0);
+  const pools = new Map<string, { delta: number; version: number; at: Date }>();
+  for (const e of events) {
+    const pool = (e.data as { pool: string }).pool;
+    const delta = (pools.get(pool)?.delta ?? 0) + (e.type === 'IpAllocated' ? 1 : -1);
+    pools.set(pool, { delta, version: e.version, at: e.recordedAt });
+  }
+  const rows = [...pools.values()];
   await db.query(
-    prepared(`UPDATE pools p SET allocated = allocated + $2, version = $3, updated_at = $4, ${RANGE_RESERVED} WHERE name = $1`, [
-      (last.data as { pool: string }).pool,
-      delta,
-      last.version,
-      last.recordedAt,
-    ]),
+    prepared(
+      `UPDATE pools p SET allocated = allocated + d.delta, version = d.version, updated_at = d.at, ${RANGE_RESERVED}
+       FROM unnest($1::text[], $2::int[], $3::int[], $4::timestamptz[]) d (name, delta, version, at) WHERE p.name = d.name`,
+      [[...pools.keys()], rows.map((r) => r.delta), rows.map((r) => r.version), rows.map((r) => r.at)],
+    ),
   );
 }
 

@@ -11,14 +11,14 @@ const isAllocationEvent = (event: RecordedEvent) => event.type === 'IpAllocated'
 /**
  * Applies events to every read model, in order. Called inside the append transaction (so reads
  * after a write see it) and by a rebuild from position zero (so the two cannot differ). A run of
- * one stream's allocations and releases (a group commit) is projected in a few statements, not
- * two per event.
+ * allocations and releases (a group commit's, over any number of pools) is projected in a few
+ * statements, not two per event.
  */
 export async function projectEvents(db: Queryable, events: readonly RecordedEvent[]): Promise<void> {
   for (let i = 0; i < events.length; ) {
     if (isAllocationEvent(events[i])) {
       let end = i + 1;
-      while (end < events.length && isAllocationEvent(events[end]) && events[end].streamId === events[i].streamId) end++;
+      while (end < events.length && isAllocationEvent(events[end])) end++;
       const run = events.slice(i, end).map(upcast);
       // allocations before pools: a pool's counts are derived from its allocation rows
       await projectAllocationEvents(db, run);

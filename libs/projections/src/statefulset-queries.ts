@@ -5,16 +5,13 @@ import type { Queryable } from './queryable';
 /** The last reconciled outcome as recorded, with the StatefulSet's stream version. */
 export type ReservationView = Reservation & { version: number };
 
+export const STATEFULSET_SELECT = `SELECT namespace, name, replicas, ordinals_start AS "ordinalsStart", pool, mode,
+    CASE WHEN range_start IS NULL THEN NULL ELSE json_build_object('start', host(range_start), 'end', host(range_end)) END AS range,
+    reason, version
+  FROM statefulsets`;
+
 export async function findStatefulSet(db: Queryable, namespace: string, name: string): Promise<ReservationView | null> {
-  const { rows } = await db.query<ReservationView>(
-    prepared(
-      `SELECT namespace, name, replicas, ordinals_start AS "ordinalsStart", pool, mode,
-              CASE WHEN range_start IS NULL THEN NULL ELSE json_build_object('start', host(range_start), 'end', host(range_end)) END AS range,
-              reason, version
-         FROM statefulsets WHERE namespace = $1 AND name = $2`,
-      [namespace, name],
-    ),
-  );
+  const { rows } = await db.query<ReservationView>(prepared(`${STATEFULSET_SELECT} WHERE namespace = $1 AND name = $2`, [namespace, name]));
   return rows[0] ?? null;
 }
 

@@ -25,9 +25,10 @@ import {
   allocationFromEvent,
   eligiblePoolPages,
   findAllocationsByHandle,
-  findStatefulSet,
+  findAllocationStart,
   noEligiblePoolMessage,
   type AllocationView,
+  type ReservationView,
 } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
@@ -73,9 +74,10 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const spec = parseAllocationRequest(input);
     const rule = selectionRule(input, this.config.defaultMatchLabel);
     return retryOnConflict(async () => {
-      // independent reads: one round trip's wait for both
-      const [held, families] = await Promise.all([findAllocationsByHandle(this.pool, spec.handle), this.familyRequests(spec)]);
+      const pod = statefulSetPod(spec.pod);
+      const { held, reservation } = await findAllocationStart(this.pool, spec.handle, spec.namespace, pod?.statefulSet ?? null);
       if (held.length > 0) return { created: false, items: held };
+      const families = familyRequests(spec, pod && reservation && { reservation, ordinal: pod.ordinal });
       return families.length === 1 ? this.allocateOne(families[0], rule, metadata) : this.allocateTogether(families, rule, metadata);
     });
   }
@@ -166,21 +168,20 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     if (items.length === decided.length) return { created: true, items };
     return { created: items.length > 0, items: await findAllocationsByHandle(this.pool, handle) };
   }
+}
 
-  /**
-   * One request per family. A pod `<name>-<ordinal>` of a StatefulSet with a reservation in this
-   * namespace gets its ordinal's address in that range (unless it asked for an address).
-   */
-  private async familyRequests(spec: AllocationRequestSpec): Promise<FamilyRequest[]> {
-    const pod = statefulSetPod(spec.pod);
-    const reservation = pod && (await findStatefulSet(this.pool, spec.namespace, pod.statefulSet));
-    const statefulSet: StatefulSetRef | undefined =
-      pod && reservation ? { namespace: spec.namespace, name: reservation.name, ordinal: pod.ordinal } : undefined;
-    const { ip, families, ...holder } = spec;
-    return families.map((family) => {
-      const pinned = !ip && reservation && statefulSet ? ordinalAddress(reservation, statefulSet, family) : null;
-      const request: AllocationPlanRequest = { ...holder, family, ip: pinned?.ip ?? ip?.value, statefulSet, pinned: pinned !== null };
-      return { request, pinnedTo: pinned?.pool ?? null };
-    });
-  }
+/**
+ * One request per family. A pod `<name>-<ordinal>` of a StatefulSet with a reservation in this
+ * namespace gets its ordinal's address in that range (unless it asked for an address).
+ */
+function familyRequests(spec: AllocationRequestSpec, owner: { reservation: ReservationView; ordinal: number } | null): FamilyRequest[] {
+  const statefulSet: StatefulSetRef | undefined = owner
+    ? { namespace: spec.namespace, name: owner.reservation.name, ordinal: owner.ordinal }
+    : undefined;
+  const { ip, families, ...holder } = spec;
+  return families.map((family) => {
+    const pinned = !ip && owner && statefulSet ? ordinalAddress(owner.reservation, statefulSet, family) : null;
+    const request: AllocationPlanRequest = { ...holder, family, ip: pinned?.ip ?? ip?.value, statefulSet, pinned: pinned !== null };
+    return { request, pinnedTo: pinned?.pool ?? null };
+  });
 }

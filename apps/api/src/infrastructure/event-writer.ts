@@ -31,6 +31,10 @@ export class EventWriter {
     return this.repository.load(type, id);
   }
 
+  loadMany<S>(type: AggregateType<S>, ids: readonly string[]): Promise<Array<Loaded<S>>> {
+    return this.repository.loadMany(type, ids);
+  }
+
   async append(changes: Change[], metadata?: CommandMetadata): Promise<RecordedEvent[]> {
     const writes = changes.filter((change) => change.events.length > 0);
     if (writes.length === 0) return [];
