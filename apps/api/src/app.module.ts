@@ -64,7 +64,11 @@ export class AppModule implements OnApplicationShutdown {
       providers: [
         { provide: CONFIG, useValue: config },
         { provide: PG_POOL, useFactory: () => createPgPool(config.databaseUrl) },
-        { provide: AggregateRepository, useFactory: (pool: Pool) => new AggregateRepository(pool, { upcast }), inject: [PG_POOL] },
+        {
+          provide: AggregateRepository,
+          useFactory: (pool: Pool) => new AggregateRepository(pool, { upcast, cacheBytes: config.aggregateCacheBytes }),
+          inject: [PG_POOL],
+        },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },

@@ -21,6 +21,8 @@ export interface Config {
   defaultMatchLabel: string | null;
   /** null when the consumer is off (the default without NATS_URL): the API then serves REST only */
   kubernetes: KubernetesConsumerConfig | null;
+  /** the aggregate cache's memory bound, in bytes (estimated from the states' address runs and holders) */
+  aggregateCacheBytes: number;
 }
 
 export interface KubernetesConsumerConfig {
@@ -106,5 +108,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokens,
     defaultMatchLabel: env.IPAM_DEFAULT_MATCH_LABEL || null,
     kubernetes: kubernetesConfig(env),
+    aggregateCacheBytes: Math.max(1, nonNegativeInteger(env, 'IPAM_AGGREGATE_CACHE_MB', 160)) * 1024 * 1024,
   };
 }

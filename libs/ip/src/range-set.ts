@@ -55,6 +55,11 @@ export class RangeSet {
     return this.total;
   }
 
+  /** How many runs: what the set's memory follows. */
+  runCount(): number {
+    return this.list.length;
+  }
+
   /** A copy of the runs, ascending. */
   runs(): ReadonlyArray<Run> {
     return this.list.slice();
