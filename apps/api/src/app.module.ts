@@ -5,6 +5,7 @@ import { upcast } from '@ipledger/domain';
 import { AggregateRepository } from '@ipledger/event-store';
 import { Pool } from 'pg';
 import { AllocateIpHandler } from './allocations/allocate-ip.handler';
+import { AllocationReads } from './allocations/allocation-reads';
 import { AllocationsController } from './allocations/allocations.controller';
 import { ReleaseIpHandler } from './allocations/release-ip.handler';
 import type { Config } from './config';
@@ -75,6 +76,7 @@ export class AppModule implements OnApplicationShutdown {
         Metrics,
         KeyedMutex,
         PoolGroupCommit,
+        AllocationReads,
         EventWriter,
         CreatePoolsHandler,
         UpdatePoolHandler,

@@ -48,7 +48,7 @@ describe('round trips of the hot path', () => {
     expect(await count(() => api.http().delete('/v1/allocations/web-0').expect(204))).toBe(7);
   });
 
-  it('32 allocations at once share their loads and transactions', async () => {
+  it('32 allocations at once share their reads, loads and transactions', async () => {
     const n = await count(() =>
       Promise.all(
         Array.from({ length: 32 }, (_, i) =>
@@ -60,7 +60,7 @@ describe('round trips of the hot path', () => {
         ),
       ),
     );
-    // 3 each to start, plus 6 a batch (load and transaction) shared by the requests in it
+    // 3 reads and 6 writes (load and transaction), each shared by the requests that meet in it
     expect(n).toBeLessThan(32 * 9);
   });
 });

@@ -3,6 +3,13 @@ import { ALLOCATION_SELECT, toAllocationView, type AllocationRow, type Allocatio
 import type { Queryable } from './queryable';
 import { STATEFULSET_SELECT, type ReservationView } from './statefulset-queries';
 
+export interface AllocationStartKey {
+  handle: string;
+  namespace: string;
+  /** the StatefulSet the pod's name points at; null when it has no ordinal */
+  statefulSet: string | null;
+}
+
 export interface AllocationStart {
   /** what the handle holds already, IPv4 first (a retried request) */
   held: AllocationView[];
@@ -10,21 +17,17 @@ export interface AllocationStart {
   reservation: ReservationView | null;
 }
 
-const QUERY = `SELECT (SELECT coalesce(json_agg(h ORDER BY h.family), '[]') FROM (${ALLOCATION_SELECT} WHERE a.handle = $1) h) AS held,
-  (SELECT row_to_json(s) FROM (${STATEFULSET_SELECT} WHERE namespace = $2 AND name = $3) s) AS reservation`;
+const QUERY = `SELECT (SELECT coalesce(json_agg(h ORDER BY h.family), '[]') FROM (${ALLOCATION_SELECT} WHERE a.handle = r.handle) h) AS held,
+    (SELECT row_to_json(s) FROM (${STATEFULSET_SELECT} WHERE namespace = r.namespace AND name = r.statefulset) s) AS reservation
+  FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY r (handle, namespace, statefulset, i) ORDER BY r.i`;
 
 /**
- * What an allocation reads before it decides, in one round trip: the handle's current addresses
- * and the reservation of the pod's StatefulSet (`statefulSet` null: the pod name has no ordinal).
+ * What allocations read before they decide, in one round trip for any number of them: each
+ * handle's current addresses and the reservation of its pod's StatefulSet. In the order asked.
  */
-export async function findAllocationStart(
-  db: Queryable,
-  handle: string,
-  namespace: string,
-  statefulSet: string | null,
-): Promise<AllocationStart> {
+export async function findAllocationStarts(db: Queryable, keys: readonly AllocationStartKey[]): Promise<AllocationStart[]> {
   const { rows } = await db.query<{ held: AllocationRow[]; reservation: ReservationView | null }>(
-    prepared(QUERY, [handle, namespace, statefulSet]),
+    prepared(QUERY, [keys.map((k) => k.handle), keys.map((k) => k.namespace), keys.map((k) => k.statefulSet)]),
   );
-  return { held: rows[0].held.map(toAllocationView), reservation: rows[0].reservation };
+  return rows.map((row) => ({ held: row.held.map(toAllocationView), reservation: row.reservation }));
 }

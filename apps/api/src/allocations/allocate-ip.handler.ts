@@ -25,7 +25,6 @@ import {
   allocationFromEvent,
   eligiblePoolPages,
   findAllocationsByHandle,
-  findAllocationStart,
   noEligiblePoolMessage,
   type AllocationView,
   type ReservationView,
@@ -33,6 +32,7 @@ import {
 import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
+import { AllocationReads } from './allocation-reads';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
@@ -66,6 +66,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     private readonly writer: EventWriter,
     private readonly mutex: KeyedMutex,
     private readonly groupCommit: PoolGroupCommit,
+    private readonly reads: AllocationReads,
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(CONFIG) private readonly config: Config,
   ) {}
@@ -75,7 +76,11 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const rule = selectionRule(input, this.config.defaultMatchLabel);
     return retryOnConflict(async () => {
       const pod = statefulSetPod(spec.pod);
-      const { held, reservation } = await findAllocationStart(this.pool, spec.handle, spec.namespace, pod?.statefulSet ?? null);
+      const { held, reservation } = await this.reads.start({
+        handle: spec.handle,
+        namespace: spec.namespace,
+        statefulSet: pod?.statefulSet ?? null,
+      });
       if (held.length > 0) return { created: false, items: held };
       const families = familyRequests(spec, pod && reservation && { reservation, ordinal: pod.ordinal });
       return families.length === 1 ? this.allocateOne(families[0], rule, metadata) : this.allocateTogether(families, rule, metadata);
@@ -148,7 +153,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const excluded: Exclusion[] = [];
     let passedOver: PassedOver[] = [];
     let eligibleSeen = 0;
-    for await (const page of eligiblePoolPages(this.pool, rule, request.node, [request.family])) {
+    for await (const page of eligiblePoolPages(this.pool, rule, request.node, [request.family], undefined, this.reads)) {
       excluded.push(...page.excluded);
       for (const candidate of page.eligible) {
         eligibleSeen++;

@@ -1,13 +1,10 @@
-import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { decideRelease, PoolAggregate, ReleaseIpCommand, validateHandle } from '@ipledger/domain';
-import { findAllocationsByHandle } from '@ipledger/projections';
-import type { Pool } from 'pg';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
-import { PG_POOL } from '../infrastructure/tokens';
+import { AllocationReads } from './allocation-reads';
 
 /**
  * CNI DEL: releases whatever the handle holds, in every pool, in one transaction; nothing held is
@@ -19,14 +16,15 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
     private readonly writer: EventWriter,
     private readonly mutex: KeyedMutex,
     private readonly groupCommit: PoolGroupCommit,
-    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly reads: AllocationReads,
   ) {}
 
   async execute({ handle, metadata, condition }: ReleaseIpCommand): Promise<void> {
     validateHandle(handle);
     await retryOnConflict(async () => {
       // IPv4 first, like allocation, so the two never wait on each other's pool locks in a cycle
-      const pools = [...new Set((await findAllocationsByHandle(this.pool, handle)).map((a) => a.pool))];
+      const { held } = await this.reads.start({ handle, namespace: '', statefulSet: null });
+      const pools = [...new Set(held.map((a) => a.pool))];
       if (pools.length === 1) {
         return this.groupCommit.run(pools[0], {
           metadata,
