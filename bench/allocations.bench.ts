@@ -10,7 +10,8 @@
  * Throughputs are BENCH_ROUNDS (default 3) interleaved rounds of BENCH_SECONDS (default 5) each;
  * the medians are compared. P4 and P7 seed their history straight into the event store (SQL) and
  * build the read models with `ipledger replay --rebuild`, then go through the API.
- * BENCH_NODE_ARGS passes node flags to the API (e.g. --cpu-prof).
+ * BENCH_NODE_ARGS passes node flags to the API (e.g. --cpu-prof); BENCH_HEAP_MIB (default 384) is
+ * the P4/P7 API's --max-old-space-size, as deploy/api-deployment.yaml sets it (NODE_OPTIONS).
  */
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -26,6 +27,8 @@ const HISTORY_EVENTS = Number(process.env.BENCH_HISTORY_EVENTS ?? 1_000_000);
 const MANY_POOLS = Number(process.env.BENCH_POOLS ?? 10_000);
 const HELD = Number(process.env.BENCH_HELD ?? 1_000_000);
 const CLI = join(__dirname, '../dist/cli.js');
+/** the API's V8 heap for P4 and P7, as deploy/api-deployment.yaml sets it for its 512 MiB limit */
+const HEAP_MIB = Number(process.env.BENCH_HEAP_MIB ?? 384);
 const run = promisify(execFile);
 
 const body = (handle: string, pool: string) => ({ handle, node: 'bench-node', namespace: 'bench', pod: handle, pools: [pool] });
@@ -115,6 +118,12 @@ async function seed(url: string): Promise<void> {
        ORDER BY j, r`,
       [pairs],
     );
+    // and its latest snapshot, as the API writes one every 200 events (every address released)
+    await sql.query(
+      `INSERT INTO snapshots (stream_id, version, state)
+       VALUES ('pool-aged', 1 + 2 * $1::int, jsonb_build_object('name', 'aged', 'created', ${created("'aged'", "'10.250.0.0/16'")}, 'ranges', '[]'::jsonb, 'holders', '[]'::jsonb))`,
+      [pairs],
+    );
     const cidr = `'10.' || (i / 256) || '.' || (i % 256) || '.0/24'`;
     await sql.query(
       `INSERT INTO events (stream_id, version, event_id, type, schema_version, data)
@@ -150,14 +159,16 @@ async function historyAndMemory(): Promise<{ P4: number; P7: number; lines: stri
     const seeding = performance.now();
     await seed(db.url);
     const seeded = (performance.now() - seeding) / 1000;
-    const api = await startApi(db.url);
+    // as deploy/ runs it (NODE_OPTIONS in api-deployment.yaml): a heap sized to the 512 MiB limit;
+    // unlimited, V8 lets the garbage of 10,000 first loads pile up towards a gigabyte first
+    const api = await startApi(db.url, undefined, [`--max-old-space-size=${HEAP_MIB}`]);
     try {
       expectStatus(await call(api.base, 'POST', '/v1/pools', { name: 'fresh', cidr: '10.251.0.0/16' }), 201, 'create fresh');
       const pair = (pool: string, handle: string) => async () => {
         await allocate(api.base, handle, pool);
         expectStatus(await call(api.base, 'DELETE', `/v1/allocations/${handle}`), 204, 'release');
       };
-      // the first load of `aged` replays its history once (then snapshots keep later loads short)
+      // the first load of `aged` reads its snapshot and a short tail
       await pair('aged', 'a-warm')();
       await pair('fresh', 'f-warm')();
       const fresh: number[] = [];
@@ -180,7 +191,7 @@ async function historyAndMemory(): Promise<{ P4: number; P7: number; lines: stri
           `  allocate+release, new pool               median ${ms(median(fresh))} (300 pairs)`,
           `  allocate+release, pool with ${HISTORY_EVENTS} events median ${ms(median(aged))} (300 pairs, interleaved)`,
           `  ${MANY_POOLS} pools holding ${HELD} addresses, each loaded by an allocation (${touched.toFixed(1)} s):`,
-          `  API resident memory ${memory.now.toFixed(0)} MiB (peak ${memory.peak.toFixed(0)} MiB)`,
+          `  API resident memory ${memory.now.toFixed(0)} MiB (peak ${memory.peak.toFixed(0)} MiB; node --max-old-space-size=${HEAP_MIB})`,
         ],
       };
     } finally {

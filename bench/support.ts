@@ -10,8 +10,12 @@ export async function freshDatabase(name: string): Promise<{ url: string; drop()
 }
 
 /** The built API (run `npm run build` first) as its own process; BENCH_NODE_ARGS passes node flags (e.g. --cpu-prof). */
-export function startApi(databaseUrl: string, env?: NodeJS.ProcessEnv): Promise<ApiProcess> {
-  return startApiProcess(databaseUrl, { from: 'dist', nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), env });
+export function startApi(databaseUrl: string, env?: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<ApiProcess> {
+  return startApiProcess(databaseUrl, {
+    from: 'dist',
+    nodeArgs: [...nodeArgs, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)],
+    env,
+  });
 }
 
 export function expectStatus(res: { status: number; body: unknown }, status: number, what: string): void {
