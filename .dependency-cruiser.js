@@ -39,6 +39,6 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    exclude: { path: '^(dist|node_modules|coverage)/' },
+    exclude: { path: '^(dist|coverage)/' },
   },
 };

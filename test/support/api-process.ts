@@ -32,6 +32,10 @@ export interface ApiProcess {
   /** the API's process id (a benchmark reads its resident memory) */
   pid: number;
   stop(): Promise<void>;
+  /** SIGKILL and wait: the process gets no chance to finish anything */
+  kill(): Promise<void>;
+  /** still running */
+  alive(): boolean;
 }
 
 /**
@@ -71,9 +75,15 @@ export async function startApiProcess(
     base,
     pid: child.pid!,
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       await once(child, 'exit');
     },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    },
+    alive: () => child.exitCode === null && child.signalCode === null,
   };
 }

@@ -1,24 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { freePort } from './free-port';
+import { freePort, waitForPort } from './free-port';
 
 export interface PrivateNats {
   url: string;
   /** stops the server (its JetStream store stays) */
   stop(): Promise<void>;
+  /** SIGKILL: no chance to flush or say goodbye to the cluster */
+  kill(): Promise<void>;
   /** starts it again on the same port and store */
   start(): Promise<void>;
   close(): Promise<void>;
 }
-
-const reachable = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => resolve(!!socket.end()));
-    socket.on('error', () => resolve(false));
-  });
 
 /** `nats-server` from PATH (Debian puts it in /usr/sbin), or an error that says what to install. */
 export function natsServerBinary(): string {
@@ -37,35 +32,73 @@ export function natsServerBinary(): string {
   );
 }
 
-/** A NATS server of the suite's own (the shared one must stay up for the others), to take down and bring back. */
-export async function startPrivateNats(): Promise<PrivateNats> {
+/** One nats-server with JetStream on a free loopback port and a store of its own; `extra` arguments join it to a cluster. */
+async function natsServer(extra: (port: number) => string[] = () => []): Promise<PrivateNats> {
   const binary = natsServerBinary();
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'nats-'));
   let child: ChildProcess | null = null;
   const start = async () => {
-    child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: 'ignore' });
-    for (let i = 0; !(await reachable(port)); i++) {
-      if (i > 200) throw new Error(`nats-server did not listen on ${port}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir, ...extra(port)], { stdio: 'ignore' });
+    await waitForPort(port, 'nats-server');
   };
-  const stop = async () => {
+  const signal = async (name: NodeJS.Signals) => {
     const running = child;
     child = null;
     if (!running || running.exitCode !== null) return;
     const exited = new Promise((resolve) => running.once('exit', resolve));
-    running.kill('SIGTERM');
+    running.kill(name);
     await exited;
   };
   await start();
   return {
     url: `nats://127.0.0.1:${port}`,
-    stop,
+    stop: () => signal('SIGTERM'),
+    kill: () => signal('SIGKILL'),
     start,
     async close() {
-      await stop();
+      await signal('SIGTERM');
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A NATS server of the suite's own (the shared one must stay up for the others), to take down and bring back. */
+export const startPrivateNats = (): Promise<PrivateNats> => natsServer();
+
+export interface NatsCluster {
+  /** every node's client URL, comma-separated (NATS_URL) */
+  url: string;
+  nodes: PrivateNats[];
+  close(): Promise<void>;
+}
+
+/** `size` private nats-servers routed to each other as one JetStream cluster (replicated streams need 3). */
+export async function startNatsCluster(size = 3): Promise<NatsCluster> {
+  const routes = await Promise.all(Array.from({ length: size }, () => freePort()));
+  const name = `chaos-${process.pid}-${routes[0]}`;
+  const nodes = await Promise.all(
+    routes.map((route, i) =>
+      natsServer(() => [
+        '--server_name',
+        `${name}-${i}`,
+        '--cluster_name',
+        name,
+        '--cluster',
+        `nats://127.0.0.1:${route}`,
+        '--routes',
+        routes
+          .filter((other) => other !== route)
+          .map((other) => `nats://127.0.0.1:${other}`)
+          .join(','),
+      ]),
+    ),
+  );
+  return {
+    url: nodes.map((node) => node.url).join(','),
+    nodes,
+    close: async () => {
+      await Promise.all(nodes.map((node) => node.close()));
     },
   };
 }

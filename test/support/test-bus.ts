@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
-import { ensureStream, KubePublisher, type StreamNames } from '@ipledger/messaging';
+import { ensureStream, KubePublisher, natsServers, type StreamNames } from '@ipledger/messaging';
 
 const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -17,14 +17,31 @@ export interface TestBus {
   close(): Promise<void>;
 }
 
-/** A JetStream stream, subject prefix and durable name of this suite's own, on the real NATS server. */
-export async function createTestBus(suite: string, natsUrl = NATS_URL): Promise<TestBus> {
+/**
+ * A JetStream stream, subject prefix and durable name of this suite's own, on the real NATS server
+ * (or on `natsUrl`: a private server, or a cluster's servers with `replicas` copies of the stream).
+ */
+export async function createTestBus(suite: string, natsUrl = NATS_URL, options: { replicas?: number } = {}): Promise<TestBus> {
   const id = `${suite.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
   const names = { stream: `TEST_${id}`.toUpperCase(), subjectPrefix: `test.${id}` };
   const durable = `api_${id}`;
-  const nc = await connect({ servers: natsUrl, maxReconnectAttempts: -1 });
-  const jsm = await nc.jetstreamManager();
-  await ensureStream(jsm, names, 3600);
+  const replicas = options.replicas ?? 1;
+  const nc = await connect({ servers: natsServers(natsUrl), maxReconnectAttempts: -1 });
+  let jsm: JetStreamManager;
+  // a cluster just started elects its JetStream leader first
+  for (let attempt = 1; ; attempt++) {
+    try {
+      jsm = await nc.jetstreamManager();
+      await ensureStream(jsm, names, 3600, replicas);
+      break;
+    } catch (err) {
+      if (attempt >= 60) {
+        await nc.close();
+        throw err;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
   return {
     names,
     durable,
@@ -37,6 +54,7 @@ export async function createTestBus(suite: string, natsUrl = NATS_URL): Promise<
       IPAM_NATS_STREAM: names.stream,
       IPAM_NATS_SUBJECT_PREFIX: names.subjectPrefix,
       IPAM_NATS_DURABLE: durable,
+      IPAM_NATS_REPLICAS: String(replicas),
     },
     async idle(timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;

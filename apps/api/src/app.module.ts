@@ -1,4 +1,4 @@
-import { Inject, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { upcast } from '@ipledger/domain';
@@ -11,14 +11,18 @@ import { ReleaseIpHandler } from './allocations/release-ip.handler';
 import type { Config } from './config';
 import { AuditController } from './audit/audit.controller';
 import { EventsController } from './events/events.controller';
+import { FeedLagMetrics } from './events/feed-lag.metrics';
 import { HealthController } from './health/health.controller';
 import { BusConnection } from './kubernetes/bus-connection';
 import { KUBERNETES_CONFIG, KubernetesConsumer } from './kubernetes/kubernetes-consumer';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { AuthGuard } from './http/auth.guard';
+import { RequestDeadlineInterceptor } from './http/request-deadline.interceptor';
+import { TokenRegistry } from './infrastructure/token-registry';
 import { EventWriter } from './infrastructure/event-writer';
 import { KeyedMutex } from './infrastructure/keyed-mutex';
 import { PoolGroupCommit } from './infrastructure/pool-group-commit';
+import { createPgPool } from './infrastructure/pg-pool';
 import { Metrics, MetricsInterceptor } from './metrics/metrics';
 import { MetricsController } from './metrics/metrics.controller';
 import { CONFIG, PG_POOL } from './infrastructure/tokens';
@@ -32,17 +36,6 @@ import { UpdatePoolHandler } from './pools/update-pool.handler';
 import { DeleteStatefulSetHandler } from './statefulsets/delete-statefulset.handler';
 import { ReconcileStatefulSetHandler } from './statefulsets/reconcile-statefulset.handler';
 import { StatefulSetsController } from './statefulsets/statefulsets.controller';
-
-/**
- * An idle pooled connection that the server drops (restart, failover, a forced drop) emits an
- * error; without a listener that would crash the process. The pool replaces it on next use.
- */
-function createPgPool(connectionString: string): Pool {
-  const pool = new Pool({ connectionString, max: 20 });
-  const logger = new Logger('postgres');
-  pool.on('error', (err) => logger.warn(`idle connection lost: ${err.message}`));
-  return pool;
-}
 
 @Module({})
 export class AppModule implements OnApplicationShutdown {
@@ -64,7 +57,15 @@ export class AppModule implements OnApplicationShutdown {
       ],
       providers: [
         { provide: CONFIG, useValue: config },
-        { provide: PG_POOL, useFactory: () => createPgPool(config.databaseUrl) },
+        {
+          provide: PG_POOL,
+          // statement_timeout: no single statement of the API holds a database core for long
+          useFactory: () =>
+            createPgPool(
+              { connectionString: config.databaseUrl, max: 20, statement_timeout: config.statementTimeoutMs || undefined },
+              { cancellable: true },
+            ),
+        },
         {
           provide: AggregateRepository,
           useFactory: (pool: Pool) => new AggregateRepository(pool, { upcast, cacheBytes: config.aggregateCacheBytes }),
@@ -73,7 +74,10 @@ export class AppModule implements OnApplicationShutdown {
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: RequestDeadlineInterceptor },
         Metrics,
+        TokenRegistry,
+        FeedLagMetrics,
         KeyedMutex,
         PoolGroupCommit,
         AllocationReads,

@@ -2,9 +2,11 @@ import { DomainError, ipArgument } from '@ipledger/domain';
 import { runMigrations, verifyChain } from '@ipledger/event-store';
 import { formatIp } from '@ipledger/ip';
 import { ipHistory, rebuildProjections, verifyProjections } from '@ipledger/projections';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import { loadConfig } from './config';
 import { openDatabase } from './database';
+import { createPgPool } from './infrastructure/pg-pool';
+import { listParked, requestUnpark } from './kubernetes/kubernetes-objects';
 import { MIGRATIONS_DIR } from './migrations-dir';
 import { Progress } from './progress';
 
@@ -13,11 +15,15 @@ const USAGE = `usage: ipledger <command>   (or npm run cli -- <command>)
   replay --verify    rebuild every read model from the log and compare it row by row with the live one (exit 1 on a difference)
   replay --rebuild   rebuild every read model from the log and swap it in for the live one, safely while the API runs
   verify-chain       recompute every stream's hash chain; name the first broken link (exit 1 if any)
-  ip-history <ip>    every allocation, release and reservation of an address, oldest first`;
+  ip-history <ip>    every allocation, release and reservation of an address, oldest first
+  parked             the Kubernetes objects whose message was parked (it kept failing), with why
+  unpark <kind>/<key>... | --all
+                     have the API apply those parked messages again (kind node, pod, statefulset, ippool; key name or namespace/name)`;
 
 /**
- * Operator commands against DATABASE_URL (or the embedded server in IPAM_DATA_DIR); exit code 1 when
- * a check fails, 2 on bad usage. Only `migrate` and `replay --rebuild` change the schema or rows.
+ * Operator commands, as the schema owner (IPAM_MIGRATIONS_DATABASE_URL, else DATABASE_URL, else the
+ * embedded server in IPAM_DATA_DIR); exit code 1 when a check fails, 2 on bad usage. Only `migrate`
+ * and `replay --rebuild` change the schema or rows.
  */
 export async function runCli(args: string[], out: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...rest] = args;
@@ -25,7 +31,9 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
     (command === 'migrate' && rest.length === 0) ||
     (command === 'verify-chain' && rest.length === 0) ||
     (command === 'ip-history' && rest.length === 1) ||
-    (command === 'replay' && rest.length === 1 && (rest[0] === '--verify' || rest[0] === '--rebuild'));
+    (command === 'replay' && rest.length === 1 && (rest[0] === '--verify' || rest[0] === '--rebuild')) ||
+    (command === 'parked' && rest.length === 0) ||
+    (command === 'unpark' && rest.length > 0 && (rest.join(' ') === '--all' || rest.every((arg) => /^[a-z]+\/./.test(arg))));
   if (!usage) {
     out(USAGE);
     return 2;
@@ -42,19 +50,15 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
   }
   const database = await openDatabase(env, () => undefined);
   try {
-    return await run(command, rest[0], ip, loadConfig(database.env).databaseUrl, out);
+    // a rebuild locks and rewrites tables: the owner's work, not the API's service role's
+    return await run(command, rest, ip, loadConfig(database.env).migrationsDatabaseUrl, out);
   } finally {
     await database.close();
   }
 }
 
-async function run(
-  command: string,
-  option: string | undefined,
-  ip: string,
-  databaseUrl: string,
-  out: (line: string) => void,
-): Promise<number> {
+async function run(command: string, rest: string[], ip: string, databaseUrl: string, out: (line: string) => void): Promise<number> {
+  const option = rest[0];
   // read-only commands apply no migrations: they must not change the database they inspect
   if (command === 'migrate' || option === '--rebuild') {
     const applied = await runMigrations(databaseUrl, MIGRATIONS_DIR, out);
@@ -63,9 +67,7 @@ async function run(
       return 0;
     }
   }
-  const db = new Pool({ connectionString: databaseUrl, max: 1 });
-  // a connection lost while idle (a restart, a forced drop racing pool.end()) fails the next query, which says so
-  db.on('error', () => undefined);
+  const db = createPgPool({ connectionString: databaseUrl, max: 1 });
   try {
     if (option === '--rebuild') return await rebuild(db, out);
     if (command === 'replay') {
@@ -76,6 +78,20 @@ async function run(
       for (const d of differences) out(`DIFFERENT ${d.table} (${d.side}): ${JSON.stringify(d.row)}`);
       out(`${events} events replayed; ${differences.length ? `${differences.length} row(s) differ` : 'every read model matches the log'}`);
       return differences.length ? 1 : 0;
+    }
+    if (command === 'parked') {
+      const parked = await listParked(db);
+      for (const p of parked) out(`${p.kind}/${p.key}\t${p.parkedSequence}\t${p.unparkRequested ? 'unpark requested' : p.status}`);
+      out(`${parked.length} parked message(s)`);
+      return 0;
+    }
+    if (command === 'unpark') {
+      const objects =
+        rest[0] === '--all' ? 'all' : rest.map((arg) => ({ kind: arg.slice(0, arg.indexOf('/')), key: arg.slice(arg.indexOf('/') + 1) }));
+      const requested = await requestUnpark(db, objects);
+      for (const r of requested) out(`${r.kind}/${r.key}: message ${r.parkedSequence} will be applied again`);
+      out(`${requested.length} parked message(s) handed back to the API`);
+      return objects !== 'all' && requested.length < objects.length ? 1 : 0;
     }
     if (command === 'verify-chain') {
       const broken = await verifyChain(db);

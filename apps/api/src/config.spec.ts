@@ -23,6 +23,27 @@ describe('configuration from the environment', () => {
     expect(config.tokens.get('def')).toEqual({ role: 'reader', name: expect.stringMatching(/^reader-[0-9a-f]{8}$/) });
   });
 
+  it('reads a token file (one entry a line, # comments), binds every interface for it, and refuses both sources at once', () => {
+    expect(parseTokens('# ops\nabc:admin:ops\n\ndef:reader\n', 'file').get('abc')).toEqual({ role: 'admin', name: 'ops' });
+    expect(loadConfig({ IPAM_TOKENS_FILE: '/etc/ipledger/tokens' })).toMatchObject({ host: '0.0.0.0', tokensFile: '/etc/ipledger/tokens' });
+    expect(() => loadConfig({ IPAM_TOKENS: 'abc:admin', IPAM_TOKENS_FILE: '/etc/ipledger/tokens' })).toThrow(/not both/);
+  });
+
+  it('migrates as the owner named by IPAM_MIGRATIONS_DATABASE_URL, else as DATABASE_URL', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://api@db/x' }).migrationsDatabaseUrl).toBe('postgres://api@db/x');
+    expect(
+      loadConfig({ DATABASE_URL: 'postgres://api@db/x', IPAM_MIGRATIONS_DATABASE_URL: 'postgres://db/x', PGUSER: 'owner' }),
+    ).toMatchObject({ databaseUrl: 'postgres://api@db/x', migrationsDatabaseUrl: 'postgres://owner@db/x' });
+  });
+
+  it('bounds statements and requests by default', () => {
+    expect(loadConfig({})).toMatchObject({ statementTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
+    expect(loadConfig({ IPAM_STATEMENT_TIMEOUT_MS: '0', IPAM_REQUEST_TIMEOUT_MS: '500' })).toMatchObject({
+      statementTimeoutMs: 0,
+      requestTimeoutMs: 500,
+    });
+  });
+
   it('refuses a malformed token list or port without echoing the token', () => {
     expect(() => parseTokens('s3cret:superuser')).toThrow(/must be token:role/);
     expect(() => parseTokens('s3cret:superuser')).not.toThrow(/s3cret/);
@@ -37,6 +58,8 @@ describe('configuration from the environment', () => {
       durable: 'ipledger-api',
       concurrency: 16,
       leakGraceSeconds: 300,
+      maxAttempts: 10,
+      streamReplicas: 1,
     });
     expect(
       loadConfig({
@@ -50,6 +73,15 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ NATS_URL: 'nats://127.0.0.1:4222', IPAM_KUBERNETES_CONSUMER: 'off' }).kubernetes).toBeNull();
     expect(() => loadConfig({ IPAM_KUBERNETES_CONSUMER: 'yes' })).toThrow(/must be on or off/);
     expect(() => loadConfig({ IPAM_KUBERNETES_CONSUMER: 'on', IPAM_LEAK_GRACE_SECONDS: '-1' })).toThrow(/IPAM_LEAK_GRACE_SECONDS "-1"/);
+    expect(
+      loadConfig({ IPAM_KUBERNETES_CONSUMER: 'on', IPAM_KUBERNETES_MAX_ATTEMPTS: '3', IPAM_NATS_REPLICAS: '3' }).kubernetes,
+    ).toMatchObject({
+      maxAttempts: 3,
+      streamReplicas: 3,
+    });
+    expect(() => loadConfig({ IPAM_KUBERNETES_CONSUMER: 'on', IPAM_NATS_REPLICAS: '0' })).toThrow(
+      /IPAM_NATS_REPLICAS "0" must be a whole number from 1 to 5/,
+    );
   });
 
   it('runs a PostgreSQL of its own without DATABASE_URL, in IPAM_DATA_DIR on IPAM_EMBEDDED_POSTGRES_PORT', () => {

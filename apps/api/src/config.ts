@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
-import { DEFAULT_STREAM_NAMES, type StreamNames } from '@ipledger/messaging';
+import { DEFAULT_STREAM_NAMES, streamReplicas, type StreamNames } from '@ipledger/messaging';
 import { DEFAULT_DATA_DIR, DEFAULT_EMBEDDED_PORT } from './embedded-database';
 
 export type Role = 'reader' | 'allocator' | 'admin';
@@ -16,9 +16,18 @@ export interface Config {
   /** with no tokens the API is open, so it binds loopback only */
   host: string;
   databaseUrl: string;
+  /** the schema owner's URL for migrations (and the operator CLI): IPAM_MIGRATIONS_DATABASE_URL, else DATABASE_URL */
+  migrationsDatabaseUrl: string;
   natsUrl: string;
+  /** from IPAM_TOKENS; empty with IPAM_TOKENS_FILE */
   tokens: Map<string, TokenGrant>;
+  /** IPAM_TOKENS_FILE: the same entries, one a line or comma-separated, re-read when the file changes */
+  tokensFile: string | null;
   defaultMatchLabel: string | null;
+  /** PostgreSQL statement_timeout of the API's sessions; 0 = none */
+  statementTimeoutMs: number;
+  /** a request not answered within this is answered 503 and its query cancelled; 0 = none */
+  requestTimeoutMs: number;
   /** null when the consumer is off (the default without NATS_URL): the API then serves REST only */
   kubernetes: KubernetesConsumerConfig | null;
   /** the aggregate cache's memory bound, in bytes (estimated from the states' address runs and holders) */
@@ -30,20 +39,27 @@ export interface KubernetesConsumerConfig {
   durable: string;
   concurrency: number;
   leakGraceSeconds: number;
+  /** deliveries of a message failing for a reason other than a refusal before it is parked */
+  maxAttempts: number;
+  /** IPAM_NATS_REPLICAS: the stream's copies when the API creates it */
+  streamReplicas: number;
 }
 
 const ROLES: readonly Role[] = ['reader', 'allocator', 'admin'];
 
-/** `token:role[:name],...`; the name defaults to role plus a short digest of the token. */
-export function parseTokens(text: string | undefined): Map<string, TokenGrant> {
+/**
+ * `token:role[:name],...` (commas or new lines; `#` starts a comment line); the name defaults to
+ * role plus a short digest of the token.
+ */
+export function parseTokens(text: string | undefined, source = 'IPAM_TOKENS'): Map<string, TokenGrant> {
   const tokens = new Map<string, TokenGrant>();
   for (const entry of (text ?? '')
-    .split(',')
+    .split(/[,\n]/)
     .map((s) => s.trim())
-    .filter(Boolean)) {
+    .filter((s) => s && !s.startsWith('#'))) {
     const [token, role, name] = entry.split(':');
     if (!token || !ROLES.includes(role as Role)) {
-      throw new Error(`IPAM_TOKENS entry "${entry.replace(token ?? '', '***')}" must be token:role with role one of ${ROLES.join(', ')}`);
+      throw new Error(`${source} entry "${entry.replace(token ?? '', '***')}" must be token:role with role one of ${ROLES.join(', ')}`);
     }
     const digest = createHash('sha256').update(token).digest('hex').slice(0, 8);
     tokens.set(token, { role: role as Role, name: name || `${role}-${digest}` });
@@ -79,6 +95,8 @@ function kubernetesConfig(env: NodeJS.ProcessEnv): KubernetesConsumerConfig | nu
     durable: env.IPAM_NATS_DURABLE || 'ipledger-api',
     concurrency: Math.max(1, nonNegativeInteger(env, 'IPAM_KUBERNETES_CONCURRENCY', 16)),
     leakGraceSeconds: nonNegativeInteger(env, 'IPAM_LEAK_GRACE_SECONDS', 300),
+    streamReplicas: streamReplicas(env),
+    maxAttempts: Math.max(1, nonNegativeInteger(env, 'IPAM_KUBERNETES_MAX_ATTEMPTS', 10)),
   };
 }
 
@@ -98,15 +116,22 @@ export function embeddedDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Em
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tokens = parseTokens(env.IPAM_TOKENS);
+  const tokensFile = env.IPAM_TOKENS_FILE || null;
+  if (tokensFile && tokens.size) throw new Error('set IPAM_TOKENS or IPAM_TOKENS_FILE, not both');
   const port = Number(env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT "${env.PORT}" is not a port number`);
+  const databaseUrl = withDefaultUser(env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/ipledger', env);
   return {
     port,
-    host: env.HOST ?? (tokens.size ? '0.0.0.0' : '127.0.0.1'),
-    databaseUrl: withDefaultUser(env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/ipledger', env),
+    host: env.HOST ?? (tokens.size || tokensFile ? '0.0.0.0' : '127.0.0.1'),
+    databaseUrl,
+    migrationsDatabaseUrl: env.IPAM_MIGRATIONS_DATABASE_URL ? withDefaultUser(env.IPAM_MIGRATIONS_DATABASE_URL, env) : databaseUrl,
     natsUrl: env.NATS_URL ?? 'nats://127.0.0.1:4222',
     tokens,
+    tokensFile,
     defaultMatchLabel: env.IPAM_DEFAULT_MATCH_LABEL || null,
+    statementTimeoutMs: nonNegativeInteger(env, 'IPAM_STATEMENT_TIMEOUT_MS', 10_000),
+    requestTimeoutMs: nonNegativeInteger(env, 'IPAM_REQUEST_TIMEOUT_MS', 30_000),
     kubernetes: kubernetesConfig(env),
     aggregateCacheBytes: Math.max(1, nonNegativeInteger(env, 'IPAM_AGGREGATE_CACHE_MB', 160)) * 1024 * 1024,
   };

@@ -4,18 +4,33 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import type { Config } from './config';
+import { useJsonBodyParser } from './http/json-body';
 import { requestContext } from './http/request-context';
+import { LIMITS } from './http/limits';
+import { refuseLongPathParams, refuseNulInUrl } from './http/url-limits';
 import { validationPipe } from './http/validation.pipe';
 import { serveUi } from './ui/serve-ui';
 
 import { MAX_BODY_BYTES } from './http/error-mapping';
 
 export async function createApp(config: Config, options: { logger?: false } = {}): Promise<INestApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: MAX_BODY_BYTES });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, options);
+  const adapter = new FastifyAdapter({
+    bodyLimit: MAX_BODY_BYTES,
+    maxParamLength: 16 * LIMITS.pathParam,
+    // a client that sends its request slowly (slowloris) is cut off like a slow handler
+    requestTimeout: config.requestTimeoutMs,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    ...options,
+    // the JSON parser is ours (json-body.ts): depth and NUL checks before anything else sees the body
+    bodyParser: false,
+  });
   const fastify = app.getHttpAdapter().getInstance();
   fastify.decorateRequest('context', null);
   fastify.addHook('onRequest', requestContext);
+  fastify.addHook('onRequest', refuseNulInUrl);
+  fastify.addHook('preValidation', refuseLongPathParams);
+  useJsonBodyParser(fastify, MAX_BODY_BYTES);
   if (!(await serveUi(app))) new Logger('ipledger').warn('no web UI build found (npm run build): /ui is not served');
   app.useGlobalPipes(validationPipe);
   app.enableShutdownHooks();

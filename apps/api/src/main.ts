@@ -12,14 +12,18 @@ async function main(): Promise<void> {
   // which hooks the same signals, stops its server before the process exits
   const database = await openDatabase(process.env, (line) => logger.log(line));
   const config = loadConfig(database.env);
-  const applied = await runMigrations(config.databaseUrl, MIGRATIONS_DIR, (line) => logger.log(line));
+  const applied = await runMigrations(config.migrationsDatabaseUrl, MIGRATIONS_DIR, (line) => logger.log(line));
   logger.log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
   const app = await createApp(config);
   await app.listen(config.port, config.host);
-  if (config.tokens.size === 0) {
-    logger.warn(`IPAM_TOKENS is not set: access checks are OFF, listening on loopback only (${config.host}:${config.port})`);
+  if (config.tokens.size === 0 && !config.tokensFile) {
+    logger.warn(
+      `IPAM_TOKENS and IPAM_TOKENS_FILE are not set: access checks are OFF, listening on loopback only (${config.host}:${config.port})`,
+    );
   } else {
-    logger.log(`listening on ${config.host}:${config.port} with ${config.tokens.size} token(s)`);
+    logger.log(
+      `listening on ${config.host}:${config.port} with ${config.tokensFile ? `tokens from ${config.tokensFile}` : `${config.tokens.size} token(s)`}`,
+    );
   }
   logger.log(
     config.kubernetes

@@ -36,6 +36,7 @@ describe('allocations over HTTP', () => {
         namespace: 'default',
         pod: 'pod-h1',
         podUid: null,
+        owner: 'external',
         family: 4,
         allocatedAt: expect.any(String),
       },
@@ -226,5 +227,24 @@ describe('allocations over HTTP', () => {
     const res = await api.http().delete('/v1/pools/b-main');
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('POOL_IN_USE');
+  });
+
+  it('records who an allocation is for (owner), refuses an unknown owner, and documents it in OpenAPI', async () => {
+    await api.http().post('/v1/pools').send({ name: 'owners', cidr: '10.90.0.0/28' }).expect(201);
+    const allocate = (handle: string, extra: object) =>
+      api
+        .http()
+        .post('/v1/allocations')
+        .send({ handle, node: 'worker-1', namespace: 'default', pod: handle, pools: ['owners'], ...extra });
+    expect((await allocate('o-pod', { podUid: 'u-1' }).expect(201)).body.items[0].owner).toBe('pod');
+    expect((await allocate('o-cni', { owner: 'pod' }).expect(201)).body.items[0].owner).toBe('pod');
+    expect((await allocate('o-vm', {}).expect(201)).body.items[0].owner).toBe('external');
+    const before = await api.eventCount();
+    expect((await allocate('o-bad', { owner: 'vm' }).expect(400)).body.code).toBe('INVALID_ARGUMENT');
+    expect(await api.eventCount()).toBe(before);
+    const { schemas } = (await api.http().get('/docs-json').expect(200)).body.components;
+    expect(schemas.AllocationDto.properties.owner).toMatchObject({ enum: ['pod', 'external'] });
+    expect(schemas.AllocationDto.required).toContain('owner');
+    expect(schemas.CreateAllocationDto.properties.owner).toMatchObject({ enum: ['pod', 'external'] });
   });
 });

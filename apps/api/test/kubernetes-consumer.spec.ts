@@ -135,7 +135,7 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
 
   it('reserves a range for a StatefulSet from its pool annotation and releases it on delete', async () => {
     await publish('ippool', 'ADDED', object('sts-pool', { spec: { cidr: '10.62.0.0/24' } }));
-    // different objects are applied concurrently: the pool first (a StatefulSet before its pool is the next test)
+    // the pool first: a StatefulSet applied before its pool exists waits for the next IPPool sync (tested below)
     await bus.idle();
     const sts = object('db', {
       namespace: 'apps',
@@ -205,15 +205,15 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
     await bus.idle();
     const oldUid = randomUUID();
     const newUid = randomUUID();
-    const alloc = (handle: string, podUid?: string) =>
+    const alloc = (handle: string, podUid?: string, owner?: string) =>
       api
         .http()
         .post('/v1/allocations')
-        .send({ handle, node: 'worker-1', namespace: 'web', pod: 'web-0', podUid, pools: ['pods'] })
+        .send({ handle, node: 'worker-1', namespace: 'web', pod: 'web-0', podUid, owner, pools: ['pods'] })
         .expect(201);
     await alloc('h-old', oldUid);
     await alloc('h-new', newUid);
-    await alloc('h-unknown');
+    await alloc('h-unknown', undefined, 'pod');
     const before = await api.eventCount();
     await publish('pod', 'DELETED', object('web-0', { namespace: 'web', uid: oldUid }));
     await bus.idle();
@@ -314,6 +314,33 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
     await bus.idle();
     expect(republished).toBeGreaterThan(5);
     expect(await api.eventCount()).toBe(before);
+  });
+
+  it('never releases an external allocation: not when a pod of that name is deleted, not when pod syncs miss it', async () => {
+    const alloc = async (handle: string, extra: Record<string, string>) =>
+      (
+        await api
+          .http()
+          .post('/v1/allocations')
+          .send({ handle, node: 'worker-1', namespace: 'vms', pod: handle, pools: ['pods'], ...extra })
+          .expect(201)
+      ).body.items[0];
+    expect(await alloc('vm-1', {})).toMatchObject({ owner: 'external', podUid: null });
+    expect(await alloc('lb-1', { owner: 'external', podUid: randomUUID() })).toMatchObject({ owner: 'external' });
+    expect(await alloc('pod-1', { podUid: randomUUID() })).toMatchObject({ owner: 'pod' });
+    await publish('pod', 'DELETED', object('vm-1', { namespace: 'vms' }));
+    await sync('pod', []);
+    await bus.idle();
+    await sync('pod', []);
+    await bus.idle();
+    await sync('pod', []);
+    await bus.idle();
+    await api.http().get('/v1/allocations/pod-1').expect(404);
+    expect((await api.http().get('/v1/allocations/vm-1').expect(200)).body.items[0].owner).toBe('external');
+    await api.http().get('/v1/allocations/lb-1').expect(200);
+    expect((await api.http().get('/v1/allocations?namespace=vms').expect(200)).body.items.map((i: { handle: string }) => i.handle)).toEqual(
+      ['lb-1', 'vm-1'],
+    );
   });
 });
 

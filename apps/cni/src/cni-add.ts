@@ -16,6 +16,8 @@ export async function cniAdd(config: NetworkConfig, env: NodeJS.ProcessEnv, api:
     handle,
     node: ipam.node,
     ...pod,
+    // a CNI attachment is a pod's, even when the runtime passes no K8S_POD_UID: leak collection may release it
+    owner: 'pod',
     network: config.name,
     ...(ipam.families ? { families: ipam.families } : {}),
     ...ipam.rule,

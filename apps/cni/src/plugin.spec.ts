@@ -84,6 +84,7 @@ describe('plugin calls and their errors', () => {
       namespace: 'default',
       pod: 'web-0',
       podUid: 'u1',
+      owner: 'pod',
       network: 'pods',
       families: [4],
       pools: ['p'],

@@ -1,9 +1,10 @@
-import { DEFAULT_STREAM_NAMES, KUBE_KINDS, type KubeKind, type StreamNames } from '@ipledger/messaging';
+import { DEFAULT_STREAM_NAMES, KUBE_KINDS, streamReplicas, type KubeKind, type StreamNames } from '@ipledger/messaging';
 
 export interface WatcherConfig {
   natsUrl: string;
   names: StreamNames;
   streamMaxAgeSeconds: number;
+  streamReplicas: number;
   kinds: KubeKind[];
   resyncSeconds: number;
   watchTimeoutSeconds: { min: number; max: number };
@@ -38,6 +39,7 @@ export function loadWatcherConfig(env: NodeJS.ProcessEnv = process.env): Watcher
       subjectPrefix: env.IPAM_NATS_SUBJECT_PREFIX || DEFAULT_STREAM_NAMES.subjectPrefix,
     },
     streamMaxAgeSeconds: wholeNumber(env, 'IPAM_NATS_MAX_AGE_SECONDS', 7 * 24 * 3600, 60),
+    streamReplicas: streamReplicas(env),
     kinds: kinds as KubeKind[],
     resyncSeconds: wholeNumber(env, 'IPAM_WATCHER_RESYNC_SECONDS', 300),
     watchTimeoutSeconds: { min: Math.ceil(timeout / 2), max: timeout },

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { connect, type NatsConnection } from 'nats';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { ensureStream, KubePublisher } from '@ipledger/messaging';
+import { ensureStream, KubePublisher, natsServers } from '@ipledger/messaging';
 import { startHealthServer } from './health-server';
 import { HttpKubeClient } from './kube/kube-client';
 import type { KubeConnection } from './kube/kubeconfig';
@@ -69,7 +69,7 @@ export class Watcher {
   private async run(): Promise<void> {
     this.logger.log(`waiting for NATS at ${this.config.natsUrl}`);
     const nc = await connect({
-      servers: this.config.natsUrl,
+      servers: natsServers(this.config.natsUrl),
       name: 'ipledger-watcher',
       waitOnFirstConnect: true,
       maxReconnectAttempts: -1,
@@ -78,7 +78,7 @@ export class Watcher {
     void (async () => {
       for await (const status of nc.status()) this.logger.log(`nats: ${status.type} ${JSON.stringify(status.data)}`);
     })();
-    await ensureStream(await nc.jetstreamManager(), this.config.names, this.config.streamMaxAgeSeconds);
+    await ensureStream(await nc.jetstreamManager(), this.config.names, this.config.streamMaxAgeSeconds, this.config.streamReplicas);
     this.logger.log(`publishing to stream ${this.config.names.stream} (${this.config.names.subjectPrefix}.>) from ${this.kube.server}`);
     this.publisher = new KubePublisher(nc.jetstream(), this.config.names, {
       onFailure: (error) => {

@@ -17,6 +17,7 @@ export * from './node/node.aggregate';
 export * from './selection/pool-eligibility';
 export * from './selection/selection-rule';
 export * from './allocation/allocation-request';
+export * from './allocation/allocation-owner';
 export * from './commands/create-pools.command';
 export * from './pool/pool-overlap';
 export * from './commands/update-pool.command';

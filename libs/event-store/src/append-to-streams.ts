@@ -13,6 +13,11 @@ export interface StreamAppend {
 }
 
 export interface AppendOptions {
+  /**
+   * Runs first in the transaction, before the version checks and the insert: a fence that may
+   * lock a row of its own and throw to refuse the append (rolling everything back).
+   */
+  beforeWrite?: (client: PoolClient) => Promise<void>;
   /** Runs after the insert, in the same transaction (inline projections); a throw rolls everything back. */
   inTransaction?: (client: PoolClient, recorded: RecordedEvent[]) => Promise<void>;
 }
@@ -38,6 +43,7 @@ export async function appendToStreams(pool: Pool, appends: StreamAppend[], optio
   let broken: Error | undefined;
   try {
     await client.query('begin');
+    await options.beforeWrite?.(client);
     // Versions are contiguous, so a stream that moved past its expected version already holds
     // version expected+1 and the insert clashes on (stream_id, version). Only streams appended
     // with no events (a pure version guard) need the explicit check: one round trip saved on the

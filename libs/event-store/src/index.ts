@@ -10,3 +10,4 @@ export type { NewEvent, RecordedEvent } from './recorded-event';
 export * from './write-snapshot';
 export * from './prepared';
 export * from './verify-chain';
+export * from './read-feed-lag';

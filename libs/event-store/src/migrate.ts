@@ -77,6 +77,9 @@ async function connectCreatingDatabase(databaseUrl: string, log: (line: string) 
 
 async function connect(connectionString: string): Promise<Client> {
   const client = new Client({ connectionString });
+  // a lost connection also fails the query in flight, which is what the caller sees; unheard, the
+  // 'error' event would end the process instead
+  client.on('error', () => undefined);
   try {
     await client.connect();
     return client;

@@ -37,6 +37,11 @@ export function formatCidr(cidr: Cidr): string {
   return `${formatIp({ family: cidr.family, value: cidr.network })}/${cidr.prefixLength}`;
 }
 
+/** PostgreSQL prints some IPv6 networks dotted ("::128.0.0.0/98"); every text the service shows is this one. */
+export function canonicalCidr(text: string): string {
+  return formatCidr(parseCidr(text));
+}
+
 export function cidrFirst(cidr: Cidr): bigint {
   return cidr.network;
 }

@@ -1,4 +1,4 @@
-export { cidrContains, cidrFirst, cidrLast, cidrSize, cidrsOverlap, formatCidr, parseCidr } from './cidr';
+export { canonicalCidr, cidrContains, cidrFirst, cidrLast, cidrSize, cidrsOverlap, formatCidr, parseCidr } from './cidr';
 export type { Cidr } from './cidr';
 export { canonicalIp, formatIp, parseIp } from './ip-address';
 export type { IpAddress } from './ip-address';

@@ -31,6 +31,7 @@ export function formatIp(address: IpAddress): string {
   return family === 4 ? formatIpv4(value) : formatIpv6(value);
 }
 
+/** RFC 5952 text for IPv6 (hexadecimal throughout), whatever form it was given or PostgreSQL printed it in. */
 export function canonicalIp(text: string): string {
   return formatIp(parseIp(text));
 }

@@ -1,4 +1,13 @@
-import { AckPolicy, DeliverPolicy, nanos, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from 'nats';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  nanos,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type MsgHdrs,
+} from 'nats';
 import type { StreamNames } from './subjects';
 
 export interface Delivery {
@@ -28,9 +37,32 @@ export interface DurableConsumerOptions {
   /** messages applied at once; messages of one key are always applied one after the other */
   concurrency?: number;
   ackWaitSeconds?: number;
+  /** told when consuming broke off (the connection closed, the consumer's leader moved) and is about to start again */
+  onInterrupted?: (error: Error) => void;
 }
 
+/**
+ * How long one pull waits on the server. The client expects a heartbeat every half of it, so a
+ * pull lost with its server (a node of a cluster gone) is noticed and made again within seconds.
+ */
+const PULL_EXPIRES_MS = 5_000;
+
 export const ACKED: Outcome = { ack: true };
+
+/** A message as delivered by the consumer, or as read back from the stream (a parked one applied again). */
+export function toDelivery(
+  msg: { subject: string; data: Uint8Array; seq: number },
+  headers: MsgHdrs | undefined,
+  deliveryCount: number,
+): Delivery {
+  return {
+    subject: msg.subject,
+    data: msg.data,
+    messageId: headers?.get('Nats-Msg-Id') || undefined,
+    streamSequence: msg.seq,
+    deliveryCount,
+  };
+}
 
 /** Delayed redelivery grows with each attempt (0.5 s, 1 s, 2 s ... 60 s), so a sick database is not hammered. */
 export const retryDelayMs = (deliveryCount: number) => Math.min(60_000, 500 * 2 ** Math.min(7, deliveryCount - 1));
@@ -45,6 +77,7 @@ export class DurableConsumer {
   private readonly chains = new Map<string, Promise<void>>();
   private readonly inFlight = new Set<Promise<void>>();
   private loop: Promise<void> | null = null;
+  private stopped = false;
 
   constructor(
     private readonly js: JetStreamClient,
@@ -71,18 +104,40 @@ export class DurableConsumer {
         filter_subject: `${this.names.subjectPrefix}.>`,
       });
     }
-    const consumer = await this.js.consumers.get(this.names.stream, durable);
-    this.messages = await consumer.consume({ max_messages: 2 * this.concurrency });
-    const messages = this.messages;
-    this.loop = (async () => {
-      for await (const msg of messages) await this.schedule(msg);
-    })();
+    await this.consume();
+    this.loop = this.run();
   }
 
   async stop(): Promise<void> {
-    await this.messages?.close();
+    this.stopped = true;
+    await this.messages?.close().catch(() => undefined);
     await this.loop;
     await Promise.all(this.inFlight);
+  }
+
+  private async consume(): Promise<void> {
+    const consumer = await this.js.consumers.get(this.names.stream, this.options.durable);
+    this.messages = await consumer.consume({ max_messages: 2 * this.concurrency, expires: PULL_EXPIRES_MS });
+  }
+
+  /** Consumes until stopped: when the iterator breaks off, it is made again (unacknowledged messages come back). */
+  private async run(): Promise<void> {
+    for (let failures = 0; !this.stopped; ) {
+      try {
+        if (!this.messages) await this.consume();
+        for await (const msg of this.messages!) {
+          failures = 0;
+          await this.schedule(msg);
+        }
+        if (this.stopped) return;
+        throw new Error('the consumer stopped delivering');
+      } catch (err) {
+        if (this.stopped) return;
+        this.messages = null;
+        this.options.onInterrupted?.(err as Error);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 250 * 2 ** failures++)));
+      }
+    }
   }
 
   private get concurrency(): number {
@@ -90,13 +145,7 @@ export class DurableConsumer {
   }
 
   private async schedule(msg: JsMsg): Promise<void> {
-    const delivery: Delivery = {
-      subject: msg.subject,
-      data: msg.data,
-      messageId: msg.headers?.get('Nats-Msg-Id') || undefined,
-      streamSequence: msg.seq,
-      deliveryCount: msg.info.redeliveryCount,
-    };
+    const delivery = toDelivery(msg, msg.headers, msg.info.redeliveryCount);
     const prepared = this.prepare(delivery);
     if ('terminate' in prepared) return this.settle(msg, delivery, prepared);
     if (prepared.barrier) await Promise.all(this.inFlight);

@@ -5,9 +5,10 @@ const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
 
 /**
  * Creates the stream when it is missing. File storage: an acknowledged publish survives a NATS
- * restart. Old messages age out; a consumer that was away longer is healed by the next sync.
+ * restart; with `replicas` 3 (IPAM_NATS_REPLICAS, a NATS cluster) it also survives losing a node.
+ * Old messages age out; a consumer that was away longer is healed by the next sync.
  */
-export async function ensureStream(jsm: JetStreamManager, names: StreamNames, maxAgeSeconds: number): Promise<void> {
+export async function ensureStream(jsm: JetStreamManager, names: StreamNames, maxAgeSeconds: number, replicas = 1): Promise<void> {
   const exists = await jsm.streams.info(names.stream).then(
     () => true,
     (err: Error & { code?: string }) => {
@@ -23,5 +24,6 @@ export async function ensureStream(jsm: JetStreamManager, names: StreamNames, ma
     storage: StorageType.File,
     max_age: nanos(maxAgeSeconds * 1000),
     duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    num_replicas: replicas,
   });
 }

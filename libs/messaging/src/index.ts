@@ -6,3 +6,4 @@ export * from './kube-publisher';
 export * from './message-id';
 export * from './subjects';
 export * from './watch-change';
+export * from './nats-servers';

@@ -1,5 +1,6 @@
-import type { IpAllocated, StatefulSetRef } from '@ipledger/domain';
+import { allocationOwner, type AllocationOwner, type IpAllocated, type StatefulSetRef } from '@ipledger/domain';
 import { prepared, type RecordedEvent } from '@ipledger/event-store';
+import { canonicalCidr, canonicalIp } from '@ipledger/ip';
 import { decodeContinue, encodeContinue } from './continue-token';
 import type { Page } from './pool-queries';
 import type { Queryable } from './queryable';
@@ -17,6 +18,8 @@ export interface AllocationView {
   namespace: string;
   pod: string;
   podUid: string | null;
+  /** pod: leak collection and pod deletes may release it; external: only an explicit release */
+  owner: AllocationOwner;
   family: 4 | 6;
   allocatedAt: string;
   /** present when the address belongs to a StatefulSet's pod */
@@ -26,7 +29,7 @@ export interface AllocationView {
 }
 
 export const ALLOCATION_SELECT = `SELECT a.handle, host(a.ip) AS ip, masklen(p.cidr) AS "prefixLength", p.cidr::text AS cidr, a.pool, host(p.gateway) AS gateway, a.node,
-  a.namespace, a.pod, a.pod_uid AS "podUid", a.family, ${rfc3339('a.allocated_at')} AS "allocatedAt",
+  a.namespace, a.pod, a.pod_uid AS "podUid", a.owner, a.family, ${rfc3339('a.allocated_at')} AS "allocatedAt",
   CASE WHEN a.statefulset IS NULL THEN NULL
        ELSE json_build_object('namespace', a.namespace, 'name', a.statefulset, 'ordinal', a.ordinal) END AS "statefulSet", a.network
   FROM allocations a JOIN pools p ON p.name = a.pool`;
@@ -38,9 +41,12 @@ export type AllocationRow = Omit<AllocationView, 'statefulSet' | 'gateway' | 'ne
 };
 
 /** The optional fields are left out rather than null when they do not apply. */
-export const toAllocationView = ({ statefulSet, gateway, network, ...rest }: AllocationRow): AllocationView => ({
-  ...rest,
-  ...(gateway === null ? {} : { gateway }),
+export const toAllocationView = ({ statefulSet, gateway, network, ...row }: AllocationRow): AllocationView => ({
+  ...row,
+  // PostgreSQL prints some IPv6 addresses dotted: show the service's one canonical text
+  ip: canonicalIp(row.ip),
+  cidr: canonicalCidr(row.cidr),
+  ...(gateway === null ? {} : { gateway: canonicalIp(gateway) }),
   ...(statefulSet ? { statefulSet } : {}),
   ...(network === null ? {} : { network }),
 });
@@ -62,6 +68,7 @@ export function allocationFromEvent(event: RecordedEvent, pool: { cidr: string; 
     namespace: d.namespace,
     pod: d.pod,
     podUid: d.podUid,
+    owner: allocationOwner(d),
     family: d.family,
     allocatedAt: event.recordedAt.toISOString(),
     ...(d.statefulSet ? { statefulSet: d.statefulSet } : {}),
@@ -88,7 +95,7 @@ export async function listAllocations(
   filter: AllocationFilter,
   page: { limit: number; continue?: string },
 ): Promise<Page<AllocationView>> {
-  const after = decodeContinue(page.continue, 2);
+  const after = decodeContinue(page.continue, ['string', 'integer']);
   const params: unknown[] = [];
   const where: string[] = [];
   for (const [column, value] of Object.entries(filter)) {
@@ -106,14 +113,14 @@ export async function listAllocations(
   return { items, continue: rows.length > page.limit && last ? encodeContinue([last.handle, last.family]) : null };
 }
 
-/** The handles a pod's addresses are held under (allocations_pod index), with the pod uid each was given for. */
+/** The handles a pod's addresses are held under (allocations_pod index), with the pod uid each was given for; never an external allocation's. */
 export async function findPodHandles(
   db: Queryable,
   namespace: string,
   pod: string,
 ): Promise<Array<{ handle: string; podUid: string | null }>> {
   const { rows } = await db.query<{ handle: string; podUid: string | null }>(
-    'SELECT DISTINCT handle, pod_uid AS "podUid" FROM allocations WHERE namespace = $1 AND pod = $2 ORDER BY handle',
+    `SELECT DISTINCT handle, pod_uid AS "podUid" FROM allocations WHERE namespace = $1 AND pod = $2 AND owner = 'pod' ORDER BY handle`,
     [namespace, pod],
   );
   return rows;

@@ -1,7 +1,7 @@
 import { prepared } from '@ipledger/event-store';
 import { ALLOCATION_SELECT, toAllocationView, type AllocationRow, type AllocationView } from './allocation-queries';
 import type { Queryable } from './queryable';
-import { STATEFULSET_SELECT, type ReservationView } from './statefulset-queries';
+import { canonicalReservation, STATEFULSET_SELECT, type ReservationView } from './statefulset-queries';
 
 export interface AllocationStartKey {
   handle: string;
@@ -29,5 +29,8 @@ export async function findAllocationStarts(db: Queryable, keys: readonly Allocat
   const { rows } = await db.query<{ held: AllocationRow[]; reservation: ReservationView | null }>(
     prepared(QUERY, [keys.map((k) => k.handle), keys.map((k) => k.namespace), keys.map((k) => k.statefulSet)]),
   );
-  return rows.map((row) => ({ held: row.held.map(toAllocationView), reservation: row.reservation }));
+  return rows.map((row) => ({
+    held: row.held.map(toAllocationView),
+    reservation: row.reservation && canonicalReservation(row.reservation),
+  }));
 }

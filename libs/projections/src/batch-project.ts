@@ -25,7 +25,8 @@ const OTHER_TYPES = [
  * The allocations that still stand, as rows: IpAllocated events that no IpReleased of the same
  * handle and address undid later in the log. One hash anti-join (forced: on statistics gone stale
  * the planner picks a sort or a nested loop, several times slower) in parallel workers, which an
- * INSERT cannot use: hence CREATE TABLE AS. IpAllocated has one schema version: no upcast to apply.
+ * INSERT cannot use: hence CREATE TABLE AS. IpAllocated has one schema version: no upcast to apply
+ * (an owner missing from older events is defaulted in ALLOCATION_ROW).
  */
 const STANDING = `CREATE TEMP TABLE standing_allocations ON COMMIT DROP AS ${ALLOCATION_ROW}
     FROM events a

@@ -1,17 +1,30 @@
 import { ValidationError } from '@ipledger/domain';
 
+/** What each position of a continue key holds; a token whose key does not fit is refused. */
+export type KeyPart = 'string' | 'integer';
+
+/** No key part of a list (names, handles) is longer; a longer one was not issued here. */
+const MAX_KEY_STRING = 512;
+
 /** List pages resume after the last key seen (keyset paging): stable under concurrent writes. */
 export function encodeContinue(key: unknown[]): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
-export function decodeContinue(token: string | undefined, arity: number): unknown[] | null {
+function fits(value: unknown, part: KeyPart): boolean {
+  if (part === 'integer') return Number.isSafeInteger(value);
+  return typeof value === 'string' && value.length <= MAX_KEY_STRING && !value.includes('\u0000');
+}
+
+/** The key a token holds, checked part by part, so a forged token never reaches a query. */
+export function decodeContinue(token: string | undefined, parts: readonly KeyPart[]): unknown[] | null {
   if (token === undefined || token === '') return null;
   try {
     const key: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (Array.isArray(key) && key.length === arity) return key as unknown[];
+    if (Array.isArray(key) && key.length === parts.length && parts.every((part, i) => fits(key[i], part))) return key as unknown[];
   } catch {
     // fall through to the error below
   }
-  throw new ValidationError('INVALID_ARGUMENT', `continue token "${token}" is not one this server issued`);
+  const shown = token.length > 64 ? `${token.slice(0, 64)}…` : token;
+  throw new ValidationError('INVALID_ARGUMENT', `continue token "${shown}" is not one this server issued`);
 }

@@ -31,7 +31,7 @@ function candidateFilter(rule: Exclude<SelectionRule, { kind: 'pools' }>, nodeNa
 function checkNode(rule: SelectionRule, nodeName: string, node: NodeView | null): Labels {
   if (rule.kind === 'matchLabel') {
     if (!node) throw new DomainError('NODE_NOT_FOUND', `node "${nodeName}" is unknown: matchLabel=${rule.key} needs the node's labels`);
-    if (node.labels[rule.key] === undefined) {
+    if (!Object.hasOwn(node.labels, rule.key)) {
       throw new DomainError('NO_ELIGIBLE_POOL', `node "${nodeName}" has no label "${rule.key}", so matchLabel=${rule.key} selects no pool`);
     }
   }

@@ -28,11 +28,21 @@ export function labelRowsSql(r: Requirement, l: string, values: unknown[]): stri
 const NEGATIVE = new Set(['!=', 'notin', 'doesnotexist']);
 
 /**
- * A requirement as a condition on the pool named by `poolColumn`: EXISTS for positive ones,
- * NOT EXISTS for negative ones (Kubernetes semantics: `!=` and `notin` hold when the key is absent).
- * Each probe is one lookup in pool_labels' primary key.
+ * Every requirement as one condition on the pool named by `poolColumn`, whatever their number:
+ * the requirements travel as one JSON parameter and a single correlated subquery walks them, one
+ * lookup in pool_labels' primary key each. One clause per requirement instead made the planner's
+ * work grow faster than linearly (161 requirements took seconds) and overflowed its stack.
+ * Kubernetes semantics: a positive requirement needs a matching label, a negative one (`!=`,
+ * `notin`, `!key`) holds when there is none, so also when the key is absent.
  */
-export function requirementSql(r: Requirement, poolColumn: string, values: unknown[]): string {
-  const probe = `SELECT 1 FROM pool_labels r WHERE r.pool = ${poolColumn} AND ${labelRowsSql(r, 'r', values)}`;
-  return `${NEGATIVE.has(r.operator) ? 'NOT ' : ''}EXISTS (${probe})`;
+export function requirementsSql(requirements: readonly Requirement[], poolColumn: string, values: unknown[]): string {
+  const rows = requirements.map((r) => ({
+    key: r.key,
+    negative: NEGATIVE.has(r.operator),
+    values: r.operator === 'exists' || r.operator === 'doesnotexist' ? null : r.values,
+  }));
+  return `NOT EXISTS (
+    SELECT 1 FROM jsonb_to_recordset($${values.push(JSON.stringify(rows))}::jsonb) AS q(key text, negative boolean, "values" text[])
+    WHERE q.negative = EXISTS (SELECT 1 FROM pool_labels r WHERE r.pool = ${poolColumn} AND r.key = q.key
+                                AND (q."values" IS NULL OR r.value = ANY (q."values"))))`;
 }

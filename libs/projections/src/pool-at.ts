@@ -1,4 +1,4 @@
-import { PoolAggregate, poolCounts, poolGateway, type PoolState } from '@ipledger/domain';
+import { allocationOwner, PoolAggregate, poolCounts, poolGateway, type PoolState } from '@ipledger/domain';
 import { formatCidr, formatIp } from '@ipledger/ip';
 import { readStream, type RecordedEvent } from '@ipledger/event-store';
 import type { AllocationView } from './allocation-queries';
@@ -67,6 +67,7 @@ export async function findAllocationsAt(db: Pool, pool: string, at: Date): Promi
         namespace: h.namespace,
         pod: h.pod,
         podUid: h.podUid,
+        owner: allocationOwner(h),
         family: state.cidr!.family,
         allocatedAt: allocatedAt.get(h.handle)!,
         ...(h.statefulSet ? { statefulSet: h.statefulSet } : {}),

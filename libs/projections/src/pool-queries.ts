@@ -1,7 +1,8 @@
 import { prepared } from '@ipledger/event-store';
 import type { LabelSelector, PoolSpec } from '@ipledger/domain';
 import { decodeContinue, encodeContinue } from './continue-token';
-import { drivingRequirement, labelRowsSql, requirementSql } from './label-selector-sql';
+import { drivingRequirement, labelRowsSql, requirementsSql } from './label-selector-sql';
+import { canonicalCidr } from '@ipledger/ip';
 import type { Queryable } from './queryable';
 import { rfc3339 } from './rfc3339';
 
@@ -38,15 +39,18 @@ const POOL_COLUMNS = `p.name, p.cidr::text AS cidr, p.family, host(p.gateway) AS
                             ORDER BY r.first_ip), '[]')
      FROM pool_ranges r WHERE r.pool = p.name) AS "statefulSetRanges"`;
 
+/** PostgreSQL prints some IPv6 networks dotted: rows show the service's one canonical text. */
+const canonical = <T extends { cidr: string }>(row: T): T => ({ ...row, cidr: canonicalCidr(row.cidr) });
+
 export async function findPool(db: Queryable, name: string): Promise<PoolView | null> {
   const { rows } = await db.query<PoolView>(prepared(`SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = $1`, [name]));
-  return rows[0] ?? null;
+  return rows[0] ? canonical(rows[0]) : null;
 }
 
 /** Pools in the order given, unknown names left out. */
 export async function findPoolsByName(db: Queryable, names: readonly string[]): Promise<PoolView[]> {
   const { rows } = await db.query<PoolView>(prepared(`SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY($1)`, [names]));
-  const byName = new Map(rows.map((row) => [row.name, row]));
+  const byName = new Map(rows.map((row) => [row.name, canonical(row)]));
   return names.flatMap((name) => byName.get(name) ?? []);
 }
 
@@ -55,7 +59,7 @@ export async function findOverlappingPools(db: Queryable, cidrs: readonly string
   const { rows } = await db.query(
     prepared('SELECT name, cidr::text AS cidr FROM pools WHERE cidr && ANY($1::cidr[]) ORDER BY name', [cidrs]),
   );
-  return rows as Array<{ name: string; cidr: string }>;
+  return (rows as Array<{ name: string; cidr: string }>).map(canonical);
 }
 
 /** Which pools a list or a selection covers; no filter is every pool. */
@@ -92,9 +96,8 @@ export function poolPageSql(filter: PoolFilter, after: string | null, limit: num
   } else if (driving) {
     where.push(labelRowsSql(driving, 'l', values));
   }
-  for (const r of selector?.requirements ?? []) {
-    if (r !== driving) where.push(requirementSql(r, 'p.name', values));
-  }
+  const others = (selector?.requirements ?? []).filter((r) => r !== driving);
+  if (others.length) where.push(requirementsSql(others, 'p.name', values));
   const byLabel = filter.sameLabelAs !== undefined || driving !== null;
   const order = byLabel ? 'l.pool' : 'p.name';
   if (after !== null) where.push(`${order} > $${values.push(after)}`);
@@ -107,13 +110,13 @@ export function poolPageSql(filter: PoolFilter, after: string | null, limit: num
 
 /** Pools by name, filtered on the server through the labels index; keyset paging. */
 export async function listPools(db: Queryable, query: PoolListQuery): Promise<Page<PoolView>> {
-  const after = decodeContinue(query.continue, 1);
+  const after = decodeContinue(query.continue, ['string']);
   const items: PoolView[] = [];
   let cursor = (after?.[0] as string | undefined) ?? null;
   for (;;) {
     const { text, values } = poolPageSql(query.filter, cursor, query.limit + 1);
     const { rows } = await db.query<PoolView>(prepared(text, values));
-    const batch = rows.slice(0, query.limit);
+    const batch = rows.slice(0, query.limit).map(canonical);
     for (const [i, row] of batch.entries()) {
       const pool = row;
       cursor = pool.name;

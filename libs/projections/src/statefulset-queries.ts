@@ -1,5 +1,6 @@
 import type { Reservation } from '@ipledger/domain';
 import { prepared } from '@ipledger/event-store';
+import { canonicalIp } from '@ipledger/ip';
 import type { Queryable } from './queryable';
 
 /** The last reconciled outcome as recorded, with the StatefulSet's stream version. */
@@ -10,9 +11,14 @@ export const STATEFULSET_SELECT = `SELECT namespace, name, replicas, ordinals_st
     reason, version
   FROM statefulsets`;
 
+/** PostgreSQL prints some IPv6 addresses dotted: show the service's one canonical text. */
+export function canonicalReservation(row: ReservationView): ReservationView {
+  return row.range ? { ...row, range: { start: canonicalIp(row.range.start), end: canonicalIp(row.range.end) } } : row;
+}
+
 export async function findStatefulSet(db: Queryable, namespace: string, name: string): Promise<ReservationView | null> {
   const { rows } = await db.query<ReservationView>(prepared(`${STATEFULSET_SELECT} WHERE namespace = $1 AND name = $2`, [namespace, name]));
-  return rows[0] ?? null;
+  return rows[0] ? canonicalReservation(rows[0]) : null;
 }
 
 /** The handles holding addresses a StatefulSet owns (its pods'), with their pools: what its deletion releases. */

@@ -19,6 +19,7 @@ import type { AllocateIpResult } from './allocate-ip.handler';
 import { AllocationItemsDto, AllocationListDto } from './dto/allocation.dto';
 import { CreateAllocationDto } from './dto/create-allocation.dto';
 import { ListAllocationsQueryDto } from './dto/list-allocations-query.dto';
+import { PathParams } from '../http/limits';
 
 @ApiTags('allocations')
 @Controller('v1/allocations')
@@ -59,6 +60,7 @@ export class AllocationsController {
   }
 
   @Get(':handle')
+  @PathParams('handle')
   @ApiOkResponse({ type: AllocationItemsDto })
   async get(@Param('handle') handle: string): Promise<AllocationItemsDto> {
     const items = await findAllocationsByHandle(this.db, handle);
@@ -67,6 +69,7 @@ export class AllocationsController {
   }
 
   @Delete(':handle')
+  @PathParams('handle')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'released, or nothing was held' })
   async release(@Param('handle') handle: string, @Metadata() metadata: CommandMetadata): Promise<void> {
@@ -76,7 +79,7 @@ export class AllocationsController {
 
 /** Pages a list already sorted by (handle, family) with the same continue tokens as the live list. */
 function pageOf(items: AllocationView[], limit: number, token: string | undefined): AllocationListDto {
-  const after = decodeContinue(token, 2);
+  const after = decodeContinue(token, ['string', 'integer']);
   const rest = after
     ? items.filter((a) => a.handle > (after[0] as string) || (a.handle === after[0] && a.family > (after[1] as number)))
     : items;

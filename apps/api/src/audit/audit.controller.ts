@@ -9,6 +9,7 @@ import { EventPageDto, toEventDto } from '../events/dto/event.dto';
 import { PG_POOL } from '../infrastructure/tokens';
 import { IpHistoryDto } from './dto/ip-history.dto';
 import { StreamPageQueryDto } from './dto/stream-page-query.dto';
+import { PathParams } from '../http/limits';
 
 /** Questions only the log can answer: who held an address when, what happened to a pool. */
 @ApiTags('audit')
@@ -17,12 +18,14 @@ export class AuditController {
   constructor(@Inject(PG_POOL) private readonly db: Pool) {}
 
   @Get('ips/:ip/history')
+  @PathParams('ip')
   @ApiOkResponse({ type: IpHistoryDto })
   async ipHistory(@Param('ip') ip: string): Promise<IpHistoryDto> {
     return { items: await ipHistory(this.db, formatIp(ipArgument(ip))) };
   }
 
   @Get('pools/:name/history')
+  @PathParams('name')
   @ApiOkResponse({ type: EventPageDto, description: "the pool's own events, oldest first" })
   async poolHistory(@Param('name') name: string, @Query() query: StreamPageQueryDto): Promise<EventPageDto> {
     const events = await readStream(this.db, `${PoolAggregate.streamPrefix}-${name}`, query.after ?? 0, { limit: query.limit });

@@ -1,12 +1,14 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsRFC3339 } from 'class-validator';
+import { IsOptional } from 'class-validator';
+import { IsInstant } from './instant';
 
 export class AtQueryDto {
   @ApiPropertyOptional({
     example: '2026-11-29T14:02:00Z',
-    description: 'as it was at this instant, replayed from the event log (RFC 3339)',
+    format: 'date-time',
+    description: 'as it was at this instant, replayed from the event log (RFC 3339, no leap seconds)',
   })
   @IsOptional()
-  @IsRFC3339()
+  @IsInstant()
   at?: string;
 }

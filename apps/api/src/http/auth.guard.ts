@@ -1,6 +1,6 @@
-import { ForbiddenException, Inject, Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import type { Config, Role } from '../config';
-import { CONFIG } from '../infrastructure/tokens';
+import { ForbiddenException, Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import type { Role } from '../config';
+import { TokenRegistry } from '../infrastructure/token-registry';
 import type { ContextualRequest } from './request-context';
 
 const RANK: Record<Role, number> = { reader: 0, allocator: 1, admin: 2 };
@@ -14,14 +14,14 @@ function requiredRole(method: string, path: string): Role {
 
 @Injectable()
 export class AuthGuard implements CanActivate {
-  constructor(@Inject(CONFIG) private readonly config: Config) {}
+  constructor(private readonly tokens: TokenRegistry) {}
 
   canActivate(ctx: ExecutionContext): boolean {
     const req = ctx.switchToHttp().getRequest<ContextualRequest>();
     const path = req.url.split('?')[0];
-    if (this.config.tokens.size === 0 || !path.startsWith('/v1')) return true;
+    if (!this.tokens.enabled || !path.startsWith('/v1')) return true;
     const [scheme, token] = (req.headers.authorization ?? '').split(' ');
-    const grant = scheme === 'Bearer' && token ? this.config.tokens.get(token) : undefined;
+    const grant = scheme === 'Bearer' && token ? this.tokens.find(token) : undefined;
     if (!grant)
       throw new UnauthorizedException({ code: 'UNAUTHENTICATED', message: 'a valid "Authorization: Bearer <token>" header is required' });
     const needed = requiredRole(req.method, path);

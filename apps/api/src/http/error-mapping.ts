@@ -1,7 +1,9 @@
 import { HttpException } from '@nestjs/common';
 import { DomainError, type DomainErrorCode } from '@ipledger/domain';
 import { InvalidCursorError } from '@ipledger/event-store';
+import { isDatabaseUnavailable } from '../infrastructure/database-unavailable';
 import { errorBody, type ErrorResponse } from './error-response';
+import { RequestTimeoutError } from './request-deadline.interceptor';
 
 /** The only place where a domain refusal becomes an HTTP status. */
 const STATUS: Record<DomainErrorCode, number> = {
@@ -52,21 +54,6 @@ function bodyError(err: unknown): ErrorResponse | null {
   return errorBody(400, 'INVALID_ARGUMENT', `request body is not valid JSON: ${message}`);
 }
 
-/** Connection-level failures of Postgres: a dependency is down, not a bug. */
-const UNAVAILABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  '57P01',
-  '57P02',
-  '57P03',
-  '08000',
-  '08003',
-  '08006',
-  '53300',
-]);
-
 export function toErrorResponse(err: unknown): ErrorResponse {
   if (err instanceof DomainError) return errorBody(STATUS[err.code], err.code, err.message);
   if (err instanceof InvalidCursorError) return errorBody(400, 'INVALID_ARGUMENT', err.message);
@@ -78,9 +65,12 @@ export function toErrorResponse(err: unknown): ErrorResponse {
       typeof response === 'object' && response.code ? response.code : (HTTP_CODES[status] ?? (status >= 500 ? 'INTERNAL' : 'ERROR'));
     return errorBody(status, code, message);
   }
+  if (err instanceof RequestTimeoutError) return errorBody(503, 'UNAVAILABLE', err.message);
   const body = bodyError(err);
   if (body) return body;
   const code = (err as { code?: string } | null)?.code;
-  if (code && UNAVAILABLE.has(code)) return errorBody(503, 'UNAVAILABLE', 'the database is unreachable; retry later');
+  // query_canceled: past statement_timeout, or cancelled because its request ended
+  if (code === '57014') return errorBody(503, 'UNAVAILABLE', 'the database query took too long and was cancelled; retry later');
+  if (isDatabaseUnavailable(err)) return errorBody(503, 'UNAVAILABLE', 'the database is unreachable; retry later');
   return errorBody(500, 'INTERNAL', 'internal error');
 }

@@ -4,6 +4,7 @@ import { AggregateRepository, appendToStreams, type Loaded, type RecordedEvent }
 import { projectEvents } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { retryOnConflict } from './retry-on-conflict';
+import { currentFence, type WriteFence } from './write-fence';
 import { PG_POOL } from './tokens';
 
 export interface Change<S = unknown> {
@@ -27,8 +28,10 @@ export class EventWriter {
     readonly repository: AggregateRepository,
   ) {}
 
-  load<S>(type: AggregateType<S>, id: string): Promise<Loaded<S>> {
-    return this.repository.load(type, id);
+  async load<S>(type: AggregateType<S>, id: string): Promise<Loaded<S>> {
+    const loaded = await this.repository.load(type, id);
+    currentFence()?.reads.set(loaded.streamId, loaded.version);
+    return loaded;
   }
 
   loadMany<S>(type: AggregateType<S>, ids: readonly string[]): Promise<Array<Loaded<S>>> {
@@ -38,6 +41,7 @@ export class EventWriter {
   async append(changes: Change[], metadata?: CommandMetadata): Promise<RecordedEvent[]> {
     const writes = changes.filter((change) => change.events.length > 0);
     if (writes.length === 0) return [];
+    const fence = currentFence();
     const recorded = await appendToStreams(
       this.pool,
       writes.map((change) => ({
@@ -50,8 +54,9 @@ export class EventWriter {
           metadata: { ...(change.metadata?.[index] ?? metadata) },
         })),
       })),
-      { inTransaction: (client, events) => projectEvents(client, events) },
+      { beforeWrite: fence?.check, inTransaction: (client, events) => projectEvents(client, events) },
     );
+    for (const event of recorded) fence?.reads.set(event.streamId, event.version);
     for (const change of writes) {
       // the events are committed: a failed snapshot write only costs a longer load later
       await this.repository
@@ -59,6 +64,15 @@ export class EventWriter {
         .catch((err: Error) => this.logger.warn(`snapshot of ${change.loaded.streamId} not written: ${err.message}`));
     }
     return recorded;
+  }
+
+  /**
+   * Commits a fence's check with nothing to append, provided every stream the fenced work read is
+   * still at the version it decided on; ConcurrencyError otherwise (the work must decide again).
+   */
+  async confirm(fence: WriteFence): Promise<void> {
+    const guards = [...fence.reads].map(([streamId, expectedVersion]) => ({ streamId, expectedVersion, events: [] }));
+    await appendToStreams(this.pool, guards, { beforeWrite: fence.check });
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { connect, type NatsConnection } from 'nats';
+import { natsServers } from '@ipledger/messaging';
 import type { Config } from '../config';
 
 /**
@@ -15,7 +16,7 @@ export class BusConnection implements OnApplicationShutdown {
 
   constructor(config: Config) {
     this.ready = connect({
-      servers: config.natsUrl,
+      servers: natsServers(config.natsUrl),
       name: 'ipledger-api',
       waitOnFirstConnect: true,
       reconnect: true,

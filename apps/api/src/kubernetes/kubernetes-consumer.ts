@@ -7,6 +7,7 @@ import {
   ensureStream,
   objectKey,
   parseSubject,
+  toDelivery,
   type Delivery,
   type KubeKind,
   type KubeObject,
@@ -15,15 +16,30 @@ import {
   type Prepared,
   type SyncMarker,
 } from '@ipledger/messaging';
+import type { JetStreamManager } from 'nats';
 import type { Pool } from 'pg';
 import type { Config, KubernetesConsumerConfig } from '../config';
+import { isDatabaseUnavailable } from '../infrastructure/database-unavailable';
+import { EventWriter } from '../infrastructure/event-writer';
+import { isConflict, retryOnConflict } from '../infrastructure/retry-on-conflict';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
+import { runFenced, type WriteFence } from '../infrastructure/write-fence';
 import { Metrics } from '../metrics/metrics';
 import { deleteOnce, type ApplyContext } from './apply-context';
 import { BusConnection } from './bus-connection';
 import { applyIpPool } from './ippool.applier';
 import { MalformedMessage, parseKubeMessage } from './kube-message';
-import { lastAppliedSequence, recordObject, refusedDeletes, setStatus, statefulSetsWithoutRange } from './kubernetes-objects';
+import {
+  claimObject,
+  alreadyApplied,
+  parkObject,
+  refusedDeletes,
+  requestUnpark,
+  setStatus,
+  StaleMessage,
+  statefulSetsWithoutRange,
+  takeUnparkRequests,
+} from './kubernetes-objects';
 import { collectLeaks } from './leak-collector';
 import { applyNode } from './node.applier';
 import { applyPod } from './pod.applier';
@@ -39,6 +55,9 @@ const APPLIERS: Record<KubeKind, (ctx: ApplyContext, change: ObjectChange) => Pr
   pod: applyPod,
 };
 
+/** How often a replica looks for parked messages an operator asked to have applied again. */
+const UNPARK_POLL_MS = 1000;
+
 /** Stream retention when the API has to create the stream (the watcher normally does). */
 const STREAM_MAX_AGE_SECONDS = 7 * 24 * 3600;
 
@@ -53,6 +72,9 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   private readonly logger = new Logger('kubernetes');
   private consumer: DurableConsumer | null = null;
   private stopped = false;
+  private jsm: JetStreamManager | null = null;
+  private unparkTimer: NodeJS.Timeout | undefined;
+  private unparking: Promise<void> | null = null;
 
   constructor(
     @Inject(KUBERNETES_CONFIG) private readonly config: KubernetesConsumerConfig,
@@ -61,6 +83,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     private readonly commands: CommandBus,
     @Inject(PG_POOL) private readonly db: Pool,
     private readonly metrics: Metrics,
+    private readonly writer: EventWriter,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -71,22 +94,35 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   private async start(): Promise<void> {
     const nc = await this.bus.ready;
     const jsm = await nc.jetstreamManager();
-    await ensureStream(jsm, this.config.names, STREAM_MAX_AGE_SECONDS);
+    await ensureStream(jsm, this.config.names, STREAM_MAX_AGE_SECONDS, this.config.streamReplicas);
     if (this.stopped) return;
     this.consumer = new DurableConsumer(
       nc.jetstream(),
       jsm,
       this.config.names,
-      { durable: this.config.durable, concurrency: this.config.concurrency },
+      {
+        durable: this.config.durable,
+        concurrency: this.config.concurrency,
+        onInterrupted: (err) => this.logger.warn(`consuming ${this.config.names.stream} broke off (${err.message}); starting again`),
+      },
       (delivery) => this.prepare(delivery),
       (delivery, outcome) => this.settled(delivery, outcome),
     );
     await this.consumer.start();
+    this.jsm = jsm;
+    this.unparkTimer = setInterval(() => {
+      if (this.unparking) return;
+      this.unparking = this.redeliverUnparked()
+        .catch((err: Error) => this.logger.warn(`unpark requests not read: ${err.message}`))
+        .finally(() => (this.unparking = null));
+    }, UNPARK_POLL_MS);
     this.logger.log(`consuming ${this.config.names.stream} as ${this.config.durable}`);
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.unparkTimer);
+    await this.unparking;
     await this.consumer?.stop();
   }
 
@@ -100,7 +136,11 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     }
     if ('sync' in message) {
       const sync = message.sync;
-      return { key: `sync/${sync.kind}`, barrier: true, run: () => this.applySync(sync, delivery) };
+      return {
+        key: `sync/${sync.kind}`,
+        barrier: true,
+        run: () => this.applySync(sync, delivery).catch((err: Error) => this.parkSync(sync, delivery, err)),
+      };
     }
     const change = message.change;
     return { key: `${change.kind}/${objectKey(change.object)}`, run: () => this.applyChange(change, delivery) };
@@ -122,13 +162,92 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   }
 
   private async applyChange(change: ObjectChange, delivery: Delivery): Promise<Outcome> {
-    if ((await lastAppliedSequence(this.db, change)) >= delivery.streamSequence) return ACKED;
-    const ctx = this.context(this.metadata(delivery, change.object.metadata.uid));
-    const status = await this.refusalAsStatus(change.kind, `${change.type} ${objectKey(change.object)}`, () =>
-      APPLIERS[change.kind](ctx, change),
-    );
-    await recordObject(this.db, change, delivery.streamSequence, status);
+    // a shortcut only (a redelivered old message runs no command): the fence below is the guarantee
+    if (await alreadyApplied(this.db, change, delivery.streamSequence)) return ACKED;
+    try {
+      await this.applyFenced(change, delivery);
+    } catch (err) {
+      if (err instanceof StaleMessage) return ACKED;
+      if (!this.parks(err, delivery)) throw err;
+      await this.park(change, delivery, err as Error);
+    }
     return ACKED;
+  }
+
+  /**
+   * Applies the message under a fence: every append of its commands first claims the object's row
+   * (order check and record in the append's transaction), and the final status is confirmed only
+   * while every stream the commands read is still as they read it. A no-op decided on a state that
+   * an older message's late transaction changed meanwhile is thus decided again, never recorded.
+   */
+  private async applyFenced(change: ObjectChange, delivery: Delivery): Promise<void> {
+    const ctx = this.context(this.metadata(delivery, change.object.metadata.uid));
+    await retryOnConflict(async () => {
+      const fence: WriteFence = {
+        reads: new Map(),
+        check: (client) => claimObject(client, change, delivery.streamSequence, 'applying'),
+      };
+      const status = await runFenced(fence, () =>
+        this.refusalAsStatus(change.kind, `${change.type} ${objectKey(change.object)}`, () => APPLIERS[change.kind](ctx, change)),
+      );
+      await this.writer.confirm({ ...fence, check: (client) => claimObject(client, change, delivery.streamSequence, status) });
+    });
+  }
+
+  /**
+   * A message that failed for a reason other than a refusal is retried with a growing delay, and
+   * parked after IPAM_KUBERNETES_MAX_ATTEMPTS deliveries; a database that is away or a lost race
+   * is no fault of the message and never counts.
+   */
+  private parks(err: unknown, delivery: Delivery): boolean {
+    const lostRace = isConflict(err) || (err instanceof DomainError && err.code === 'CONCURRENCY_CONFLICT');
+    return delivery.deliveryCount >= this.config.maxAttempts && !isDatabaseUnavailable(err) && !lostRace;
+  }
+
+  /** A sync marker has no object to park: it is set aside (logged, counted), and the next sync does its work. */
+  private parkSync(sync: SyncMarker, delivery: Delivery, err: Error): Outcome {
+    if (!this.parks(err, delivery)) throw err;
+    this.metrics.kubernetesMessages.inc({ kind: sync.kind, outcome: 'parked' });
+    this.logger.error(
+      `${sync.kind} sync ${sync.syncId} set aside after ${delivery.deliveryCount} attempt(s): ${err.message}; the next sync does its work`,
+    );
+    return ACKED;
+  }
+
+  private async park(change: ObjectChange, delivery: Delivery, err: Error): Promise<void> {
+    const status = `parked after ${delivery.deliveryCount} attempt(s): ${err.message}`;
+    await parkObject(this.db, change, delivery.streamSequence, status);
+    this.metrics.kubernetesMessages.inc({ kind: change.kind, outcome: 'parked' });
+    this.logger.error(
+      `${change.kind} ${objectKey(change.object)} ${status} (stream sequence ${delivery.streamSequence}); ` +
+        'applied again at its next change, or on `npm run cli -- unpark`',
+    );
+  }
+
+  /** Parked messages an operator asked for (`npm run cli -- unpark`) are read back from the stream and applied once more. */
+  private async redeliverUnparked(): Promise<void> {
+    for (const request of await takeUnparkRequests(this.db)) {
+      const stored = await this.jsm!.streams.getMessage(this.config.names.stream, { seq: request.parkedSequence }).catch(() => null);
+      if (!stored) {
+        const status = 'parked: the message is no longer in the stream; the next change or sync of the object applies it';
+        await setStatus(this.db, request.kind, request.key, status);
+        this.logger.warn(`${request.kind} ${request.key} ${status}`);
+        continue;
+      }
+      // one more attempt: a failure parks it again at once
+      const delivery = toDelivery(stored, stored.header, this.config.maxAttempts);
+      const prepared = this.prepare(delivery);
+      if ('terminate' in prepared) continue;
+      this.logger.log(`${request.kind} ${request.key}: applying parked message ${stored.seq} again`);
+      await prepared.run().then(
+        (outcome) => this.settled(delivery, outcome),
+        async (err: Error) => {
+          // the database went away meanwhile: ask again
+          await requestUnpark(this.db, [request]).catch(() => undefined);
+          this.logger.warn(`${request.kind} ${request.key}: parked message not applied yet: ${err.message}`);
+        },
+      );
+    }
   }
 
   /** A refusal by the domain is final for this message: it becomes the object's status instead of a retry. */

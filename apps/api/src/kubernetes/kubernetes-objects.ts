@@ -2,27 +2,38 @@ import { objectKey, type KubeObject, type ObjectChange } from '@ipledger/messagi
 import type { Queryable } from '@ipledger/projections';
 
 /**
- * The stream sequence of the last message applied for an object. JetStream assigns it in publish
- * order, so a redelivered older message (retried after a newer one succeeded) is recognised.
+ * Whether this message, or a newer one of the object, was applied to the end. JetStream assigns
+ * stream sequences in publish order, so a redelivered older message is recognised; one whose
+ * commands were cut short ('applying': the process died between them) or that was parked is not.
  */
-export async function lastAppliedSequence(db: Queryable, change: ObjectChange): Promise<number> {
-  const { rows } = await db.query<{ seq: string }>('SELECT stream_sequence AS seq FROM kubernetes_objects WHERE kind = $1 AND key = $2', [
-    change.kind,
-    objectKey(change.object),
-  ]);
-  return rows.length ? Number(rows[0].seq) : 0;
+export async function alreadyApplied(db: Queryable, change: ObjectChange, streamSequence: number): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM kubernetes_objects WHERE kind = $1 AND key = $2
+        AND (stream_sequence > $3 OR (stream_sequence = $3 AND status <> 'applying' AND parked_sequence IS NULL))`,
+    [change.kind, objectKey(change.object), streamSequence],
+  );
+  return rows.length > 0;
 }
 
-/** What was done with the object, kept beside it: "why is my IPPool not deleted" has an answer. */
-export async function recordObject(db: Queryable, change: ObjectChange, streamSequence: number, status: string): Promise<void> {
+/** A newer message of the object was applied first, by this replica or another: this one must change nothing. */
+export class StaleMessage extends Error {}
+
+/**
+ * Records the message as the object's last applied one, with what was done ("why is my IPPool not
+ * deleted" has an answer), or throws StaleMessage when a newer message was applied. Run inside each
+ * transaction that appends the message's events, and in the one that confirms its final status:
+ * the row lock orders two replicas' transactions for one object, so the check and the record are
+ * one step with the events. A parked message is cleared by any message applied after it.
+ */
+export async function claimObject(db: Queryable, change: ObjectChange, streamSequence: number, status: string): Promise<void> {
   const { metadata } = change.object;
   const kept = change.kind === 'statefulset' && change.type !== 'DELETED' ? change.object : null;
-  await db.query(
+  const { rowCount } = await db.query(
     `INSERT INTO kubernetes_objects (kind, key, uid, resource_version, stream_sequence, deleted, status, object)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
      ON CONFLICT (kind, key) DO UPDATE SET uid = $3, resource_version = $4, stream_sequence = $5, deleted = $6, status = $7, object = $8,
-       missing_syncs = NULL, updated_at = now()
-     WHERE kubernetes_objects.stream_sequence < $5`,
+       missing_syncs = NULL, parked_sequence = NULL, unpark_requested = false, updated_at = now()
+     WHERE kubernetes_objects.stream_sequence <= $5`,
     [
       change.kind,
       objectKey(change.object),
@@ -34,6 +45,65 @@ export async function recordObject(db: Queryable, change: ObjectChange, streamSe
       kept,
     ],
   );
+  if (rowCount === 0)
+    throw new StaleMessage(`${change.kind} ${objectKey(change.object)}: a message newer than ${streamSequence} was applied`);
+}
+
+/**
+ * Sets a message aside that kept failing: the object's status says why, and its stream sequence
+ * is kept so that `unpark` can have it applied again. A newer message of the object replaces it.
+ */
+export async function parkObject(db: Queryable, change: ObjectChange, streamSequence: number, status: string): Promise<void> {
+  const { metadata } = change.object;
+  await db.query(
+    `INSERT INTO kubernetes_objects (kind, key, uid, resource_version, stream_sequence, deleted, status, parked_sequence)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $5)
+     ON CONFLICT (kind, key) DO UPDATE SET uid = $3, resource_version = $4, stream_sequence = $5, status = $7, parked_sequence = $5,
+       unpark_requested = false, updated_at = now()
+     WHERE kubernetes_objects.stream_sequence <= $5`,
+    [change.kind, objectKey(change.object), metadata.uid, metadata.resourceVersion, streamSequence, change.type === 'DELETED', status],
+  );
+}
+
+export interface UnparkRequest {
+  kind: string;
+  key: string;
+  parkedSequence: number;
+}
+
+/** Parked messages an operator asked to have applied again, each taken by one replica. */
+export async function takeUnparkRequests(db: Queryable): Promise<UnparkRequest[]> {
+  const { rows } = await db.query<{ kind: string; key: string; seq: string }>(
+    `UPDATE kubernetes_objects SET unpark_requested = false WHERE unpark_requested AND parked_sequence IS NOT NULL
+     RETURNING kind, key, parked_sequence AS seq`,
+  );
+  return rows.map((r) => ({ kind: r.kind, key: r.key, parkedSequence: Number(r.seq) }));
+}
+
+/** `npm run cli -- unpark`: asks the API to apply the parked messages of these objects (all: none named) again. */
+export async function requestUnpark(db: Queryable, objects: Array<{ kind: string; key: string }> | 'all'): Promise<UnparkRequest[]> {
+  const { rows } = await db.query<{ kind: string; key: string; seq: string }>(
+    `UPDATE kubernetes_objects SET unpark_requested = true
+      WHERE parked_sequence IS NOT NULL AND ($1::jsonb IS NULL OR (kind, key) IN (SELECT * FROM jsonb_to_recordset($1) AS o(kind text, key text)))
+     RETURNING kind, key, parked_sequence AS seq`,
+    [objects === 'all' ? null : JSON.stringify(objects)],
+  );
+  return rows.map((r) => ({ kind: r.kind, key: r.key, parkedSequence: Number(r.seq) }));
+}
+
+/** Every parked object with its status, for `npm run cli -- parked`. */
+export async function listParked(db: Queryable): Promise<Array<UnparkRequest & { status: string; unparkRequested: boolean }>> {
+  const { rows } = await db.query<{ kind: string; key: string; seq: string; status: string; unpark_requested: boolean }>(
+    `SELECT kind, key, parked_sequence AS seq, status, unpark_requested FROM kubernetes_objects
+      WHERE parked_sequence IS NOT NULL ORDER BY kind, key`,
+  );
+  return rows.map((r) => ({
+    kind: r.kind,
+    key: r.key,
+    parkedSequence: Number(r.seq),
+    status: r.status,
+    unparkRequested: r.unpark_requested,
+  }));
 }
 
 /**

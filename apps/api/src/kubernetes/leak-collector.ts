@@ -16,6 +16,8 @@ export interface LeakReport {
 }
 
 /**
+ * Only pods' addresses are ever collected (owner = pod): an external allocation (a VM, a load
+ * balancer) has no pod to miss, so no sync is evidence against it.
  * Addresses whose pod vanished while nobody watched (its delete never reached us) are released once
  * two consecutive pod syncs did not list the pod and the address is older than the grace period.
  * Only addresses allocated before a sync's list count as missed by it, and just before releasing,
@@ -31,7 +33,7 @@ export async function collectLeaks(
   const { rows: missing } = await db.query<Missing>(
     `SELECT handle, min(namespace) AS namespace, min(pod) AS pod, min(pod_uid) AS pod_uid, min(allocated_at) AS allocated_at
        FROM allocations a
-      WHERE a.allocated_at < $2
+      WHERE a.owner = 'pod' AND a.allocated_at < $2
         AND NOT EXISTS (SELECT 1 FROM kubernetes_sync_items i
                          WHERE i.sync_id = $1 AND i.key = a.namespace || '/' || a.pod AND (a.pod_uid IS NULL OR i.uid = a.pod_uid))
       GROUP BY handle`,

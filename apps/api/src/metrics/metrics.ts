@@ -23,7 +23,7 @@ export class Metrics {
 
   readonly kubernetesMessages = new Counter({
     name: 'ipledger_kubernetes_messages_total',
-    help: 'Watcher messages by kind and outcome (acked, retried, malformed; refused ones are also counted as refused)',
+    help: 'Watcher messages by kind and outcome (acked, retried, malformed; refused and parked ones are also counted as such)',
     labelNames: ['kind', 'outcome'] as const,
     registers: [this.registry],
   });

@@ -11,6 +11,7 @@ import { NodeDto } from './dto/node.dto';
 import { NodePoolsDto } from './dto/node-pools.dto';
 import { NodePoolsQueryDto } from './dto/node-pools-query.dto';
 import { PutNodeDto } from './dto/put-node.dto';
+import { PathParams } from '../http/limits';
 
 @ApiTags('nodes')
 @Controller('v1/nodes')
@@ -22,6 +23,7 @@ export class NodesController {
   ) {}
 
   @Put(':name')
+  @PathParams('name')
   @ApiOkResponse({ type: NodeDto })
   async put(@Param('name') name: string, @Body() body: PutNodeDto, @Metadata() metadata: CommandMetadata): Promise<NodeView> {
     await this.commands.execute(new SetNodeLabelsCommand(name, body.labels, metadata));
@@ -29,6 +31,7 @@ export class NodesController {
   }
 
   @Get(':name')
+  @PathParams('name')
   @ApiOkResponse({ type: NodeDto })
   async get(@Param('name') name: string): Promise<NodeView> {
     const node = await findNode(this.db, name);
@@ -37,6 +40,7 @@ export class NodesController {
   }
 
   @Delete(':name')
+  @PathParams('name')
   @HttpCode(204)
   @ApiNoContentResponse()
   async remove(@Param('name') name: string, @Metadata() metadata: CommandMetadata): Promise<void> {
@@ -44,6 +48,7 @@ export class NodesController {
   }
 
   @Get(':name/pools')
+  @PathParams('name')
   @ApiOkResponse({ type: NodePoolsDto })
   async pools(@Param('name') name: string, @Query() query: NodePoolsQueryDto): Promise<NodePoolsDto> {
     const rule = selectionRule(query, this.config.defaultMatchLabel);

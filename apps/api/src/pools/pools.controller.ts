@@ -19,6 +19,7 @@ import { CreatePoolDto } from './dto/create-pool.dto';
 import { ListPoolsQueryDto } from './dto/list-pools-query.dto';
 import { PoolDto, PoolListDto } from './dto/pool.dto';
 import { UpdatePoolDto } from './dto/update-pool.dto';
+import { PathParams } from '../http/limits';
 
 @ApiTags('pools')
 @Controller('v1/pools')
@@ -50,6 +51,7 @@ export class PoolsController {
   }
 
   @Get(':name')
+  @PathParams('name')
   @ApiOkResponse({ type: PoolDto })
   async get(@Param('name') name: string, @Query() { at }: AtQueryDto = {}): Promise<PoolView> {
     const pool = at === undefined ? await findPool(this.db, name) : await findPoolAt(this.db, name, new Date(at));
@@ -58,6 +60,7 @@ export class PoolsController {
   }
 
   @Patch(':name')
+  @PathParams('name')
   @ApiOkResponse({ type: PoolDto })
   async update(@Param('name') name: string, @Body() body: UpdatePoolDto, @Metadata() metadata: CommandMetadata): Promise<PoolView> {
     await this.commands.execute(new UpdatePoolCommand(name, body, metadata));
@@ -65,6 +68,7 @@ export class PoolsController {
   }
 
   @Delete(':name')
+  @PathParams('name')
   @HttpCode(204)
   @ApiNoContentResponse()
   @ApiConflictResponse({ type: ErrorResponse, description: 'POOL_IN_USE' })

@@ -8,6 +8,7 @@ import { Metadata } from '../http/request-context';
 import { PG_POOL } from '../infrastructure/tokens';
 import { PutStatefulSetDto } from './dto/put-statefulset.dto';
 import { ReservationDto } from './dto/reservation.dto';
+import { PathParams } from '../http/limits';
 
 @ApiTags('statefulsets')
 @Controller('v1/statefulsets')
@@ -18,6 +19,7 @@ export class StatefulSetsController {
   ) {}
 
   @Put(':namespace/:name')
+  @PathParams('namespace', 'name')
   @ApiOkResponse({ type: ReservationDto })
   async put(
     @Param('namespace') namespace: string,
@@ -30,6 +32,7 @@ export class StatefulSetsController {
   }
 
   @Get(':namespace/:name')
+  @PathParams('namespace', 'name')
   @ApiOkResponse({ type: ReservationDto })
   async get(@Param('namespace') namespace: string, @Param('name') name: string): Promise<ReservationView> {
     const reservation = await findStatefulSet(this.db, namespace, name);
@@ -38,6 +41,7 @@ export class StatefulSetsController {
   }
 
   @Delete(':namespace/:name')
+  @PathParams('namespace', 'name')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'the range and every address its pods hold are released' })
   async remove(@Param('namespace') namespace: string, @Param('name') name: string, @Metadata() metadata: CommandMetadata): Promise<void> {

@@ -28,10 +28,14 @@ describe('parseAllocationRequest', () => {
       namespace: 'default',
       pod: 'web-0',
       podUid: null,
+      owner: 'external',
       ip: null,
       families: [4],
     });
-    expect(parseAllocationRequest(input({ podUid: 'u-1' })).podUid).toBe('u-1');
+    expect(parseAllocationRequest(input({ podUid: 'u-1' }))).toMatchObject({ podUid: 'u-1', owner: 'pod' });
+    expect(parseAllocationRequest(input({ podUid: 'u-1', owner: 'external' })).owner).toBe('external');
+    expect(parseAllocationRequest(input({ owner: 'pod' })).owner).toBe('pod');
+    expect(() => parseAllocationRequest(input({ owner: 'vm' }))).toThrow('owner must be one of pod, external');
   });
 
   it.each([

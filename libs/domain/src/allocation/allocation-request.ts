@@ -1,5 +1,6 @@
 import type { IpAddress } from '@ipledger/ip';
 import type { AllocateIpInput } from '../commands/allocate-ip.command';
+import { ALLOCATION_OWNERS, allocationOwner, type AllocationOwner } from './allocation-owner';
 import { ValidationError } from '../errors/domain-error';
 import { ipArgument } from '../ip-input';
 import { validateDns1123Label, validateDns1123Subdomain } from '../labels';
@@ -12,6 +13,7 @@ export interface AllocationRequestSpec {
   podUid: string | null;
   /** the CNI network name, recorded so CNI GC finds the attachments made through it */
   network?: string;
+  owner: AllocationOwner;
   ip: IpAddress | null;
   /** ascending, distinct: one address per family, all or none */
   families: (4 | 6)[];
@@ -55,6 +57,17 @@ function validateNetwork(network: string): string {
   return network;
 }
 
+function owner(input: AllocateIpInput): AllocationOwner {
+  if (input.owner === undefined) return allocationOwner({ podUid: input.podUid ?? null });
+  if (!ALLOCATION_OWNERS.includes(input.owner as AllocationOwner)) {
+    throw new ValidationError(
+      'INVALID_ARGUMENT',
+      `owner must be one of ${ALLOCATION_OWNERS.join(', ')} (got ${JSON.stringify(input.owner)})`,
+    );
+  }
+  return input.owner as AllocationOwner;
+}
+
 export function parseAllocationRequest(input: AllocateIpInput): AllocationRequestSpec {
   validateHandle(input.handle);
   validateDns1123Subdomain(input.node, 'node name');
@@ -68,6 +81,7 @@ export function parseAllocationRequest(input: AllocateIpInput): AllocationReques
     pod: input.pod,
     podUid: input.podUid ?? null,
     ...(input.network === undefined ? {} : { network: validateNetwork(input.network) }),
+    owner: owner(input),
     ip,
     families: families(input.families, ip, input.ip),
   };

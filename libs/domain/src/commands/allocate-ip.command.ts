@@ -8,6 +8,8 @@ export interface AllocateIpInput extends SelectionInput {
   pod: string;
   podUid?: string;
   network?: string;
+  /** default: pod when a podUid is given, else external */
+  owner?: string;
   ip?: string;
   families?: number[];
 }

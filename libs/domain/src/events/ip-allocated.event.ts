@@ -1,3 +1,5 @@
+import type { AllocationOwner } from '../allocation/allocation-owner';
+
 /** The StatefulSet a pod belongs to, and its ordinal: such an address is the StatefulSet's to release. */
 export interface StatefulSetRef {
   namespace: string;
@@ -16,6 +18,8 @@ export interface IpAllocated {
     namespace: string;
     pod: string;
     podUid: string | null;
+    /** absent in events recorded before owners were: read it through allocationOwner() */
+    owner?: AllocationOwner;
     statefulSet?: StatefulSetRef;
     /** the CNI network (its config's `name`) the address was allocated through, for CNI GC */
     network?: string;

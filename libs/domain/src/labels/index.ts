@@ -1,3 +1,3 @@
-export { type Labels, validateLabelKey, validateLabelValue, validateLabels } from './labels';
+export { type Labels, MAX_LABELS, validateLabelKey, validateLabelValue, validateLabels } from './labels';
 export { validateDns1123Label, validateDns1123Subdomain } from './names';
-export { LabelSelector, type Operator, type Requirement } from './label-selector';
+export { LabelSelector, MAX_SELECTOR_LENGTH, MAX_SELECTOR_REQUIREMENTS, type Operator, type Requirement } from './label-selector';

@@ -2,6 +2,13 @@ import { ValidationError } from '../errors/domain-error';
 import { type Labels, labelKeyProblem, labelValueProblem } from './labels';
 import { type Token, tokenize } from './selector-lexer';
 
+/**
+ * A selector is evaluated for every pool it may match: bound its size so that one request cannot
+ * hold a database core (Kubernetes sets no limit; real pool and node selectors use a handful).
+ */
+export const MAX_SELECTOR_LENGTH = 4096;
+export const MAX_SELECTOR_REQUIREMENTS = 64;
+
 /** `==` parses to `=`: Kubernetes treats them as the same operator. */
 export type Operator = 'in' | 'notin' | 'exists' | 'doesnotexist' | '=' | '!=';
 
@@ -95,6 +102,7 @@ class SelectorParser {
   private index = 0;
 
   constructor(private readonly text: string) {
+    if (text.length > MAX_SELECTOR_LENGTH) this.raise(`longer than ${MAX_SELECTOR_LENGTH} characters (${text.length})`);
     this.tokens = tokenize(text);
   }
 
@@ -105,6 +113,7 @@ class SelectorParser {
     const requirements: Requirement[] = [];
     for (;;) {
       requirements.push(this.requirement());
+      if (requirements.length > MAX_SELECTOR_REQUIREMENTS) this.raise(`more than ${MAX_SELECTOR_REQUIREMENTS} requirements`);
       const separator = this.next();
       if (separator.kind === 'end') return requirements;
       if (separator.kind !== ',') this.fail(separator, 'expected "," or end of input');
@@ -211,7 +220,9 @@ class SelectorParser {
   }
 
   private raise(detail: string): never {
-    throw new ValidationError('INVALID_SELECTOR', `invalid selector ${JSON.stringify(this.text)}: ${detail}`);
+    // a refused selector may be long: quote enough of it to recognise it
+    const shown = this.text.length > 120 ? `${this.text.slice(0, 120)}…` : this.text;
+    throw new ValidationError('INVALID_SELECTOR', `invalid selector ${JSON.stringify(shown)}: ${detail}`);
   }
 }
 

@@ -5,6 +5,9 @@ import { dns1123SubdomainViolation } from './names';
 /** Node labels as Kubernetes defines them; pools select nodes by these. */
 export type Labels = Record<string, string>;
 
+/** Kubernetes sets no count; a pool or node with more labels than this is a mistake or an attack. */
+export const MAX_LABELS = 256;
+
 const NAME_PART_MAX_LENGTH = 63;
 const VALUE_MAX_LENGTH = 63;
 
@@ -75,7 +78,10 @@ export function validateLabels(labels: unknown, what = 'labels'): Labels {
   if (!isPlainObject(labels)) {
     throw new ValidationError('INVALID_LABEL', `${what} must be an object mapping label keys to string values`);
   }
-  const result: Labels = {};
+  const count = Object.keys(labels).length;
+  if (count > MAX_LABELS) throw new ValidationError('INVALID_LABEL', `${what} has ${count} labels; at most ${MAX_LABELS} are allowed`);
+  // No prototype: keys such as "__proto__" or "constructor" are ordinary label keys here.
+  const result: Labels = Object.create(null) as Labels;
   for (const [key, value] of Object.entries(labels)) {
     validateLabelKey(key);
     if (typeof value !== 'string') {

@@ -190,7 +190,17 @@ describe('decideAllocate', () => {
     expect(value).toBe(ip('10.0.0.3'));
     expect(event).toEqual({
       type: 'IpAllocated',
-      data: { pool: 'p', ip: '10.0.0.3', family: 4, handle: 'h1', node: 'node-a', namespace: 'default', pod: 'pod-h1', podUid: 'uid-1' },
+      data: {
+        pool: 'p',
+        ip: '10.0.0.3',
+        family: 4,
+        handle: 'h1',
+        node: 'node-a',
+        namespace: 'default',
+        pod: 'pod-h1',
+        podUid: 'uid-1',
+        owner: 'pod',
+      },
     });
     state = apply(state, event);
     expect(state.holders.get(ip('10.0.0.3'))).toEqual({
@@ -199,6 +209,7 @@ describe('decideAllocate', () => {
       namespace: 'default',
       pod: 'pod-h1',
       podUid: 'uid-1',
+      owner: 'pod',
     });
     expect(poolCounts(state)).toEqual({ capacity: 254n, allocated: 1n, reservedCount: 3n, rangeReservedCount: 0n, free: 250n });
     expect(allocate(state, 'h2')[1]).toBe('10.0.0.5');

@@ -1,6 +1,7 @@
 import { formatCidr, formatIp, parseCidr, parseIp, parseIpRange, RangeSet, type Cidr } from '@ipledger/ip';
 import type { AggregateType } from '../aggregate-type';
 import { DomainError } from '../errors/domain-error';
+import { allocationOwner } from '../allocation/allocation-owner';
 import type {
   IpAllocated,
   IpReleased,
@@ -21,9 +22,21 @@ import type { PoolSpec } from './pool-spec';
 import { usableSpan } from './usable-span';
 import type { Holder, PoolState, PoolView } from './pool-state';
 
-/** Exactly the holder's fields of a request or an event, the optional ones only when present. */
-function holderOf({ handle, node, namespace, pod, podUid, statefulSet, network }: Holder): Holder {
-  return { handle, node, namespace, pod, podUid, ...(statefulSet ? { statefulSet } : {}), ...(network ? { network } : {}) };
+/**
+ * Exactly the holder's fields of a request or an event, the optional ones only when present; the
+ * owner always, also for events recorded before owners were (allocationOwner).
+ */
+function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, network }: Holder): Holder {
+  return {
+    handle,
+    node,
+    namespace,
+    pod,
+    podUid,
+    owner: allocationOwner({ owner, podUid }),
+    ...(statefulSet ? { statefulSet } : {}),
+    ...(network ? { network } : {}),
+  };
 }
 
 export interface PoolCounts {

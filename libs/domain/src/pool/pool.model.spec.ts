@@ -85,6 +85,7 @@ class Model {
       namespace: 'ns',
       pod: `pod-${cmd.handle}`,
       podUid: null,
+      owner: 'external',
     };
     return { ip: ip(octet), event: { type: 'IpAllocated', data } as PoolEvent };
   }

@@ -16,6 +16,9 @@ export interface ValidStatefulSetSpec {
 /** Kubernetes caps nothing lower; this keeps a range within what one reservation should hold. */
 export const MAX_REPLICAS = 65_536;
 
+/** spec.ordinals.start is an int32 in Kubernetes. */
+export const MAX_ORDINALS_START = 2_147_483_647;
+
 function count(value: number, field: string, max: number): number {
   if (!Number.isInteger(value) || value < 0 || value > max) {
     throw new ValidationError('INVALID_ARGUMENT', `${field} must be an integer from 0 to ${max} (got ${value})`);
@@ -39,7 +42,7 @@ export function parseStatefulSetSpec(spec: StatefulSetSpec, defaultMatchLabel: s
     namespace: spec.namespace,
     name: spec.name,
     replicas: count(spec.replicas, 'replicas', MAX_REPLICAS),
-    ordinalsStart: count(spec.ordinalsStart ?? 0, 'ordinalsStart', Number.MAX_SAFE_INTEGER),
+    ordinalsStart: count(spec.ordinalsStart ?? 0, 'ordinalsStart', MAX_ORDINALS_START),
     rule,
     node: spec.node ?? '',
   };

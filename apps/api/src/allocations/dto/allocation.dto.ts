@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ALLOCATION_OWNERS, type AllocationOwner } from '@ipledger/domain';
 
 export class StatefulSetRefDto {
   @ApiProperty() namespace!: string;
@@ -17,6 +18,11 @@ export class AllocationDto {
   @ApiProperty() namespace!: string;
   @ApiProperty() pod!: string;
   @ApiPropertyOptional({ type: String, nullable: true }) podUid!: string | null;
+  @ApiProperty({
+    enum: ALLOCATION_OWNERS,
+    description: 'pod: released when the pod is deleted or vanishes (leak collection); external: only by an explicit release',
+  })
+  owner!: AllocationOwner;
   @ApiProperty({ enum: [4, 6] }) family!: 4 | 6;
   @ApiPropertyOptional({ type: StatefulSetRefDto, description: "the StatefulSet whose pod holds it, and the pod's ordinal" })
   statefulSet?: StatefulSetRefDto;

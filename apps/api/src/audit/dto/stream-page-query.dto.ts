@@ -1,13 +1,19 @@
 import { ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Min } from 'class-validator';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { ListQueryDto } from '../../http/list-query.dto';
 
 export class StreamPageQueryDto extends PickType(ListQueryDto, ['limit'] as const) {
-  @ApiPropertyOptional({ description: 'cursor: the `next` of the previous page (a stream version)' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'cursor: the `next` of the previous page (a stream version)',
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
   after?: number;
 }

@@ -1,8 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsObject } from 'class-validator';
+import { LIMITS } from '../../http/limits';
 
 export class PutNodeDto {
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: { 'pool-group': 'group-1', zone: 'a' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string', maxLength: 63 },
+    maxProperties: LIMITS.labels,
+    example: { 'pool-group': 'group-1', zone: 'a' },
+  })
   @IsObject()
   labels!: Record<string, string>;
 }

@@ -1,14 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsBoolean, IsObject, IsString, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsObject, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { LIMITS } from '../../http/limits';
 import { Optional } from '../../http/optional';
 
 export class CreatePoolDto {
-  @ApiProperty({ example: 'rack-7', description: 'DNS-1123 label' })
+  @ApiProperty({ example: 'rack-7', description: 'DNS-1123 label', maxLength: LIMITS.shortName })
   @IsString()
+  @MaxLength(LIMITS.shortName)
   name!: string;
 
-  @ApiProperty({ example: '10.4.0.0/24', description: 'network address and prefix length (IPv4 or IPv6)' })
+  @ApiProperty({ example: '10.4.0.0/24', description: 'network address and prefix length (IPv4 or IPv6)', maxLength: LIMITS.address })
   @IsString()
+  @MaxLength(LIMITS.address)
   cidr!: string;
 
   @ApiPropertyOptional({
@@ -16,25 +19,47 @@ export class CreatePoolDto {
     nullable: true,
     example: '10.4.0.1',
     description: 'an address inside the CIDR: never handed out, returned with every allocation from the pool. Immutable.',
+    maxLength: LIMITS.address,
   })
   @ValidateIf((_, value) => value !== undefined && value !== null)
   @IsString()
+  @MaxLength(LIMITS.address)
   gateway?: string | null;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { 'pool-group': 'group-1' } })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string', maxLength: 63 },
+    maxProperties: LIMITS.labels,
+    example: { 'pool-group': 'group-1' },
+    description: `Kubernetes labels (keys up to ${LIMITS.labelKey} characters, values up to 63), at most ${LIMITS.labels}`,
+  })
   @Optional()
   @IsObject()
   labels?: Record<string, string>;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: 'zone=a', description: 'Kubernetes label selector over node labels' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'zone=a',
+    description: 'Kubernetes label selector over node labels',
+    maxLength: LIMITS.selector,
+  })
   @ValidateIf((_, value) => value !== undefined && value !== null)
   @IsString()
+  @MaxLength(LIMITS.selector)
   nodeSelector?: string | null;
 
-  @ApiPropertyOptional({ type: [String], example: ['10.4.0.1', '10.4.0.250-10.4.0.254'] })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', maxLength: LIMITS.address },
+    maxItems: LIMITS.reserved,
+    example: ['10.4.0.1', '10.4.0.250-10.4.0.254'],
+  })
   @Optional()
   @IsArray()
+  @ArrayMaxSize(LIMITS.reserved)
   @IsString({ each: true })
+  @MaxLength(LIMITS.address, { each: true })
   reserved?: string[];
 
   @ApiPropertyOptional({ default: false })

@@ -1,0 +1,19 @@
+import { Logger } from '@nestjs/common';
+import { Pool, type PoolConfig } from 'pg';
+import { CancellablePool } from './cancellable-pool';
+
+/**
+ * A pool whose connections can never crash the process. pg-pool listens for errors only on idle
+ * clients; a client checked out when the server goes away (a restart, a failover, a terminated
+ * backend) emits 'error' with no listener, and Node exits. Every client gets a listener of its
+ * own for its whole life: the query in flight still fails (and is answered 503), the broken
+ * client is discarded on release, and the pool connects afresh once the server is back.
+ */
+export function createPgPool(config: PoolConfig, options: { cancellable?: boolean } = {}): Pool {
+  const logger = new Logger('postgres');
+  // cancellable: the API's pool, whose queries end with their request (cancellable-pool.ts)
+  const pool = new (options.cancellable ? CancellablePool : Pool)({ connectionTimeoutMillis: 5_000, ...config });
+  pool.on('error', (err) => logger.warn(`idle connection lost: ${err.message}`));
+  pool.on('connect', (client) => client.on('error', (err) => logger.warn(`connection lost: ${err.message}`)));
+  return pool;
+}

@@ -1,0 +1,170 @@
+import { runCli } from '../../apps/api/src/cli';
+import { call, startApiProcess, type ApiProcess } from '../support/api-process';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { report, seconds } from './chaos-report';
+
+/** An allocation a client saw acknowledged (201, or 200 for a retried handle). */
+type Acknowledged = Map<string, string>;
+
+/** Addresses that two handles hold at once, in the log itself: IpAllocated events no release has undone, by address. */
+async function heldTwice(db: TestDatabase): Promise<number> {
+  const { rows } = await db.pool.query(
+    `SELECT a.data ->> 'ip' AS ip FROM events a
+      WHERE a.type = 'IpAllocated'
+        AND NOT EXISTS (SELECT 1 FROM events r WHERE r.type = 'IpReleased' AND r.data ->> 'handle' = a.data ->> 'handle'
+                          AND r.data ->> 'ip' = a.data ->> 'ip' AND r.position > a.position)
+      GROUP BY 1 HAVING count(*) > 1`,
+  );
+  return rows.length;
+}
+
+/** Acknowledged allocations a replica no longer answers with the same address. */
+async function lost(base: string, acknowledged: Acknowledged): Promise<number> {
+  let missing = 0;
+  for (const [handle, ip] of acknowledged) {
+    const held = await call(base, 'GET', `/v1/allocations/${encodeURIComponent(handle)}`);
+    if (held.status !== 200 || held.body.items[0].ip !== ip) missing++;
+  }
+  return missing;
+}
+
+async function replayVerify(db: TestDatabase): Promise<{ code: number; lines: string[] }> {
+  const lines: string[] = [];
+  const code = await runCli(['replay', '--verify'], (line) => lines.push(line), { DATABASE_URL: db.url, IPAM_KUBERNETES_CONSUMER: 'off' });
+  return { code, lines };
+}
+
+const allocation = (handle: string, pool: string) => ({
+  handle,
+  node: 'n',
+  namespace: 'chaos',
+  pod: handle.replace(/[^a-z0-9-]/g, '-'),
+  pools: [pool],
+});
+
+describe('chaos: API replicas', () => {
+  let db: TestDatabase;
+  const replicas: ApiProcess[] = [];
+  beforeAll(async () => {
+    db = await createTestDatabase('chaos_replicas');
+    replicas.push(...(await Promise.all([0, 1].map(() => startApiProcess(db.url, { from: 'dist' })))));
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(replicas.map((replica) => replica.stop()));
+    await db.drop();
+  });
+
+  it('R1: two replicas and 64 clients exhaust a /22: exactly its capacity succeeds, no address held twice', async () => {
+    expect((await call(replicas[0].base, 'POST', '/v1/pools', { name: 'r1', cidr: '10.100.0.0/22' })).status).toBe(201);
+    const capacity = 1022;
+    const acknowledged: Acknowledged = new Map();
+    const unexpected: string[] = [];
+    let requests = 0;
+    let conflictsRetried = 0;
+    const started = Date.now();
+    const client = async (c: number) => {
+      for (let n = 0; ; n++) {
+        const handle = `r1-${c}-${n}`;
+        for (;;) {
+          requests++;
+          const res = await call(replicas[(c + n) % 2].base, 'POST', '/v1/allocations', allocation(handle, 'r1'));
+          if (res.status === 201) {
+            acknowledged.set(handle, res.body.items[0].ip);
+            break;
+          }
+          if (res.status === 409 && res.body.code === 'POOL_EXHAUSTED') return;
+          if (res.status === 409 && res.body.code === 'CONCURRENCY_CONFLICT') {
+            conflictsRetried++;
+            continue;
+          }
+          unexpected.push(`${res.status} ${res.body?.code}`);
+          return;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 64 }, (_, c) => client(c)));
+    const elapsed = Date.now() - started;
+    const ips = new Set(acknowledged.values());
+    const duplicates = acknowledged.size - ips.size + (await heldTwice(db));
+    const held = Number((await db.pool.query(`SELECT count(*) AS n FROM allocations WHERE pool = 'r1'`)).rows[0].n);
+    report('R1 two replicas, 64 clients, /22', {
+      capacity,
+      succeeded: acknowledged.size,
+      heldInReadModel: held,
+      duplicates,
+      requests,
+      conflictsRetried,
+      unexpected: unexpected.length,
+      seconds: seconds(elapsed),
+    });
+    expect(unexpected).toEqual([]);
+    expect(acknowledged.size).toBe(capacity);
+    expect(held).toBe(capacity);
+    expect(duplicates).toBe(0);
+  });
+
+  it('R2: kill -9 one replica ten times under load: every acknowledged allocation held, no duplicates, replay --verify clean', async () => {
+    expect((await call(replicas[0].base, 'POST', '/v1/pools', { name: 'r2', cidr: '10.101.0.0/20' })).status).toBe(201);
+    const acknowledged: Acknowledged = new Map();
+    const unexpected: string[] = [];
+    let refused = 0;
+    let killing = true;
+    const perClient = 100;
+    const client = async (c: number) => {
+      for (let n = 0; n < perClient || (killing && n < 4 * perClient); n++) {
+        const handle = `r2-${c}-${n}`;
+        for (let attempt = 0; ; attempt++) {
+          // a dead replica: the same handle again through the other one (a handle takes one address, however often asked)
+          const res = await call(replicas[(c + n + attempt) % 2].base, 'POST', '/v1/allocations', allocation(handle, 'r2')).catch(
+            () => null,
+          );
+          if (res && (res.status === 201 || res.status === 200)) {
+            acknowledged.set(handle, res.body.items[0].ip);
+            break;
+          }
+          if (res?.status === 409 && res.body.code === 'CONCURRENCY_CONFLICT') continue;
+          if (res) unexpected.push(`${res.status} ${res.body?.code}`);
+          else refused++;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          if (attempt > 400) throw new Error(`${handle}: no replica answered`);
+        }
+      }
+    };
+    const restarts: number[] = [];
+    const killer = async () => {
+      for (let kill = 0; kill < 10; kill++) {
+        await new Promise((resolve) => setTimeout(resolve, 400 + Math.random() * 600));
+        const victim = kill % 2;
+        await replicas[victim].kill();
+        const started = Date.now();
+        replicas[victim] = await startApiProcess(db.url, { from: 'dist' });
+        restarts.push(Date.now() - started);
+      }
+      killing = false;
+    };
+    const started = Date.now();
+    await Promise.all([killer(), ...Array.from({ length: 32 }, (_, c) => client(c))]);
+    const elapsed = Date.now() - started;
+    const duplicates = acknowledged.size - new Set(acknowledged.values()).size + (await heldTwice(db));
+    const missing = await lost(replicas[0].base, acknowledged);
+    const verify = await replayVerify(db);
+    restarts.sort((a, b) => a - b);
+    report('R2 kill -9 one of two replicas 10 times under load (32 clients)', {
+      kills: restarts.length,
+      acknowledged: acknowledged.size,
+      lostAcknowledged: missing,
+      duplicates,
+      replayVerifyExit: verify.code,
+      refusedConnections: refused,
+      unexpected: unexpected.length,
+      medianRestartToReadySeconds: seconds(restarts[Math.floor(restarts.length / 2)]),
+      seconds: seconds(elapsed),
+    });
+    expect(restarts).toHaveLength(10);
+    expect(unexpected).toEqual([]);
+    expect(missing).toBe(0);
+    expect(duplicates).toBe(0);
+    expect(verify.code).toBe(0);
+    expect(verify.lines.at(-1)).toMatch(/every read model matches the log$/);
+  });
+});
