@@ -36,6 +36,7 @@ import { AllocationReads } from './allocation-reads';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
+import { currentFence } from '../infrastructure/write-fence';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 
 export interface AllocateIpResult {
@@ -83,7 +84,10 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
       });
       if (held.length > 0) return { created: false, items: held };
       const families = familyRequests(spec, pod && reservation && { reservation, ordinal: pod.ordinal });
-      return families.length === 1 ? this.allocateOne(families[0], rule, metadata) : this.allocateTogether(families, rule, metadata);
+      // fenced work (the Kubernetes consumer) appends in a transaction of its own, where its fence is checked
+      return families.length === 1 && !currentFence()
+        ? this.allocateOne(families[0], rule, metadata)
+        : this.allocateTogether(families, rule, metadata);
     });
   }
 
@@ -104,7 +108,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     return this.answer([{ plan, recorded }], family.request.handle);
   }
 
-  /** Several families: one pool lock at a time, IPv4 first, kept for the chosen pools until the one append is done. */
+  /** Several families (or fenced work): one pool lock at a time, IPv4 first, kept for the chosen pools until the one append is done. */
   private async allocateTogether(families: FamilyRequest[], rule: SelectionRule, metadata: CommandMetadata): Promise<AllocateIpResult> {
     const unlocks: Array<() => void> = [];
     try {

@@ -4,6 +4,7 @@ import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
+import { currentFence } from '../infrastructure/write-fence';
 import { AllocationReads } from './allocation-reads';
 
 /**
@@ -25,7 +26,8 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
       // IPv4 first, like allocation, so the two never wait on each other's pool locks in a cycle
       const { held } = await this.reads.start({ handle, namespace: '', statefulSet: null });
       const pools = [...new Set(held.map((a) => a.pool))];
-      if (pools.length === 1) {
+      // fenced work (the Kubernetes consumer) appends in a transaction of its own, where its fence is checked
+      if (pools.length === 1 && !currentFence()) {
         return this.groupCommit.run(pools[0], {
           metadata,
           decide: (state) => {

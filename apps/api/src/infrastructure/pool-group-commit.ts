@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { draftPool, PoolAggregate, type CommandMetadata, type PoolEvent, type PoolView } from '@ipledger/domain';
 import { ConcurrencyError, type RecordedEvent } from '@ipledger/event-store';
 import { EventWriter, type Change } from './event-writer';
+import { requestSignal } from './request-signal';
 import { jitter } from './retry-on-conflict';
+import { runUnfenced } from './write-fence';
 
 /** One request's part in a batch: a decision on its pool as the batch left it so far. */
 export interface PoolWork<T> {
@@ -34,6 +36,8 @@ const IN_FLIGHT = 2;
  * dual-stack or StatefulSet command of this one, appended to a pool) re-decides the batch on
  * fresh state; any other failure, such as the unique index of the allocations read model
  * catching a handle twice, fails the batch's requests, which decide again from the start.
+ * Work inside a write fence (the Kubernetes consumer) does not come here: its fence must be
+ * checked in a transaction of its own.
  */
 @Injectable()
 export class PoolGroupCommit {
@@ -64,13 +68,19 @@ export class PoolGroupCommit {
         this.busy.add(pool);
       }
       this.inFlight++;
-      void this.commit(batch)
-        .catch((err: unknown) => batch.forEach((queued) => queued.forEach((q) => q.reject(err))))
-        .finally(() => {
-          pools.forEach((pool) => this.busy.delete(pool));
-          this.inFlight--;
-          this.dispatch();
-        });
+      // the batch is every request's, none's in particular: outside the async context of the
+      // request that happened to start it (its abort signal, a Kubernetes message's write fence)
+      requestSignal.exit(() =>
+        runUnfenced(() => {
+          void this.commit(batch)
+            .catch((err: unknown) => batch.forEach((queued) => queued.forEach((q) => q.reject(err))))
+            .finally(() => {
+              pools.forEach((pool) => this.busy.delete(pool));
+              this.inFlight--;
+              this.dispatch();
+            });
+        }),
+      );
     }
   }
 

@@ -1,3 +1,5 @@
+import { requestSignal } from './request-signal';
+
 /**
  * Reads of one kind that arrive while one is running are made together by the next query (one
  * statement, one round trip for all of them), as the group commit does for writes: under load the
@@ -22,14 +24,17 @@ export class ReadBatcher<K, V> {
     const batch = this.waiting;
     this.waiting = [];
     this.running = true;
-    this.readMany(batch.map((b) => b.key))
-      .then(
-        (values) => batch.forEach((b, i) => b.resolve(values[i])),
-        (err: unknown) => batch.forEach((b) => b.reject(err)),
-      )
-      .finally(() => {
-        this.running = false;
-        this.next();
-      });
+    // shared by every request in it: not cancelled when the one that started it goes away
+    requestSignal.exit(() => {
+      this.readMany(batch.map((b) => b.key))
+        .then(
+          (values) => batch.forEach((b, i) => b.resolve(values[i])),
+          (err: unknown) => batch.forEach((b) => b.reject(err)),
+        )
+        .finally(() => {
+          this.running = false;
+          this.next();
+        });
+    });
   }
 }
