@@ -1,84 +1,220 @@
 /**
- * npm run bench:alloc — allocation throughput and latency through the REST API, and whether the
- * cost of an allocation stays flat as a pool's history grows (aggregate cache + snapshots).
+ * npm run bench:alloc — the allocation engine's figures, each beside its target, measured in one
+ * run on one machine (the load generator, the API and PostgreSQL share its cores):
+ *   H   = allocations/s, 32 clients over 32 pools ÷ GET /healthz requests/s, 32 clients (≥ 0.6)
+ *   P1  = allocations/s, 32 clients over 32 pools ÷ pgbench one-row INSERT TPS, 32 clients (≥ 0.15)
+ *   P1s = allocations/s, 1 client ÷ pgbench TPS, 1 client (≥ 0.15)
+ *   P5  = allocations/s, 32 clients into one pool ÷ the same over 32 pools (≥ 0.95)
+ *   P4  = allocate+release latency in a pool with 1,000,000 events of history ÷ in a new pool (≤ 1.2)
+ *   P7  = the API's resident memory with 10,000 pools and 1,000,000 held allocations (≤ 512 MiB)
+ * Throughputs are BENCH_ROUNDS (default 3) interleaved rounds of BENCH_SECONDS (default 5) each;
+ * the medians are compared. P4 and P7 seed their history straight into the event store (SQL) and
+ * build the read models with `ipledger replay --rebuild`, then go through the API.
+ * BENCH_NODE_ARGS passes node flags to the API (e.g. --cpu-prof); BENCH_HEAP_MIB (default 384) is
+ * the P4/P7 API's --max-old-space-size, as deploy/api-deployment.yaml sets it (NODE_OPTIONS).
  */
-import { call, expectStatus, freshDatabase, median, ms, percentile, startApi, timed } from './support';
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Pool } from 'pg';
+import { call, expectStatus, freshDatabase, median, ms, startApi, sustained, timed } from './support';
 
-const N = Number(process.env.BENCH_ALLOCATIONS ?? 2000);
-const HISTORY = Number(process.env.BENCH_HISTORY ?? 5000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const HISTORY_EVENTS = Number(process.env.BENCH_HISTORY_EVENTS ?? 1_000_000);
+const MANY_POOLS = Number(process.env.BENCH_POOLS ?? 10_000);
+const HELD = Number(process.env.BENCH_HELD ?? 1_000_000);
+const CLI = join(__dirname, '../dist/cli.js');
+/** the API's V8 heap for P4 and P7, as deploy/api-deployment.yaml sets it for its 512 MiB limit */
+const HEAP_MIB = Number(process.env.BENCH_HEAP_MIB ?? 384);
+const run = promisify(execFile);
 
 const body = (handle: string, pool: string) => ({ handle, node: 'bench-node', namespace: 'bench', pod: handle, pools: [pool] });
 
-async function main(): Promise<void> {
+async function allocate(base: string, handle: string, pool: string): Promise<void> {
+  expectStatus(await call(base, 'POST', '/v1/allocations', body(handle, pool)), 201, `allocate ${handle} in ${pool}`);
+}
+
+/** pgbench's one-row INSERT TPS at `clients` against the bench's database. */
+async function pgbench(url: string, clients: number): Promise<number> {
+  const script = join(tmpdir(), `ipledger-pgbench-${process.pid}.sql`);
+  writeFileSync(script, 'INSERT INTO pgbench_one_row DEFAULT VALUES;\n');
+  const threads = String(Math.min(clients, cpus().length));
+  const { stdout } = await run('pgbench', ['-n', '-f', script, '-c', String(clients), '-j', threads, '-T', String(SECONDS), url]);
+  const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(stdout);
+  if (!tps) throw new Error(`unexpected pgbench output:\n${stdout}`);
+  return Number(tps[1]);
+}
+
+async function throughput(): Promise<{ H: number; P1: number; P1s: number; P5: number; lines: string[] }> {
   const db = await freshDatabase('alloc');
-  let api = await startApi(db.url);
+  const api = await startApi(db.url);
   try {
-    for (const [name, cidr] of [
-      ['seq', '10.10.0.0/16'],
-      ['par', '10.11.0.0/16'],
-      ['fresh', '10.12.0.0/16'],
-      ['aged', '10.13.0.0/16'],
-      ['warm', '10.14.0.0/16'],
-    ]) {
-      expectStatus(await call(api.base, 'POST', '/v1/pools', { name, cidr }), 201, `create ${name}`);
-    }
+    const sql = new Pool({ connectionString: db.url, max: 1 });
+    await sql.query('CREATE TABLE pgbench_one_row (id bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())');
+    await sql.end();
+    const pools = Array.from({ length: 32 }, (_, i) => ({ name: `b${i}`, cidr: `10.${100 + i}.0.0/16` }));
+    pools.push({ name: 'hot', cidr: '10.200.0.0/16' }, { name: 'single', cidr: '10.201.0.0/16' }, { name: 'warm', cidr: '10.202.0.0/16' });
+    for (const pool of pools) expectStatus(await call(api.base, 'POST', '/v1/pools', pool), 201, `create ${pool.name}`);
+    await sustained(2, 32, (i) => allocate(api.base, `w-${i}`, 'warm'));
 
-    const sequential = await timed(N, 1, async (i) =>
-      expectStatus(await call(api.base, 'POST', '/v1/allocations', body(`s-${i}`, 'seq')), 201, 'allocate'),
-    );
-    const parallel = await timed(N, 16, async (i) =>
-      expectStatus(await call(api.base, 'POST', '/v1/allocations', body(`p-${i}`, 'par')), 201, 'allocate'),
-    );
-
-    // give one pool a long history: HISTORY allocate+release pairs
-    await timed(HISTORY, 8, async (i) => {
-      expectStatus(await call(api.base, 'POST', '/v1/allocations', body(`h-${i}`, 'aged')), 201, 'allocate');
-      expectStatus(await call(api.base, 'DELETE', `/v1/allocations/h-${i}`), 204, 'release');
-    });
-    const pair = (pool: string, tag: string) => async (i: number) => {
-      expectStatus(await call(api.base, 'POST', '/v1/allocations', body(`${tag}-${i}`, pool)), 201, 'allocate');
-      expectStatus(await call(api.base, 'DELETE', `/v1/allocations/${tag}-${i}`), 204, 'release');
+    const figures: Record<'healthz' | 'spread' | 'hot' | 'one' | 'pg32' | 'pg1', number[]> = {
+      healthz: [],
+      spread: [],
+      hot: [],
+      one: [],
+      pg32: [],
+      pg1: [],
     };
-    const rounds = 300;
-    // interleave fresh and aged so drift on a shared machine hits both alike
-    const fresh: number[] = [];
-    const aged: number[] = [];
-    for (let i = 0; i < rounds; i++) {
-      fresh.push(...(await timed(1, 1, () => pair('fresh', 'f')(i))).latencies);
-      aged.push(...(await timed(1, 1, () => pair('aged', 'a')(i))).latencies);
+    for (let round = 0; round < ROUNDS; round++) {
+      figures.healthz.push(await sustained(SECONDS, 32, async () => expectStatus(await call(api.base, 'GET', '/healthz'), 200, 'healthz')));
+      figures.spread.push(await sustained(SECONDS, 32, (i, worker) => allocate(api.base, `s${round}-${i}`, `b${worker}`)));
+      figures.hot.push(await sustained(SECONDS, 32, (i) => allocate(api.base, `h${round}-${i}`, 'hot')));
+      figures.one.push(await sustained(SECONDS, 1, (i) => allocate(api.base, `o${round}-${i}`, 'single')));
+      figures.pg32.push(await pgbench(db.url, 32));
+      figures.pg1.push(await pgbench(db.url, 1));
     }
-
-    // a new replica (warmed up on another pool) whose aggregate cache is cold for these two:
-    // the first allocation reads a snapshot and a short tail, not the whole history
-    const coldFresh: number[] = [];
-    const coldAged: number[] = [];
-    for (let r = 0; r < 3; r++) {
-      await api.stop();
-      api = await startApi(db.url);
-      for (let i = 0; i < 200; i++) await pair('warm', `w${r}`)(i);
-      coldFresh.push(...(await timed(1, 1, () => pair('fresh', `cf${r}`)(0))).latencies);
-      coldAged.push(...(await timed(1, 1, () => pair('aged', `ca${r}`)(0))).latencies);
-    }
-
-    console.log(`allocations through POST /v1/allocations (one API process, N=${N})`);
-    console.log(
-      `  1 client, sequential : ${(N / sequential.seconds).toFixed(0)} allocations/s, median ${ms(median(sequential.latencies))}, p99 ${ms(percentile(sequential.latencies, 99))}`,
-    );
-    console.log(
-      `  16 clients, one pool : ${(N / parallel.seconds).toFixed(0)} allocations/s, median ${ms(median(parallel.latencies))}, p99 ${ms(percentile(parallel.latencies, 99))}`,
-    );
-    console.log(`allocate+release pair, warm cache (${rounds} rounds, interleaved)`);
-    console.log(`  new pool                      : median ${ms(median(fresh))}`);
-    console.log(`  pool with ${2 * HISTORY} prior events : median ${ms(median(aged))}`);
-    console.log(`  ratio aged/new                : ${(median(aged) / median(fresh)).toFixed(2)}`);
-    console.log(`first allocate+release of a pool on a restarted API (cold aggregate cache: snapshot + tail; 3 restarts)`);
-    console.log(
-      `  new pool median ${ms(median(coldFresh))}, aged pool median ${ms(median(coldAged))}, ratio ${(median(coldAged) / median(coldFresh)).toFixed(2)}`,
-    );
+    const m = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, median(v)])) as Record<keyof typeof figures, number>;
+    const each = (v: number[]) => v.map((x) => x.toFixed(0)).join(', ');
+    const lines = [
+      `throughput (${ROUNDS} interleaved rounds of ${SECONDS} s; median, then each round):`,
+      `  GET /healthz, 32 clients                  ${m.healthz.toFixed(0)} requests/s (${each(figures.healthz)})`,
+      `  allocations, 32 clients over 32 pools     ${m.spread.toFixed(0)} /s (${each(figures.spread)})`,
+      `  allocations, 32 clients into one pool     ${m.hot.toFixed(0)} /s (${each(figures.hot)})`,
+      `  allocations, 1 client                     ${m.one.toFixed(0)} /s (${each(figures.one)})`,
+      `  pgbench one-row INSERT, 32 clients        ${m.pg32.toFixed(0)} TPS (${each(figures.pg32)})`,
+      `  pgbench one-row INSERT, 1 client          ${m.pg1.toFixed(0)} TPS (${each(figures.pg1)})`,
+    ];
+    return { H: m.spread / m.healthz, P1: m.spread / m.pg32, P1s: m.one / m.pg1, P5: m.hot / m.spread, lines };
   } finally {
     await api.stop();
     await db.drop();
   }
+}
+
+/**
+ * A pool `aged` with HISTORY_EVENTS events (allocate+release pairs), and MANY_POOLS pools holding
+ * HELD addresses between them, written straight into the event store in version order (the hash
+ * chain trigger links every row); the read models are then rebuilt from the log by the CLI.
+ */
+async function seed(url: string): Promise<void> {
+  const sql = new Pool({ connectionString: url, max: 1 });
+  const perPool = Math.ceil(HELD / MANY_POOLS);
+  const pairs = Math.floor((HISTORY_EVENTS - 1) / 2);
+  const holder = `'node', 'bench-node', 'namespace', 'bench', 'pod', h, 'podUid', null`;
+  const created = (name: string, cidr: string) =>
+    `jsonb_build_object('name', ${name}, 'cidr', ${cidr}, 'family', 4, 'gateway', null, 'labels', '{}'::jsonb, 'nodeSelector', null, 'reserved', '[]'::jsonb, 'disabled', false)`;
+  try {
+    await sql.query(`INSERT INTO events (stream_id, version, event_id, type, schema_version, data)
+      VALUES ('pool-aged', 1, gen_random_uuid(), 'PoolCreated', 1, ${created("'aged'", "'10.250.0.0/16'")})`);
+    await sql.query(
+      `INSERT INTO events (stream_id, version, event_id, type, schema_version, data)
+       SELECT 'pool-aged', 2 + 2 * j + r, gen_random_uuid(), CASE r WHEN 0 THEN 'IpAllocated' ELSE 'IpReleased' END, 1 + r,
+              CASE r WHEN 0 THEN jsonb_build_object('pool', 'aged', 'ip', '10.250.0.1', 'family', 4, 'handle', h, ${holder})
+                     ELSE jsonb_build_object('pool', 'aged', 'ip', '10.250.0.1', 'handle', h, 'node', 'bench-node', 'namespace', 'bench', 'pod', h) END
+       FROM generate_series(0, $1::int - 1) j, generate_series(0, 1) r, LATERAL (SELECT 'old-' || j AS h) x
+       ORDER BY j, r`,
+      [pairs],
+    );
+    // and its latest snapshot, as the API writes one every 200 events (every address released)
+    await sql.query(
+      `INSERT INTO snapshots (stream_id, version, state)
+       VALUES ('pool-aged', 1 + 2 * $1::int, jsonb_build_object('name', 'aged', 'created', ${created("'aged'", "'10.250.0.0/16'")}, 'ranges', '[]'::jsonb, 'holders', '[]'::jsonb))`,
+      [pairs],
+    );
+    const cidr = `'10.' || (i / 256) || '.' || (i % 256) || '.0/24'`;
+    await sql.query(
+      `INSERT INTO events (stream_id, version, event_id, type, schema_version, data)
+       SELECT 'pool-m' || i, 1, gen_random_uuid(), 'PoolCreated', 1, ${created("'m' || i", cidr)}
+       FROM generate_series(0, $1::int - 1) i ORDER BY i`,
+      [MANY_POOLS],
+    );
+    await sql.query(
+      `INSERT INTO events (stream_id, version, event_id, type, schema_version, data)
+       SELECT 'pool-m' || i, 1 + k, gen_random_uuid(), 'IpAllocated', 1,
+              jsonb_build_object('pool', 'm' || i, 'ip', '10.' || (i / 256) || '.' || (i % 256) || '.' || k, 'family', 4, 'handle', h, ${holder})
+       FROM generate_series(0, $1::int - 1) i, generate_series(1, $2::int) k, LATERAL (SELECT 'm' || i || '-' || k AS h) x
+       ORDER BY i, k`,
+      [MANY_POOLS, perPool],
+    );
+  } finally {
+    await sql.end();
+  }
+  const { stdout } = await run('node', [CLI, 'replay', '--rebuild'], { env: { ...process.env, DATABASE_URL: url }, maxBuffer: 1 << 24 });
+  if (!/events replayed/.test(stdout)) throw new Error(`replay --rebuild failed:\n${stdout}`);
+}
+
+/** Resident memory of a process, and its peak, in MiB (Linux). */
+function residentMiB(pid: number): { now: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]);
+  return { now: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
+}
+
+async function historyAndMemory(): Promise<{ P4: number; P7: number; lines: string[] }> {
+  const db = await freshDatabase('alloc_big');
+  try {
+    const seeding = performance.now();
+    await seed(db.url);
+    const seeded = (performance.now() - seeding) / 1000;
+    // as deploy/ runs it (NODE_OPTIONS in api-deployment.yaml): a heap sized to the 512 MiB limit;
+    // unlimited, V8 lets the garbage of 10,000 first loads pile up towards a gigabyte first
+    const api = await startApi(db.url, undefined, [`--max-old-space-size=${HEAP_MIB}`]);
+    try {
+      expectStatus(await call(api.base, 'POST', '/v1/pools', { name: 'fresh', cidr: '10.251.0.0/16' }), 201, 'create fresh');
+      const pair = (pool: string, handle: string) => async () => {
+        await allocate(api.base, handle, pool);
+        expectStatus(await call(api.base, 'DELETE', `/v1/allocations/${handle}`), 204, 'release');
+      };
+      // the first load of `aged` reads its snapshot and a short tail
+      await pair('aged', 'a-warm')();
+      await pair('fresh', 'f-warm')();
+      const fresh: number[] = [];
+      const aged: number[] = [];
+      // interleaved, so drift on a shared machine hits both alike
+      for (let i = 0; i < 300; i++) {
+        fresh.push(...(await timed(1, 1, pair('fresh', `f-${i}`))).latencies);
+        aged.push(...(await timed(1, 1, pair('aged', `a-${i}`))).latencies);
+      }
+      // every pool's aggregate loaded through the API: one more address in each
+      const touching = performance.now();
+      await timed(MANY_POOLS, 32, (i) => allocate(api.base, `touch-${i}`, `m${i}`));
+      const touched = (performance.now() - touching) / 1000;
+      const memory = residentMiB(api.pid);
+      return {
+        P4: median(aged) / median(fresh),
+        P7: memory.now,
+        lines: [
+          `history and memory (seeded ${HISTORY_EVENTS} + ${MANY_POOLS + HELD} events through SQL and rebuilt in ${seeded.toFixed(0)} s):`,
+          `  allocate+release, new pool               median ${ms(median(fresh))} (300 pairs)`,
+          `  allocate+release, pool with ${HISTORY_EVENTS} events median ${ms(median(aged))} (300 pairs, interleaved)`,
+          `  ${MANY_POOLS} pools holding ${HELD} addresses, each loaded by an allocation (${touched.toFixed(1)} s):`,
+          `  API resident memory ${memory.now.toFixed(0)} MiB (peak ${memory.peak.toFixed(0)} MiB; node --max-old-space-size=${HEAP_MIB})`,
+        ],
+      };
+    } finally {
+      await api.stop();
+    }
+  } finally {
+    await db.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  const t = await throughput();
+  const h = await historyAndMemory();
+  for (const line of [...t.lines, ...h.lines]) console.log(line);
+  const row = (name: string, value: number, target: string, met: boolean, what: string) =>
+    console.log(`  ${name.padEnd(4)} ${value.toFixed(2).padStart(7)}  target ${target.padEnd(8)} ${met ? 'met    ' : 'NOT met'}  ${what}`);
+  console.log('figures:');
+  row('H', t.H, '>= 0.6', t.H >= 0.6, 'allocations/s (32 clients, 32 pools) / GET /healthz requests/s (32 clients)');
+  row('P1', t.P1, '>= 0.15', t.P1 >= 0.15, 'allocations/s (32 clients, 32 pools) / pgbench INSERT TPS (32 clients)');
+  row('P1s', t.P1s, '>= 0.15', t.P1s >= 0.15, 'allocations/s (1 client) / pgbench INSERT TPS (1 client)');
+  row('P5', t.P5, '>= 0.95', t.P5 >= 0.95, 'allocations/s (32 clients, one pool) / (32 clients, 32 pools)');
+  row('P4', h.P4, '<= 1.2', h.P4 <= 1.2, `allocate+release latency, ${HISTORY_EVENTS}-event pool / new pool`);
+  row('P7', h.P7, '<= 512', h.P7 <= 512, `API resident MiB, ${MANY_POOLS} pools, ${HELD} held allocations`);
 }
 
 main().catch((err) => {

@@ -10,8 +10,12 @@ export async function freshDatabase(name: string): Promise<{ url: string; drop()
 }
 
 /** The built API (run `npm run build` first) as its own process; BENCH_NODE_ARGS passes node flags (e.g. --cpu-prof). */
-export function startApi(databaseUrl: string, env?: NodeJS.ProcessEnv): Promise<ApiProcess> {
-  return startApiProcess(databaseUrl, { from: 'dist', nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), env });
+export function startApi(databaseUrl: string, env?: NodeJS.ProcessEnv, nodeArgs: string[] = []): Promise<ApiProcess> {
+  return startApiProcess(databaseUrl, {
+    from: 'dist',
+    nodeArgs: [...nodeArgs, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)],
+    env,
+  });
 }
 
 export function expectStatus(res: { status: number; body: unknown }, status: number, what: string): void {
@@ -46,4 +50,21 @@ export async function timed(
     }),
   );
   return { latencies, seconds: (performance.now() - started) / 1000 };
+}
+
+/** Runs `task(i)` with `width` in flight for `seconds`; returns how many completed per second. */
+export async function sustained(seconds: number, width: number, task: (i: number, worker: number) => Promise<void>): Promise<number> {
+  let done = 0;
+  let next = 0;
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: width }, async (_, worker) => {
+      while (performance.now() < end) {
+        await task(next++, worker);
+        done++;
+      }
+    }),
+  );
+  return done / ((performance.now() - started) / 1000);
 }

@@ -29,6 +29,8 @@ export function call(base: string, method: string, path: string, body?: unknown)
 
 export interface ApiProcess {
   base: string;
+  /** the API's process id (a benchmark reads its resident memory) */
+  pid: number;
   stop(): Promise<void>;
   /** SIGKILL and wait: the process gets no chance to finish anything */
   kill(): Promise<void>;
@@ -71,6 +73,7 @@ export async function startApiProcess(
   }
   return {
     base,
+    pid: child.pid!,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

@@ -42,7 +42,11 @@ export class AppModule implements OnApplicationShutdown {
             { cancellable: true },
           ),
       },
-      { provide: AggregateRepository, useFactory: (db: Pool) => new AggregateRepository(db, { upcast }), inject: [PG_POOL] },
+      {
+        provide: AggregateRepository,
+        useFactory: (db: Pool) => new AggregateRepository(db, { upcast, cacheBytes: config.aggregateCacheBytes }),
+        inject: [PG_POOL],
+      },
       Metrics,
       KeyedMutex,
       EventWriter,

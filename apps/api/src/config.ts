@@ -31,6 +31,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** null when the consumer is off (the default without NATS_URL): the API then serves REST only */
   kubernetes: KubernetesConsumerConfig | null;
+  /** the aggregate cache's memory bound, in bytes (estimated from the states' address runs and holders) */
+  aggregateCacheBytes: number;
 }
 
 export interface KubernetesConsumerConfig {
@@ -121,5 +123,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     statementTimeoutMs: wholeNumber(env, 'IPAM_STATEMENT_TIMEOUT_MS', 10_000),
     requestTimeoutMs: wholeNumber(env, 'IPAM_REQUEST_TIMEOUT_MS', 30_000),
     kubernetes: kubernetesConfig(env),
+    aggregateCacheBytes: wholeNumber(env, 'IPAM_AGGREGATE_CACHE_MB', 160, { min: 1 }) * 1024 * 1024,
   };
 }

@@ -7,4 +7,5 @@ export interface AggregateType<S> {
   initialState(): S;
   evolve(state: S, event: { type: string; data: Record<string, unknown>; version: number }): S;
   snapshot?: { every: number; serialize(state: S): unknown; deserialize(json: unknown): S };
+  sizeOf?(state: S): number;
 }

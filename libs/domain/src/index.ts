@@ -31,3 +31,6 @@ export * from './statefulset/statefulset-pod';
 export * from './commands/reconcile-statefulset.command';
 export * from './commands/delete-statefulset.command';
 export * from './statefulset/statefulset-spec';
+export * from './allocation/plan-allocation';
+export * from './statefulset/plan-reservation';
+export * from './pool/pool-draft';

@@ -168,9 +168,11 @@ describe('AggregateRepository', () => {
     expect(snapshot).toEqual({ version: 6, state: await fullReplay(counterType('snap-miss'), 'snap-miss-1') });
   });
 
-  it('evicts the least recently used stream beyond cacheSize', async () => {
+  it('evicts the least recently used streams beyond the memory bound', async () => {
+    // each state is estimated at 100 bytes: two fit in 250
     const type = counterType('lru');
-    const repository = new AggregateRepository(pool, { cacheSize: 2 });
+    type.sizeOf = () => 100;
+    const repository = new AggregateRepository(pool, { cacheBytes: 250 });
     for (const id of ['x', 'y', 'z']) {
       await appendToStreams(pool, [{ streamId: `lru-${id}`, expectedVersion: 0, events: [1, 2, 3, 4, 5].map(added) }]);
     }
@@ -185,6 +187,21 @@ describe('AggregateRepository', () => {
     expect(type.evolved).toBe(15);
     await repository.load(type, 'y');
     expect(type.evolved).toBe(20);
+    expect(repository.cachedSize).toBe(200);
+  });
+
+  it('keeps one state larger than the bound while it is in use, and lets it go for the next', async () => {
+    const type = counterType('huge');
+    type.sizeOf = (state) => (state.total > 100 ? 10_000 : 100);
+    const repository = new AggregateRepository(pool, { cacheBytes: 1000 });
+    await appendToStreams(pool, [{ streamId: 'huge-small', expectedVersion: 0, events: [1].map(added) }]);
+    await appendToStreams(pool, [{ streamId: 'huge-big', expectedVersion: 0, events: [500].map(added) }]);
+    await repository.load(type, 'small');
+    await repository.load(type, 'big');
+    expect(repository.cachedSize).toBe(10_000);
+    await repository.load(type, 'small');
+    expect(repository.cachedSize).toBe(100);
+    expect(type.evolved).toBe(3);
   });
 
   it('applies each event once when loads of the same stream overlap', async () => {

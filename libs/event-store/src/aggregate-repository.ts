@@ -1,6 +1,7 @@
 import { Pool } from 'pg';
 import { readSnapshot } from './read-snapshot';
 import { readStream } from './read-stream';
+import { readStreams } from './read-streams';
 import { RecordedEvent } from './recorded-event';
 import { writeSnapshot } from './write-snapshot';
 
@@ -11,6 +12,8 @@ export interface AggregateType<S> {
   /** May mutate `state` and return it. */
   evolve(state: S, event: { type: string; data: Record<string, unknown>; version: number }): S;
   snapshot?: { every: number; serialize(state: S): unknown; deserialize(json: unknown): S };
+  /** An estimate of the bytes the state holds, for the cache's memory bound; cheap (it runs after every load). */
+  sizeOf?(state: S): number;
 }
 
 export interface Loaded<S> {
@@ -22,11 +25,18 @@ export interface Loaded<S> {
 interface Entry {
   state: unknown;
   version: number;
+  /** the estimate counted in the cache's total */
+  size: number;
 }
+
+/** The estimate for a type that gives none: a small state. */
+const DEFAULT_SIZE = 1024;
 
 /**
  * Loads aggregates at a cost that does not grow with their history: an in-process LRU of states,
- * checked against the database on every load by reading only the events after the cached version
+ * bounded by the memory they hold (`cacheBytes`, from each type's sizeOf estimate) rather than by
+ * their number, so a few huge pools (a fragmented /8) evict many small ones instead of exhausting
+ * the process; checked against the database on every load by reading only the events after the cached version
  * (one indexed query, usually empty), so replicas appending to the same streams stay correct.
  * On a cache miss the snapshot, when the type keeps one, replaces the replay of old events.
  *
@@ -39,21 +49,39 @@ interface Entry {
  */
 export class AggregateRepository {
   private readonly cache = new Map<string, Entry>();
-  private readonly cacheSize: number;
+  private readonly cacheBytes: number;
+  private cachedBytes = 0;
 
   private readonly upcast: (event: RecordedEvent) => RecordedEvent;
 
   /** `upcast` turns events of an older schema version into the current shape before they are folded. */
   constructor(
     private readonly pool: Pool,
-    options: { cacheSize?: number; upcast?: (event: RecordedEvent) => RecordedEvent } = {},
+    options: { cacheBytes?: number; upcast?: (event: RecordedEvent) => RecordedEvent } = {},
   ) {
-    this.cacheSize = options.cacheSize ?? 10_000;
+    this.cacheBytes = options.cacheBytes ?? 160 * 1024 * 1024;
     this.upcast = options.upcast ?? ((event) => event);
   }
 
   load<S>(type: AggregateType<S>, id: string): Promise<Loaded<S>> {
     return this.loadStream(type, `${type.streamPrefix}-${id}`);
+  }
+
+  /** Several aggregates of one type at once: one query for all their new events (and one a cache miss). */
+  async loadMany<S>(type: AggregateType<S>, ids: readonly string[]): Promise<Array<Loaded<S>>> {
+    const streamIds = ids.map((id) => `${type.streamPrefix}-${id}`);
+    const entries = await Promise.all(streamIds.map((streamId) => this.cachedOrSnapshot(type, streamId)));
+    const events = await readStreams(
+      this.pool,
+      streamIds.map((streamId, i) => ({ streamId, version: entries[i].version })),
+    );
+    const byStream = new Map<string, RecordedEvent[]>(streamIds.map((streamId) => [streamId, []]));
+    for (const event of events) byStream.get(event.streamId)!.push(event);
+    return streamIds.map((streamId, i) => {
+      const entry = entries[i];
+      this.advance(type, streamId, entry, byStream.get(streamId)!);
+      return { streamId, state: entry.state as S, version: entry.version };
+    });
   }
 
   /**
@@ -87,22 +115,31 @@ export class AggregateRepository {
   }
 
   forget(streamId: string): void {
-    this.cache.delete(streamId);
+    this.evict(streamId);
+  }
+
+  /** The estimated bytes the cached states hold (see AggregateType.sizeOf). */
+  get cachedSize(): number {
+    return this.cachedBytes;
   }
 
   private async loadStream<S>(type: AggregateType<S>, streamId: string): Promise<Loaded<S>> {
-    const entry = this.cache.get(streamId) ?? (await this.fromSnapshot(type, streamId));
+    const entry = await this.cachedOrSnapshot(type, streamId);
     const events = await readStream(this.pool, streamId, entry.version);
     this.advance(type, streamId, entry, events);
     return { streamId, state: entry.state as S, version: entry.version };
+  }
+
+  private async cachedOrSnapshot<S>(type: AggregateType<S>, streamId: string): Promise<Entry> {
+    return this.cache.get(streamId) ?? (await this.fromSnapshot(type, streamId));
   }
 
   private async fromSnapshot<S>(type: AggregateType<S>, streamId: string): Promise<Entry> {
     const codec = type.snapshot;
     const snapshot = codec ? await readSnapshot(this.pool, streamId) : null;
     return codec && snapshot
-      ? { state: codec.deserialize(snapshot.state), version: snapshot.version }
-      : { state: type.initialState(), version: 0 };
+      ? { state: codec.deserialize(snapshot.state), version: snapshot.version, size: 0 }
+      : { state: type.initialState(), version: 0, size: 0 };
   }
 
   /**
@@ -119,11 +156,26 @@ export class AggregateRepository {
       }
     } catch (error) {
       // A half-applied event leaves a state that matches no version: never serve it again.
-      if (this.cache.get(streamId) === entry) this.cache.delete(streamId);
+      if (this.cache.get(streamId) === entry) this.evict(streamId);
       throw error;
     }
-    this.cache.delete(streamId);
+    // out (this entry, or a twin a concurrent first load made) and back in as the most recent
+    this.evict(streamId);
+    entry.size = type.sizeOf?.(entry.state as S) ?? DEFAULT_SIZE;
+    this.cachedBytes += entry.size;
     this.cache.set(streamId, entry);
-    if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value!);
+    // least recently used first; the entry just used stays, however large
+    for (const oldest of this.cache.keys()) {
+      if (this.cachedBytes <= this.cacheBytes || oldest === streamId) break;
+      this.evict(oldest);
+    }
+  }
+
+  private evict(streamId: string): void {
+    const entry = this.cache.get(streamId);
+    if (!entry) return;
+    this.cache.delete(streamId);
+    this.cachedBytes -= entry.size;
+    entry.size = 0;
   }
 }

@@ -5,6 +5,7 @@ export * from './migrate';
 export * from './read-all';
 export * from './read-snapshot';
 export * from './read-stream';
+export * from './read-streams';
 export type { NewEvent, RecordedEvent } from './recorded-event';
 export * from './write-snapshot';
 export * from './prepared';

@@ -9,4 +9,4 @@ export type { IpFormatKind } from './ip-format-error';
 export { formatIpRange, parseIpRange } from './ip-range';
 export type { IpRange } from './ip-range';
 export { RangeSet } from './range-set';
-export type { Run } from './range-set';
+export type { ReadonlyRangeSet, Run } from './range-set';

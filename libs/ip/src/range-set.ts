@@ -1,6 +1,9 @@
 /** An inclusive interval [start, end]. */
 export type Run = readonly [start: bigint, end: bigint];
 
+/** The queries of a RangeSet, for code that must not change it (a state shared through a cache). */
+export type ReadonlyRangeSet = Omit<RangeSet, 'add' | 'remove'>;
+
 /**
  * A mutable set of bigint addresses, kept as sorted, disjoint, non-adjacent runs, so memory follows
  * the number of runs (n), not addresses: an IPv4 /8 or an IPv6 /64 fully used is one run.
@@ -50,6 +53,11 @@ export class RangeSet {
   /** Addresses in the set. */
   count(): bigint {
     return this.total;
+  }
+
+  /** How many runs: what the set's memory follows. */
+  runCount(): number {
+    return this.list.length;
   }
 
   /** A copy of the runs, ascending. */

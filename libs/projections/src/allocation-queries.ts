@@ -28,20 +28,20 @@ export interface AllocationView {
   network?: string;
 }
 
-const SELECT = `SELECT a.handle, host(a.ip) AS ip, masklen(p.cidr) AS "prefixLength", p.cidr::text AS cidr, a.pool, host(p.gateway) AS gateway, a.node,
+export const ALLOCATION_SELECT = `SELECT a.handle, host(a.ip) AS ip, masklen(p.cidr) AS "prefixLength", p.cidr::text AS cidr, a.pool, host(p.gateway) AS gateway, a.node,
   a.namespace, a.pod, a.pod_uid AS "podUid", a.owner, a.family, ${rfc3339('a.allocated_at')} AS "allocatedAt",
   CASE WHEN a.statefulset IS NULL THEN NULL
        ELSE json_build_object('namespace', a.namespace, 'name', a.statefulset, 'ordinal', a.ordinal) END AS "statefulSet", a.network
   FROM allocations a JOIN pools p ON p.name = a.pool`;
 
-type Row = Omit<AllocationView, 'statefulSet' | 'gateway' | 'network'> & {
+export type AllocationRow = Omit<AllocationView, 'statefulSet' | 'gateway' | 'network'> & {
   statefulSet: StatefulSetRef | null;
   gateway: string | null;
   network: string | null;
 };
 
 /** The optional fields are left out rather than null when they do not apply. */
-const toView = ({ statefulSet, gateway, network, ...row }: Row): AllocationView => ({
+export const toAllocationView = ({ statefulSet, gateway, network, ...row }: AllocationRow): AllocationView => ({
   ...row,
   // PostgreSQL prints some IPv6 addresses dotted: show the service's one canonical text
   ip: canonicalIp(row.ip),
@@ -78,8 +78,8 @@ export function allocationFromEvent(event: RecordedEvent, pool: { cidr: string; 
 
 /** What a handle holds now, IPv4 first. */
 export async function findAllocationsByHandle(db: Queryable, handle: string): Promise<AllocationView[]> {
-  const { rows } = await db.query<Row>(prepared(`${SELECT} WHERE a.handle = $1 ORDER BY a.family`, [handle]));
-  return rows.map(toView);
+  const { rows } = await db.query<AllocationRow>(prepared(`${ALLOCATION_SELECT} WHERE a.handle = $1 ORDER BY a.family`, [handle]));
+  return rows.map(toAllocationView);
 }
 
 export interface AllocationFilter {
@@ -102,13 +102,13 @@ export async function listAllocations(
     if (value !== undefined) where.push(`a.${column} = $${params.push(value)}`);
   }
   if (after) where.push(`(a.handle, a.family) > ($${params.push(after[0])}, $${params.push(after[1])})`);
-  const { rows } = await db.query<Row>(
+  const { rows } = await db.query<AllocationRow>(
     prepared(
-      `${SELECT} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY a.handle, a.family LIMIT $${params.push(page.limit + 1)}`,
+      `${ALLOCATION_SELECT} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY a.handle, a.family LIMIT $${params.push(page.limit + 1)}`,
       params,
     ),
   );
-  const items = rows.slice(0, page.limit).map(toView);
+  const items = rows.slice(0, page.limit).map(toAllocationView);
   const last = items[items.length - 1];
   return { items, continue: rows.length > page.limit && last ? encodeContinue([last.handle, last.family]) : null };
 }

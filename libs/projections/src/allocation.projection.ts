@@ -1,5 +1,5 @@
 import { prepared } from '@ipledger/event-store';
-import type { IpAllocated, IpReleased } from '@ipledger/domain';
+import type { IpReleased } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import type { Queryable } from './queryable';
 
@@ -18,14 +18,25 @@ export const ALLOCATION_ROW = `SELECT data ->> 'handle' AS handle, (data ->> 'fa
 export const ALLOCATION_COLUMNS =
   'handle, family, ip, pool, node, namespace, pod, pod_uid, owner, allocated_at, statefulset, ordinal, network';
 
-const INSERT = `INSERT INTO allocations (${ALLOCATION_COLUMNS}) ${ALLOCATION_ROW} FROM (SELECT $1::jsonb AS data, $2::timestamptz AS recorded_at) e`;
+const INSERT = `INSERT INTO allocations (${ALLOCATION_COLUMNS}) ${ALLOCATION_ROW} FROM unnest($1::jsonb[], $2::timestamptz[]) e (data, recorded_at)`;
+const DELETE = 'DELETE FROM allocations a USING unnest($1::text[], $2::inet[]) r (handle, ip) WHERE a.handle = r.handle AND a.ip = r.ip';
 
-/** allocations: who holds which address now. Its unique ip index is the second line against double use. */
-export async function projectAllocationEvent(db: Queryable, event: RecordedEvent): Promise<void> {
-  const e = { type: event.type, data: event.data } as IpAllocated | IpReleased;
-  if (e.type === 'IpAllocated') {
-    await db.query(prepared(INSERT, [e.data, event.recordedAt]));
-  } else if (e.type === 'IpReleased') {
-    await db.query(prepared('DELETE FROM allocations WHERE handle = $1 AND ip = $2', [e.data.handle, e.data.ip]));
+/**
+ * allocations: who holds which address now. Its unique ip index is the second line against double
+ * use. A group commit's events arrive together: each run of one type is one statement (an address or
+ * a handle appears at most once in a run; a release and a re-allocation are in different runs).
+ */
+export async function projectAllocationEvents(db: Queryable, events: readonly RecordedEvent[]): Promise<void> {
+  for (let i = 0; i < events.length; ) {
+    let end = i + 1;
+    while (end < events.length && events[end].type === events[i].type) end++;
+    const run = events.slice(i, end);
+    if (events[i].type === 'IpAllocated') {
+      await db.query(prepared(INSERT, [run.map((e) => JSON.stringify(e.data)), run.map((e) => e.recordedAt)]));
+    } else if (events[i].type === 'IpReleased') {
+      const data = run.map((e) => e.data as IpReleased['data']);
+      await db.query(prepared(DELETE, [data.map((d) => d.handle), data.map((d) => d.ip)]));
+    }
+    i = end;
   }
 }

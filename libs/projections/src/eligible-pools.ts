@@ -3,6 +3,14 @@ import { findNode, type NodeView } from './node-queries';
 import { findPoolsByName, listPools, type PoolFilter, type PoolView } from './pool-queries';
 import type { Queryable } from './queryable';
 
+/** How the node and the pools a `pools` rule names are read: queries of their own, or a caller's batched reads. */
+export interface ByNameReads {
+  node(name: string): Promise<NodeView | null>;
+  pools(names: readonly string[]): Promise<PoolView[]>;
+}
+
+const directReads = (db: Queryable): ByNameReads => ({ node: (name) => findNode(db, name), pools: (names) => findPoolsByName(db, names) });
+
 export interface EligiblePools {
   eligible: PoolView[];
   excluded: Exclusion[];
@@ -42,17 +50,18 @@ export async function* eligiblePoolPages(
   nodeName: string,
   families: readonly (4 | 6)[],
   pageSize = 100,
+  reads: ByNameReads = directReads(db),
 ): AsyncGenerator<EligiblePools> {
   if (rule.kind === 'pools') {
     // the node and the pools are independent: one round trip's wait for both
-    const [node, found] = await Promise.all([findNode(db, nodeName), findPoolsByName(db, rule.names)]);
+    const [node, found] = await Promise.all([reads.node(nodeName), reads.pools(rule.names)]);
     const missing = rule.names.filter((name) => !found.some((pool) => pool.name === name));
     const page = filterEligible(found, checkNode(rule, nodeName, node), families);
     yield { eligible: page.eligible, excluded: [...missing.map((pool) => ({ pool, reason: 'not found' })), ...page.excluded] };
     return;
   }
   const filter = candidateFilter(rule, nodeName);
-  const [node, first] = await Promise.all([findNode(db, nodeName), listPools(db, { filter, limit: pageSize })]);
+  const [node, first] = await Promise.all([reads.node(nodeName), listPools(db, { filter, limit: pageSize })]);
   const nodeLabels = checkNode(rule, nodeName, node);
   let page = first;
   for (;;) {

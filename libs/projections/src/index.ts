@@ -5,6 +5,7 @@ export * from './project-events';
 export * from './pool-queries';
 export * from './node-queries';
 export * from './allocation-queries';
+export * from './allocation-start';
 export * from './eligible-pools';
 export * from './statefulset-queries';
 export * from './ip-history';

@@ -11,8 +11,14 @@ export interface NodeView {
 }
 
 export async function findNode(db: Queryable, name: string): Promise<NodeView | null> {
+  return (await findNodes(db, [name]))[0];
+}
+
+/** Several nodes at once (null for an unknown name), in the order asked. */
+export async function findNodes(db: Queryable, names: readonly string[]): Promise<Array<NodeView | null>> {
   const { rows } = await db.query<NodeView>(
-    prepared(`SELECT name, labels, version, ${rfc3339('updated_at')} AS "updatedAt" FROM nodes WHERE name = $1`, [name]),
+    prepared(`SELECT name, labels, version, ${rfc3339('updated_at')} AS "updatedAt" FROM nodes WHERE name = ANY($1)`, [names]),
   );
-  return rows[0] ?? null;
+  const byName = new Map(rows.map((row) => [row.name, row]));
+  return names.map((name) => byName.get(name) ?? null);
 }

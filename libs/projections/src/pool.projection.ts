@@ -109,6 +109,28 @@ async function rangesChanged(db: Queryable, pool: string, event: RecordedEvent):
   );
 }
 
+/**
+ * The pools' counts after a run of allocations and releases (a group commit's, over any number of
+ * pools): one update, made after the allocations rows changed (projectEvents' order), so the range
+ * count sees them.
+ */
+export async function projectPoolAllocations(db: Queryable, events: readonly RecordedEvent[]): Promise<void> {
+  const pools = new Map<string, { delta: number; version: number; at: Date }>();
+  for (const e of events) {
+    const pool = (e.data as { pool: string }).pool;
+    const delta = (pools.get(pool)?.delta ?? 0) + (e.type === 'IpAllocated' ? 1 : -1);
+    pools.set(pool, { delta, version: e.version, at: e.recordedAt });
+  }
+  const rows = [...pools.values()];
+  await db.query(
+    prepared(
+      `UPDATE pools p SET allocated = allocated + d.delta, version = d.version, updated_at = d.at, ${RANGE_RESERVED}
+       FROM unnest($1::text[], $2::int[], $3::int[], $4::timestamptz[]) d (name, delta, version, at) WHERE p.name = d.name`,
+      [[...pools.keys()], rows.map((r) => r.delta), rows.map((r) => r.version), rows.map((r) => r.at)],
+    ),
+  );
+}
+
 /** pools: one row a live pool with its counts; pool_labels: one row a label, for indexed selection; pool_ranges: StatefulSet ranges. */
 export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Promise<void> {
   const e = { type: event.type, data: event.data } as PoolEvent;
@@ -137,18 +159,6 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
     }
     case 'PoolDeleted':
       await db.query(prepared('DELETE FROM pools WHERE name = $1', [e.data.name]));
-      return;
-    case 'IpAllocated':
-    case 'IpReleased':
-      // runs after the allocations row changed (projectEvents' order), so the range count sees it
-      await db.query(
-        prepared(`UPDATE pools p SET allocated = allocated + $2, version = $3, updated_at = $4, ${RANGE_RESERVED} WHERE name = $1`, [
-          e.data.pool,
-          e.type === 'IpAllocated' ? 1 : -1,
-          event.version,
-          at,
-        ]),
-      );
       return;
     case 'RangeReserved':
       await db.query(prepared(UPSERT_RANGE, rowParams(poolRangeRow(event), RANGE_COLUMNS)));

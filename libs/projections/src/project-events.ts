@@ -1,20 +1,32 @@
 import { upcast } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
-import { projectAllocationEvent } from './allocation.projection';
+import { projectAllocationEvents } from './allocation.projection';
 import { projectNodeEvent } from './node.projection';
-import { projectPoolEvent } from './pool.projection';
+import { projectPoolAllocations, projectPoolEvent } from './pool.projection';
 import { projectStatefulSetEvent } from './statefulset.projection';
 import type { Queryable } from './queryable';
 
+const isAllocationEvent = (event: RecordedEvent) => event.type === 'IpAllocated' || event.type === 'IpReleased';
+
 /**
  * Applies events to every read model, in order. Called inside the append transaction (so reads
- * after a write see it) and by a rebuild from position zero (so the two cannot differ).
+ * after a write see it) and by a rebuild from position zero (so the two cannot differ). A run of
+ * allocations and releases (a group commit's, over any number of pools) is projected in a few
+ * statements, not two per event.
  */
 export async function projectEvents(db: Queryable, events: readonly RecordedEvent[]): Promise<void> {
-  for (const recorded of events) {
-    const event = upcast(recorded);
-    // allocations before pools: a pool's counts are derived from its allocation rows
-    await projectAllocationEvent(db, event);
+  for (let i = 0; i < events.length; ) {
+    if (isAllocationEvent(events[i])) {
+      let end = i + 1;
+      while (end < events.length && isAllocationEvent(events[end])) end++;
+      const run = events.slice(i, end).map(upcast);
+      // allocations before pools: a pool's counts are derived from its allocation rows
+      await projectAllocationEvents(db, run);
+      await projectPoolAllocations(db, run);
+      i = end;
+      continue;
+    }
+    const event = upcast(events[i++]);
     await projectPoolEvent(db, event);
     await projectNodeEvent(db, event);
     await projectStatefulSetEvent(db, event);

@@ -6,20 +6,19 @@ import type { Queryable } from './queryable';
 /** The last reconciled outcome as recorded, with the StatefulSet's stream version. */
 export type ReservationView = Reservation & { version: number };
 
-export async function findStatefulSet(db: Queryable, namespace: string, name: string): Promise<ReservationView | null> {
-  const { rows } = await db.query<ReservationView>(
-    prepared(
-      `SELECT namespace, name, replicas, ordinals_start AS "ordinalsStart", pool, mode,
-              CASE WHEN range_start IS NULL THEN NULL ELSE json_build_object('start', host(range_start), 'end', host(range_end)) END AS range,
-              reason, version
-         FROM statefulsets WHERE namespace = $1 AND name = $2`,
-      [namespace, name],
-    ),
-  );
-  const row = rows[0];
-  if (!row) return null;
-  // PostgreSQL prints some IPv6 addresses dotted: show the service's one canonical text
+export const STATEFULSET_SELECT = `SELECT namespace, name, replicas, ordinals_start AS "ordinalsStart", pool, mode,
+    CASE WHEN range_start IS NULL THEN NULL ELSE json_build_object('start', host(range_start), 'end', host(range_end)) END AS range,
+    reason, version
+  FROM statefulsets`;
+
+/** PostgreSQL prints some IPv6 addresses dotted: show the service's one canonical text. */
+export function canonicalReservation(row: ReservationView): ReservationView {
   return row.range ? { ...row, range: { start: canonicalIp(row.range.start), end: canonicalIp(row.range.end) } } : row;
+}
+
+export async function findStatefulSet(db: Queryable, namespace: string, name: string): Promise<ReservationView | null> {
+  const { rows } = await db.query<ReservationView>(prepared(`${STATEFULSET_SELECT} WHERE namespace = $1 AND name = $2`, [namespace, name]));
+  return rows[0] ? canonicalReservation(rows[0]) : null;
 }
 
 /** The handles holding addresses a StatefulSet owns (its pods'), with their pools: what its deletion releases. */

@@ -2,58 +2,42 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import {
   AllocateIpCommand,
-  decideAllocate,
+  allocationRefusal,
   DomainError,
+  ordinalAddress,
   parseAllocationRequest,
+  planAllocation,
+  poolMayHold,
   PoolAggregate,
   selectionRule,
+  statefulSetPod,
+  type AllocationPlan,
+  type AllocationPlanRequest,
   type AllocationRequestSpec,
+  type CommandMetadata,
   type Exclusion,
+  type PassedOver,
   type SelectionRule,
   type StatefulSetRef,
-  poolGateway,
-  addressForOrdinal,
-  statefulSetPod,
 } from '@ipledger/domain';
-import { cidrContains, formatCidr, formatIp, parseCidr, parseIp } from '@ipledger/ip';
+import type { RecordedEvent } from '@ipledger/event-store';
 import {
   allocationFromEvent,
   eligiblePoolPages,
   findAllocationsByHandle,
   noEligiblePoolMessage,
   type AllocationView,
-  findStatefulSet,
   type ReservationView,
 } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
+import { AllocationReads } from './allocation-reads';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
+import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
+import { currentFence } from '../infrastructure/write-fence';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
-
-interface Owner {
-  ref: StatefulSetRef;
-  reservation: ReservationView;
-}
-
-/** Where a StatefulSet pod's address is reserved, when its range covers the ordinal in this family (and no ip was asked for). */
-function reservedAddress({ ref, reservation }: Owner, family: 4 | 6, request: AllocationRequestSpec): { pool: string; ip: bigint } | null {
-  if (request.ip || !reservation.range || !reservation.pool) return null;
-  const start = parseIp(reservation.range.start);
-  if (start.family !== family) return null;
-  const ip = addressForOrdinal({ start: start.value, end: parseIp(reservation.range.end).value }, reservation.ordinalsStart, ref.ordinal);
-  return ip === null ? null : { pool: reservation.pool, ip };
-}
-
-interface Decided {
-  change: Change;
-  /** the chosen pool's CIDR and gateway, for the response */
-  pool: { cidr: string; gateway: string | null };
-}
-
-/** Refusals that pass over a pool for the next one (and how the final message names them), rather than fail the request. */
-const PASSED_OVER: Partial<Record<string, string>> = { POOL_EXHAUSTED: 'full', POOL_DISABLED: 'disabled', POOL_NOT_FOUND: 'deleted' };
 
 export interface AllocateIpResult {
   /** false when the handle already held its addresses (a retried CNI ADD) */
@@ -62,120 +46,151 @@ export interface AllocateIpResult {
   items: AllocationView[];
 }
 
+/** What trying one pool gave: the plan so far, and what the caller needs to finish (recorded events, or a held lock). */
+type Tried<X> = X & { plan: AllocationPlan };
+
+/** A family's request, and the pool it is pinned to when it is a StatefulSet ordinal's reserved address. */
+interface FamilyRequest {
+  request: AllocationPlanRequest;
+  pinnedTo: string | null;
+}
+
 /**
- * Allocation: per family, the eligible pools are tried in order and the first that can decide an
- * address wins. All families are appended in one transaction, so dual stack is both or neither.
+ * Allocation: per family, the eligible pools are walked in order and the planner (in the domain)
+ * decides in each until one gives an address. One family (the common case) is decided in the
+ * pool's group commit, together with the other requests that meet on that pool. Dual stack locks
+ * its pools, decides, and appends all families in one transaction: both or neither.
  */
 @CommandHandler(AllocateIpCommand)
 export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, AllocateIpResult> {
   constructor(
     private readonly writer: EventWriter,
     private readonly mutex: KeyedMutex,
+    private readonly groupCommit: PoolGroupCommit,
+    private readonly reads: AllocationReads,
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(CONFIG) private readonly config: Config,
   ) {}
 
   async execute({ input, metadata }: AllocateIpCommand): Promise<AllocateIpResult> {
-    const request = parseAllocationRequest(input);
+    const spec = parseAllocationRequest(input);
     const rule = selectionRule(input, this.config.defaultMatchLabel);
     return retryOnConflict(async () => {
-      const held = await findAllocationsByHandle(this.pool, request.handle);
+      const pod = statefulSetPod(spec.pod);
+      const { held, reservation } = await this.reads.start({
+        handle: spec.handle,
+        namespace: spec.namespace,
+        statefulSet: pod?.statefulSet ?? null,
+      });
       if (held.length > 0) return { created: false, items: held };
-      // IPv4 before IPv6, one pool lock at a time within a family: lock order is the same for
-      // every request (and for release), so two requests never wait on each other in a cycle.
-      const owner = await this.statefulSetOwner(request);
-      const unlocks: Array<() => void> = [];
-      try {
-        const decided: Decided[] = [];
-        for (const family of request.families) {
-          const reserved = owner && reservedAddress(owner, family, request);
-          decided.push(
-            reserved
-              ? await this.decideIn(reserved.pool, request, owner.ref, reserved.ip, unlocks)
-              : await this.decideInFamily(request, rule, family, owner?.ref, unlocks),
-          );
-        }
-        const recorded = await this.writer.append(
-          decided.map((d) => d.change),
-          metadata,
-        );
-        const items = recorded.map((event) =>
-          allocationFromEvent(event, decided.find((d) => d.change.loaded.streamId === event.streamId)!.pool),
-        );
-        // a pool that already knew the handle appends nothing; read what it holds instead
-        return { created: true, items: items.length === decided.length ? items : await findAllocationsByHandle(this.pool, request.handle) };
-      } finally {
-        unlocks.forEach((unlock) => unlock());
-      }
+      const families = familyRequests(spec, pod && reservation && { reservation, ordinal: pod.ordinal });
+      // fenced work (the Kubernetes consumer) appends in a transaction of its own, where its fence is checked
+      return families.length === 1 && !currentFence()
+        ? this.allocateOne(families[0], rule, metadata)
+        : this.allocateTogether(families, rule, metadata);
     });
   }
 
-  /** A pod `<name>-<ordinal>` of a StatefulSet with a reservation in this namespace belongs to it. */
-  private async statefulSetOwner(request: AllocationRequestSpec): Promise<Owner | null> {
-    const pod = statefulSetPod(request.pod);
-    const reservation = pod && (await findStatefulSet(this.pool, request.namespace, pod.statefulSet));
-    return pod && reservation ? { ref: { namespace: request.namespace, name: reservation.name, ordinal: pod.ordinal }, reservation } : null;
+  /** One family: decided and appended in the chosen pool's group commit. */
+  private async allocateOne(family: FamilyRequest, rule: SelectionRule, metadata: CommandMetadata): Promise<AllocateIpResult> {
+    const { plan, recorded } = await this.walk(family, rule, (pool, passedOver) =>
+      this.groupCommit.run(pool, {
+        metadata,
+        decide: (state) => {
+          const tried = planAllocation([{ name: pool, state }], family.request, passedOver);
+          return {
+            events: tried.decision?.event ? [tried.decision.event] : [],
+            answer: (events: RecordedEvent[]) => ({ plan: tried, recorded: events }),
+          };
+        },
+      }),
+    );
+    return this.answer([{ plan, recorded }], family.request.handle);
   }
 
-  /** The ordinal's address in its StatefulSet's range: that pool and that address, no other. */
-  private async decideIn(
-    pool: string,
-    request: AllocationRequestSpec,
-    statefulSet: StatefulSetRef,
-    ip: bigint,
-    unlocks: Array<() => void>,
-  ): Promise<Decided> {
-    const unlock = await this.mutex.lock(`pool-${pool}`);
-    unlocks.push(unlock);
-    const loaded = await this.writer.load(PoolAggregate, pool);
-    const decision = decideAllocate(loaded.state, { ...request, ip, statefulSet });
-    return {
-      change: { type: PoolAggregate, loaded, events: decision.event ? [decision.event] : [] },
-      pool: { cidr: formatCidr(loaded.state.cidr!), gateway: poolGateway(loaded.state) },
-    };
+  /** Several families (or fenced work): one pool lock at a time, IPv4 first, kept for the chosen pools until the one append is done. */
+  private async allocateTogether(families: FamilyRequest[], rule: SelectionRule, metadata: CommandMetadata): Promise<AllocateIpResult> {
+    const unlocks: Array<() => void> = [];
+    try {
+      const chosen: Array<Tried<{ change: Change }>> = [];
+      for (const family of families) {
+        chosen.push(
+          await this.walk(family, rule, async (pool, passedOver) => {
+            const unlock = await this.mutex.lock(`pool-${pool}`);
+            try {
+              const loaded = await this.writer.load(PoolAggregate, pool);
+              const plan = planAllocation([{ name: pool, state: loaded.state }], family.request, passedOver);
+              const event = plan.decision?.event;
+              if (plan.decision) unlocks.push(unlock);
+              return { plan, change: { type: PoolAggregate, loaded, events: event ? [event] : [] } };
+            } finally {
+              if (!unlocks.includes(unlock)) unlock();
+            }
+          }),
+        );
+      }
+      const recorded = await this.writer.append(
+        chosen.map(({ change }) => change),
+        metadata,
+      );
+      const answers = chosen.map(({ plan, change }) => ({ plan, recorded: recorded.filter((e) => e.streamId === change.loaded.streamId) }));
+      return await this.answer(answers, families[0].request.handle);
+    } finally {
+      unlocks.forEach((unlock) => unlock());
+    }
   }
 
   /**
-   * Walks the eligible pools page by page, in order, and returns the first decision that yields
-   * an address, still holding that pool's lock (pushed on `unlocks`) until the append is done.
+   * Walks the eligible pools of the request's family page by page, in order (or only the pool it
+   * is pinned to), until `tryPool` decides an address; the refusal otherwise comes from the domain.
    */
-  private async decideInFamily(
-    request: AllocationRequestSpec,
+  private async walk<X>(
+    { request, pinnedTo }: FamilyRequest,
     rule: SelectionRule,
-    family: 4 | 6,
-    statefulSet: StatefulSetRef | undefined,
-    unlocks: Array<() => void>,
-  ): Promise<Decided> {
-    const ip = request.ip;
+    tryPool: (pool: string, passedOver: PassedOver[]) => Promise<Tried<X>>,
+  ): Promise<Tried<X>> {
+    if (pinnedTo) {
+      const tried = await tryPool(pinnedTo, []);
+      if (tried.plan.decision) return tried;
+      throw allocationRefusal(request, tried.plan.passedOver);
+    }
     const excluded: Exclusion[] = [];
-    const passedOver: string[] = [];
+    let passedOver: PassedOver[] = [];
     let eligibleSeen = 0;
-    for await (const page of eligiblePoolPages(this.pool, rule, request.node, [family])) {
+    for await (const page of eligiblePoolPages(this.pool, rule, request.node, [request.family], undefined, this.reads)) {
       excluded.push(...page.excluded);
       for (const candidate of page.eligible) {
         eligibleSeen++;
-        if (ip && !cidrContains(parseCidr(candidate.cidr), ip)) continue;
-        const unlock = await this.mutex.lock(`pool-${candidate.name}`);
-        try {
-          const loaded = await this.writer.load(PoolAggregate, candidate.name);
-          const decision = decideAllocate(loaded.state, { ...request, ip: ip?.value, statefulSet });
-          unlocks.push(unlock);
-          return {
-            change: { type: PoolAggregate, loaded, events: decision.event ? [decision.event] : [] },
-            pool: { cidr: candidate.cidr, gateway: candidate.gateway },
-          };
-        } catch (err) {
-          unlock();
-          const why = err instanceof DomainError ? PASSED_OVER[err.code] : undefined;
-          if (!why) throw err;
-          passedOver.push(`${candidate.name} (${why})`);
-        }
+        if (!poolMayHold(candidate.cidr, request)) continue;
+        const tried = await tryPool(candidate.name, passedOver);
+        if (tried.plan.decision) return tried;
+        passedOver = tried.plan.passedOver;
       }
     }
     if (eligibleSeen === 0) throw new DomainError('NO_ELIGIBLE_POOL', noEligiblePoolMessage(rule, request.node, excluded));
-    if (ip && passedOver.length === 0) {
-      throw new DomainError('IP_NOT_IN_POOL', `${formatIp(ip)} is not inside any pool eligible for node "${request.node}"`);
-    }
-    throw new DomainError('POOL_EXHAUSTED', `no free IPv${family} address in the eligible pools: ${passedOver.join(', ')}`);
+    throw allocationRefusal(request, passedOver);
   }
+
+  /** The answer from the events appended; a pool that already knew the handle appended none, so read what it holds. */
+  private async answer(decided: Array<{ plan: AllocationPlan; recorded: RecordedEvent[] }>, handle: string): Promise<AllocateIpResult> {
+    const items = decided.flatMap(({ plan, recorded }) => recorded.map((event) => allocationFromEvent(event, plan.decision!)));
+    if (items.length === decided.length) return { created: true, items };
+    return { created: items.length > 0, items: await findAllocationsByHandle(this.pool, handle) };
+  }
+}
+
+/**
+ * One request per family. A pod `<name>-<ordinal>` of a StatefulSet with a reservation in this
+ * namespace gets its ordinal's address in that range (unless it asked for an address).
+ */
+function familyRequests(spec: AllocationRequestSpec, owner: { reservation: ReservationView; ordinal: number } | null): FamilyRequest[] {
+  const statefulSet: StatefulSetRef | undefined = owner
+    ? { namespace: spec.namespace, name: owner.reservation.name, ordinal: owner.ordinal }
+    : undefined;
+  const { ip, families, ...holder } = spec;
+  return families.map((family) => {
+    const pinned = !ip && owner && statefulSet ? ordinalAddress(owner.reservation, statefulSet, family) : null;
+    const request: AllocationPlanRequest = { ...holder, family, ip: pinned?.ip ?? ip?.value, statefulSet, pinned: pinned !== null };
+    return { request, pinnedTo: pinned?.pool ?? null };
+  });
 }

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { AllocateIpHandler } from './allocate-ip.handler';
+import { AllocationReads } from './allocation-reads';
 import { AllocationsController } from './allocations.controller';
 import { ReleaseIpHandler } from './release-ip.handler';
 
 @Module({
   controllers: [AllocationsController],
-  providers: [AllocateIpHandler, ReleaseIpHandler],
+  providers: [AllocateIpHandler, ReleaseIpHandler, PoolGroupCommit, AllocationReads],
 })
 export class AllocationsModule {}

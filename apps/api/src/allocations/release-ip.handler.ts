@@ -1,27 +1,41 @@
-import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { decideRelease, PoolAggregate, ReleaseIpCommand, validateHandle } from '@ipledger/domain';
-import { findAllocationsByHandle } from '@ipledger/projections';
-import type { Pool } from 'pg';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
+import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
-import { PG_POOL } from '../infrastructure/tokens';
+import { currentFence } from '../infrastructure/write-fence';
+import { AllocationReads } from './allocation-reads';
 
-/** CNI DEL: releases whatever the handle holds, in every pool, in one transaction; nothing held is fine. */
+/**
+ * CNI DEL: releases whatever the handle holds, in every pool, in one transaction; nothing held is
+ * fine. One pool (the common case) goes through that pool's group commit.
+ */
 @CommandHandler(ReleaseIpCommand)
 export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void> {
   constructor(
     private readonly writer: EventWriter,
     private readonly mutex: KeyedMutex,
-    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly groupCommit: PoolGroupCommit,
+    private readonly reads: AllocationReads,
   ) {}
 
   async execute({ handle, metadata, condition }: ReleaseIpCommand): Promise<void> {
     validateHandle(handle);
     await retryOnConflict(async () => {
       // IPv4 first, like allocation, so the two never wait on each other's pool locks in a cycle
-      const pools = [...new Set((await findAllocationsByHandle(this.pool, handle)).map((a) => a.pool))];
+      const { held } = await this.reads.start({ handle, namespace: '', statefulSet: null });
+      const pools = [...new Set(held.map((a) => a.pool))];
+      // fenced work (the Kubernetes consumer) appends in a transaction of its own, where its fence is checked
+      if (pools.length === 1 && !currentFence()) {
+        return this.groupCommit.run(pools[0], {
+          metadata,
+          decide: (state) => {
+            const event = decideRelease(state, handle, condition);
+            return { events: event ? [event] : [], answer: () => undefined };
+          },
+        });
+      }
       const unlocks: Array<() => void> = [];
       try {
         const changes: Change[] = [];

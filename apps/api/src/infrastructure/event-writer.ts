@@ -11,6 +11,8 @@ export interface Change<S = unknown> {
   type: AggregateType<S>;
   loaded: Loaded<S>;
   events: DomainEvent[];
+  /** per event, when the events come from different commands (a group commit); else the append's */
+  metadata?: CommandMetadata[];
 }
 
 /**
@@ -32,7 +34,11 @@ export class EventWriter {
     return loaded;
   }
 
-  async append(changes: Change[], metadata: CommandMetadata): Promise<RecordedEvent[]> {
+  loadMany<S>(type: AggregateType<S>, ids: readonly string[]): Promise<Array<Loaded<S>>> {
+    return this.repository.loadMany(type, ids);
+  }
+
+  async append(changes: Change[], metadata?: CommandMetadata): Promise<RecordedEvent[]> {
     const writes = changes.filter((change) => change.events.length > 0);
     if (writes.length === 0) return [];
     const fence = currentFence();
@@ -41,11 +47,11 @@ export class EventWriter {
       writes.map((change) => ({
         streamId: change.loaded.streamId,
         expectedVersion: change.loaded.version,
-        events: change.events.map((event) => ({
+        events: change.events.map((event, index) => ({
           type: event.type,
           schemaVersion: schemaVersionOf(event.type),
           data: event.data,
-          metadata: { ...metadata },
+          metadata: { ...(change.metadata?.[index] ?? metadata) },
         })),
       })),
       { beforeWrite: fence?.check, inTransaction: (client, events) => projectEvents(client, events) },

@@ -1,7 +1,9 @@
 /**
- * Serialises work on one key inside this process (one pool stream at a time), so parallel requests
- * queue instead of colliding on the stream version. Across replicas the event store's expected
- * version is still the guard; this only keeps conflicts (and their retries) rare.
+ * Serialises work on one key inside this process (one pool stream at a time), so the commands that
+ * change several pools at once (dual stack, StatefulSets, a release in several pools) queue
+ * instead of colliding on the stream version; single-pool allocations and releases go through the
+ * group commit instead. Across replicas, and between the two paths, the event store's expected
+ * version is the guard; this only keeps conflicts (and their retries) rare.
  */
 export class KeyedMutex {
   private readonly tails = new Map<string, Promise<void>>();

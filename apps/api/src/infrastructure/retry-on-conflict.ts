@@ -29,7 +29,12 @@ export async function retryOnConflict<T>(work: (attempt: number) => Promise<T>, 
           `gave up after ${attempts} attempts: too many concurrent writers on the same objects; retry`,
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(attempt, CONFLICT_BACKOFF)));
+      await conflictPause(attempt);
     }
   }
+}
+
+/** A short jittered wait that grows with the attempt, so replicas that collided do not collide again in step. */
+export function conflictPause(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, backoffDelayMs(attempt, CONFLICT_BACKOFF)));
 }

@@ -20,3 +20,6 @@ const current = new AsyncLocalStorage<WriteFence>();
 export const runFenced = <T>(fence: WriteFence, work: () => Promise<T>): Promise<T> => current.run(fence, work);
 
 export const currentFence = (): WriteFence | undefined => current.getStore();
+
+/** Work shared by several commands (a group commit) runs under no one command's fence. */
+export const runUnfenced = <T>(work: () => T): T => current.exit(work);

@@ -1,7 +1,7 @@
 import { cidrContains, formatCidr, formatIp, type Cidr } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
 import type { StatefulSetRef } from '../events';
-import type { PoolState } from './pool-state';
+import type { PoolView } from './pool-state';
 import { rangeOwner } from './range-owner';
 
 /**
@@ -11,7 +11,7 @@ import { rangeOwner } from './range-owner';
  * The span already excludes IPv4 network and broadcast; `used` holds reserved, allocated and
  * StatefulSet range addresses. A range address goes only to a pod of the StatefulSet that owns it.
  */
-export function chooseAddress(pool: PoolState & { cidr: Cidr }, requested?: bigint, statefulSet?: StatefulSetRef): bigint {
+export function chooseAddress(pool: PoolView & { cidr: Cidr }, requested?: bigint, statefulSet?: StatefulSetRef): bigint {
   const show = (value: bigint) => formatIp({ family: pool.cidr.family, value });
   if (requested !== undefined) {
     if (!cidrContains(pool.cidr, { family: pool.cidr.family, value: requested })) {

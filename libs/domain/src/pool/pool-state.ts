@@ -1,4 +1,4 @@
-import type { Cidr, RangeSet } from '@ipledger/ip';
+import type { Cidr, RangeSet, ReadonlyRangeSet } from '@ipledger/ip';
 import type { IpAllocated } from '../events';
 import type { Labels } from '../labels';
 
@@ -36,4 +36,28 @@ export interface PoolState {
   used: RangeSet;
   holders: Map<bigint, Holder>;
   byHandle: Map<string, bigint>;
+}
+
+/**
+ * What decide functions see of a pool: a read-only view. States are shared by every caller through
+ * the aggregate cache, so a decision must never change the one it reads.
+ */
+export interface PoolView {
+  readonly name: string;
+  readonly exists: boolean;
+  readonly cidr: Readonly<Cidr> | null;
+  readonly gateway: bigint | null;
+  readonly labels: Readonly<Labels>;
+  readonly nodeSelector: string | null;
+  readonly reserved: readonly string[];
+  readonly disabled: boolean;
+  readonly usableFirst: bigint;
+  readonly usableLast: bigint;
+  readonly reservedSet: ReadonlyRangeSet;
+  readonly ranges: ReadonlyMap<string, Readonly<AddressRange>>;
+  readonly rangeSet: ReadonlyRangeSet;
+  readonly heldSet: ReadonlyRangeSet;
+  readonly used: ReadonlyRangeSet;
+  readonly holders: ReadonlyMap<bigint, Readonly<Holder>>;
+  readonly byHandle: ReadonlyMap<string, bigint>;
 }

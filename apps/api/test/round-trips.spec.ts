@@ -1,0 +1,66 @@
+import type { Pool, PoolClient } from 'pg';
+import { PG_POOL } from '../src/infrastructure/tokens';
+import { startTestApi, type TestApi } from '../../../test/support/test-api';
+
+/**
+ * The hot path's round-trip budget: statements an allocation and a release send to PostgreSQL,
+ * counted on the API's own connection pool. Budgets, not timings: a change that adds a round trip
+ * to the hot path fails here, whatever the machine.
+ */
+describe('round trips of the hot path', () => {
+  let api: TestApi;
+  let statements = 0;
+  beforeAll(async () => {
+    api = await startTestApi('round_trips');
+    const pool = api.app.get<Pool>(PG_POOL);
+    const counted = new WeakSet<PoolClient>();
+    pool.on('acquire', (client) => {
+      if (counted.has(client)) return;
+      counted.add(client);
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        statements++;
+        return query(...args);
+      };
+    });
+    await api.http().post('/v1/pools').send({ name: 'p', cidr: '10.30.0.0/16' }).expect(201);
+    // the pool's aggregate is cached and its statements prepared: what the hot path meets
+    await api.http().post('/v1/allocations').send(body('warm-0')).expect(201);
+  });
+  afterAll(() => api.close());
+
+  const body = (handle: string) => ({ handle, node: 'n', namespace: 'ns', pod: handle, pools: ['p'] });
+  async function count(work: () => Promise<unknown>): Promise<number> {
+    statements = 0;
+    await work();
+    return statements;
+  }
+
+  it('one allocation alone: 9 statements (start 1, eligible pools 2, load 1, transaction 5)', async () => {
+    expect(await count(() => api.http().post('/v1/allocations').send(body('web-0')).expect(201))).toBe(9);
+  });
+
+  it('a retried allocation: 1 statement', async () => {
+    expect(await count(() => api.http().post('/v1/allocations').send(body('web-0')).expect(200))).toBe(1);
+  });
+
+  it('a release alone: 7 statements (handle 1, load 1, transaction 5)', async () => {
+    expect(await count(() => api.http().delete('/v1/allocations/web-0').expect(204))).toBe(7);
+  });
+
+  it('32 allocations at once share their reads, loads and transactions', async () => {
+    const n = await count(() =>
+      Promise.all(
+        Array.from({ length: 32 }, (_, i) =>
+          api
+            .http()
+            .post('/v1/allocations')
+            .send(body(`burst-${i}`))
+            .expect(201),
+        ),
+      ),
+    );
+    // 3 reads and 6 writes (load and transaction), each shared by the requests that meet in it
+    expect(n).toBeLessThan(32 * 9);
+  });
+});
