@@ -27,7 +27,7 @@ describe('chaos: PostgreSQL restart', () => {
   });
 
   it('R3: answers 503 UNAVAILABLE during the outage, never 500, recovers without a restart, loses nothing acknowledged', async () => {
-    expect((await call(api.base, 'POST', '/v1/pools', { name: 'r3', cidr: '10.102.0.0/20' })).status).toBe(201);
+    expect((await call(api.base, 'POST', '/v1/pools', { name: 'r3', cidr: '10.102.0.0/16' })).status).toBe(201);
     let phase: 'before' | 'outage' | 'after' = 'before';
     const statuses: Record<string, Record<string, number>> = { before: {}, outage: {}, after: {} };
     const acknowledged = new Map<string, string>();

@@ -104,7 +104,7 @@ describe('chaos: API replicas', () => {
   });
 
   it('R2: kill -9 one replica ten times under load: every acknowledged allocation held, no duplicates, replay --verify clean', async () => {
-    expect((await call(replicas[0].base, 'POST', '/v1/pools', { name: 'r2', cidr: '10.101.0.0/20' })).status).toBe(201);
+    expect((await call(replicas[0].base, 'POST', '/v1/pools', { name: 'r2', cidr: '10.101.0.0/16' })).status).toBe(201);
     const acknowledged: Acknowledged = new Map();
     const unexpected: string[] = [];
     let refused = 0;
