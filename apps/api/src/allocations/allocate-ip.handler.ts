@@ -68,7 +68,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     private readonly mutex: KeyedMutex,
     private readonly groupCommit: PoolGroupCommit,
     private readonly reads: AllocationReads,
-    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(PG_POOL) private readonly db: Pool,
     @Inject(CONFIG) private readonly config: Config,
   ) {}
 
@@ -116,7 +116,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
       for (const family of families) {
         chosen.push(
           await this.walk(family, rule, async (pool, passedOver) => {
-            const unlock = await this.mutex.lock(`pool-${pool}`);
+            const unlock = await this.mutex.lockPool(pool);
             try {
               const loaded = await this.writer.load(PoolAggregate, pool);
               const plan = planAllocation([{ name: pool, state: loaded.state }], family.request, passedOver);
@@ -157,7 +157,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const excluded: Exclusion[] = [];
     let passedOver: PassedOver[] = [];
     let eligibleSeen = 0;
-    for await (const page of eligiblePoolPages(this.pool, rule, request.node, [request.family], undefined, this.reads)) {
+    for await (const page of eligiblePoolPages(this.db, rule, request.node, [request.family], undefined, this.reads)) {
       excluded.push(...page.excluded);
       for (const candidate of page.eligible) {
         eligibleSeen++;
@@ -175,7 +175,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
   private async answer(decided: Array<{ plan: AllocationPlan; recorded: RecordedEvent[] }>, handle: string): Promise<AllocateIpResult> {
     const items = decided.flatMap(({ plan, recorded }) => recorded.map((event) => allocationFromEvent(event, plan.decision!)));
     if (items.length === decided.length) return { created: true, items };
-    return { created: items.length > 0, items: await findAllocationsByHandle(this.pool, handle) };
+    return { created: items.length > 0, items: await findAllocationsByHandle(this.db, handle) };
   }
 }
 

@@ -40,7 +40,7 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
       try {
         const changes: Change[] = [];
         for (const name of pools) {
-          unlocks.push(await this.mutex.lock(`pool-${name}`));
+          unlocks.push(await this.mutex.lockPool(name));
           const loaded = await this.writer.load(PoolAggregate, name);
           const event = decideRelease(loaded.state, handle, condition);
           changes.push({ type: PoolAggregate, loaded, events: event ? [event] : [] });

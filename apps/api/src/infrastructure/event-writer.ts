@@ -24,7 +24,7 @@ export class EventWriter {
   private readonly logger = new Logger('event-writer');
 
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(PG_POOL) private readonly db: Pool,
     readonly repository: AggregateRepository,
   ) {}
 
@@ -43,7 +43,7 @@ export class EventWriter {
     if (writes.length === 0) return [];
     const fence = currentFence();
     const recorded = await appendToStreams(
-      this.pool,
+      this.db,
       writes.map((change) => ({
         streamId: change.loaded.streamId,
         expectedVersion: change.loaded.version,
@@ -72,7 +72,7 @@ export class EventWriter {
    */
   async confirm(fence: WriteFence): Promise<void> {
     const guards = [...fence.reads].map(([streamId, expectedVersion]) => ({ streamId, expectedVersion, events: [] }));
-    await appendToStreams(this.pool, guards, { beforeWrite: fence.check });
+    await appendToStreams(this.db, guards, { beforeWrite: fence.check });
   }
 
   /**

@@ -20,4 +20,9 @@ export class KeyedMutex {
       if (this.tails.get(key) === tail) this.tails.delete(key);
     };
   }
+
+  /** The one key for an IP pool's stream, so every path that locks a pool queues on the same key. */
+  lockPool(pool: string): Promise<() => void> {
+    return this.lock(`pool-${pool}`);
+  }
 }

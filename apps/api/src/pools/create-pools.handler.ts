@@ -25,7 +25,7 @@ import { PG_POOL } from '../infrastructure/tokens';
 export class CreatePoolsHandler implements ICommandHandler<CreatePoolsCommand, void> {
   constructor(
     private readonly writer: EventWriter,
-    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(PG_POOL) private readonly db: Pool,
   ) {}
 
   async execute({ inputs, metadata }: CreatePoolsCommand): Promise<void> {
@@ -59,7 +59,7 @@ export class CreatePoolsHandler implements ICommandHandler<CreatePoolsCommand, v
 
   private async refuseOverlapWithExisting(specs: PoolSpec[]): Promise<void> {
     const existing = await findOverlappingPools(
-      this.pool,
+      this.db,
       specs.map((spec) => spec.cidr),
     );
     for (const spec of specs) {

@@ -25,14 +25,14 @@ import { PG_POOL } from '../infrastructure/tokens';
 export class DeleteStatefulSetHandler implements ICommandHandler<DeleteStatefulSetCommand, void> {
   constructor(
     private readonly writer: EventWriter,
-    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(PG_POOL) private readonly db: Pool,
   ) {}
 
   async execute({ namespace, name, metadata }: DeleteStatefulSetCommand): Promise<void> {
     await retryOnConflict(async () => {
       const statefulSet = await this.writer.load(StatefulSetAggregate, statefulSetId(namespace, name));
       const deleted = decideDeleteStatefulSet(statefulSet.state, namespace, name);
-      const handles = await findStatefulSetHandles(this.pool, namespace, name);
+      const handles = await findStatefulSetHandles(this.db, namespace, name);
       const pools = new Set(handles.map((h) => h.pool));
       if (statefulSet.state.reservation?.pool) pools.add(statefulSet.state.reservation.pool);
       const changes: Change[] = [];

@@ -42,7 +42,7 @@ export class ReconcileStatefulSetHandler implements ICommandHandler<ReconcileSta
   constructor(
     private readonly writer: EventWriter,
     private readonly mutex: KeyedMutex,
-    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(PG_POOL) private readonly db: Pool,
     @Inject(CONFIG) private readonly config: Config,
   ) {}
 
@@ -68,7 +68,7 @@ export class ReconcileStatefulSetHandler implements ICommandHandler<ReconcileSta
   }
 
   private async resize(desired: ValidStatefulSetSpec, poolName: string, unlocks: Array<() => void>): Promise<Planned> {
-    unlocks.push(await this.mutex.lock(`pool-${poolName}`));
+    unlocks.push(await this.mutex.lockPool(poolName));
     const loaded = await this.writer.load(PoolAggregate, poolName);
     return { plan: planResize({ name: poolName, state: loaded.state }, desired), pool: loaded };
   }
@@ -80,11 +80,11 @@ export class ReconcileStatefulSetHandler implements ICommandHandler<ReconcileSta
     const excluded: Exclusion[] = [];
     let passedOver: RangePassedOver[] = [];
     let eligibleSeen = 0;
-    for await (const page of eligiblePoolPages(this.pool, desired.rule, desired.node, [4, 6])) {
+    for await (const page of eligiblePoolPages(this.db, desired.rule, desired.node, [4, 6])) {
       excluded.push(...page.excluded);
       for (const candidate of page.eligible) {
         eligibleSeen++;
-        const unlock = await this.mutex.lock(`pool-${candidate.name}`);
+        const unlock = await this.mutex.lockPool(candidate.name);
         const loaded = await this.writer.load(PoolAggregate, candidate.name);
         plan = planReservation([{ name: candidate.name, state: loaded.state }], desired, passedOver);
         if (plan.outcome || plan.raced) {
