@@ -20,7 +20,7 @@ export async function createApp(config: Config, options: { logger?: false | AppL
   const logger = options.logger ?? new AppLogger();
   const adapter = new FastifyAdapter({
     bodyLimit: MAX_BODY_BYTES,
-    maxParamLength: 16 * LIMITS.pathParam,
+    routerOptions: { maxParamLength: 16 * LIMITS.pathParam },
     // a client that sends its request slowly (slowloris) is cut off like a slow handler
     requestTimeout: config.requestTimeoutMs,
   });

@@ -18,9 +18,9 @@ export async function serveUi(app: NestFastifyApplication, root: string | null =
     prefix: '/ui/',
     index: ['index.html'],
     cacheControl: false,
-    setHeaders(res, path) {
+    setHeaders(reply, path) {
       // asset names carry a content hash; the page itself must be fetched again to see a new build
-      res.setHeader('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+      void reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
     },
   });
   app
