@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import http, { type ServerResponse } from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { KUBE_KINDS, KUBE_RESOURCE_PATHS, objectKey, type KubeKind, type KubeObject, type KubeObjectMeta } from '@ipledger/messaging';
 
 /**
- * An in-process Kubernetes API server (plain HTTP on a loopback port 0) that speaks the list/watch
+ * An in-process Kubernetes API server (plain HTTP, or HTTPS with `tls`, on a loopback port 0) that speaks the list/watch
  * protocol for the four kinds at `KUBE_RESOURCE_PATHS` (all namespaces), like etcd behind an API server:
  *
  * - one global resourceVersion counter; every write stores a new immutable object with the next
@@ -30,6 +31,8 @@ export interface FakeKubeApiOptions {
   token?: string;
   bookmarkIntervalMs?: number;
   expiredWatch?: 'event' | 'status';
+  /** serve HTTPS with this key and certificate */
+  tls?: { key: Buffer; cert: Buffer };
 }
 
 export type FakeKubeVerb = 'list' | 'watch';
@@ -47,8 +50,11 @@ export type KubeObjectInput = Omit<KubeObject, 'metadata'> & { metadata: Partial
 
 export interface FakeKubeApi {
   url: string;
-  /** writes `<dir>/kubeconfig` pointing at this server (token, insecure-skip-tls-verify) and returns its path */
-  writeKubeconfig(dir: string): string;
+  /**
+   * writes `<dir>/kubeconfig` pointing at this server (token, insecure-skip-tls-verify) and returns its
+   * path; `cluster` fields replace or add to these (another `server` name, `proxy-url`...)
+   */
+  writeKubeconfig(dir: string, cluster?: Record<string, unknown>): string;
   /** creates or replaces (pods and statefulsets default to namespace "default") */
   upsert(kind: KubeKind, object: KubeObjectInput): KubeObject;
   /** deletes; the DELETED event carries the last object with a new resourceVersion, which is returned */
@@ -226,7 +232,7 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
     return failure.status;
   }
 
-  const server = http.createServer((request, response) => {
+  const handle: http.RequestListener = (request, response) => {
     const url = new URL(request.url ?? '/', 'http://fake');
     const kind = kindsByPath.get(url.pathname);
     if (!kind) return void fail(response, 404, `no resource at ${url.pathname}`);
@@ -238,23 +244,24 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
     else if (injected) status = fail(response, injected, `injected failure ${injected}`);
     else status = verb === 'watch' ? watch(kind, url.searchParams, response) : list(kind, url.searchParams, response);
     requests.push({ kind, verb, query: Object.fromEntries(url.searchParams), status });
-  });
+  };
+  const server = options.tls ? https.createServer(options.tls, handle) : http.createServer(handle);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const bookmarkTimer = options.bookmarkIntervalMs ? setInterval(() => api.sendBookmarks(), options.bookmarkIntervalMs) : undefined;
 
   const api: FakeKubeApi = {
     url,
     requests,
-    writeKubeconfig(dir) {
+    writeKubeconfig(dir, cluster = {}) {
       const path = join(dir, 'kubeconfig');
       const user = options.token ? { token: options.token } : {};
       const config = {
         apiVersion: 'v1',
         kind: 'Config',
         'current-context': 'fake',
-        clusters: [{ name: 'fake', cluster: { server: url, 'insecure-skip-tls-verify': true } }],
+        clusters: [{ name: 'fake', cluster: { server: url, 'insecure-skip-tls-verify': true, ...cluster } }],
         users: [{ name: 'fake', user }],
         contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'fake' } }],
       };

@@ -79,7 +79,9 @@ export class Watcher {
       for await (const status of nc.status()) this.logger.log(`nats: ${status.type} ${JSON.stringify(status.data)}`);
     })();
     await ensureStream(await nc.jetstreamManager(), this.config.names, this.config.streamMaxAgeSeconds, this.config.streamReplicas);
-    this.logger.log(`publishing to stream ${this.config.names.stream} (${this.config.names.subjectPrefix}.>) from ${this.kube.server}`);
+    this.logger.log(
+      `publishing to stream ${this.config.names.stream} (${this.config.names.subjectPrefix}.>) from ${this.kube.server} (${this.kube.source})`,
+    );
     this.publisher = new KubePublisher(nc.jetstream(), this.config.names, {
       onFailure: (error) => {
         this.logger.warn(`${error.message}: every kind lists again`);

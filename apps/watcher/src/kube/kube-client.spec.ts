@@ -8,7 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KUBE_RESOURCE_PATHS } from '@ipledger/messaging';
+import { startConnectProxy, type TestProxy } from '../../../../test/support/connect-proxy';
 import { startFakeKubeApi, type FakeKubeApi } from '../../../../test/support/fake-kube-api';
+import { startSocksProxy } from '../../../../test/support/socks-proxy';
 import { HttpKubeClient, KubeApiError, ResourceExpiredError, type WatchEvent } from './kube-client';
 import { loadKubeConnection, type KubeConnection } from './kubeconfig';
 
@@ -271,5 +273,144 @@ describe('HttpKubeClient over TLS', () => {
   it('is refused by a server that requires a client certificate when it has none', async () => {
     const error = await attempt({ ca: pem('server.crt') });
     expect(error).toMatchObject({ code: 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' });
+  });
+});
+
+describe('HttpKubeClient through a proxy', () => {
+  // a name only the proxies resolve (to 127.0.0.1): a request that reaches the server went through one
+  const HOST = 'kube.test';
+  const CREDENTIALS = 'alice:p@ss';
+  let dir: string;
+  let api: FakeKubeApi;
+  let tlsApi: FakeKubeApi;
+  let proxy: TestProxy;
+  let socks: TestProxy;
+  let serverCa: Buffer;
+  const clients: HttpKubeClient[] = [];
+  const port = (url: string) => new URL(url).port;
+  const viaName = (url: string) => `${new URL(url).protocol}//${HOST}:${port(url)}`;
+  const withCredentials = (url: string) => url.replace('://', '://alice:p%40ss@');
+  const connect = (env: NodeJS.ProcessEnv, cluster: Record<string, unknown>, target = api) => {
+    const connection = loadKubeConnection({ env: { KUBECONFIG: target.writeKubeconfig(dir, cluster), ...env } });
+    const client = new HttpKubeClient(connection, { listIdleTimeoutMs: 2000 });
+    clients.push(client);
+    return { connection, client };
+  };
+  let watched = 0;
+  /** watches while a new pod is created: the event types seen */
+  const watchOnce = async (client: HttpKubeClient, target: FakeKubeApi) => {
+    const done = collect(client.watch(PODS, { resourceVersion: target.resourceVersion() }));
+    while (target.activeWatches('pod') === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    target.upsert('pod', { metadata: { name: `watched-${++watched}` } });
+    target.endWatches();
+    return (await done).map((event) => event.type);
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kube-proxy-'));
+    const args = ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1'];
+    execFileSync(
+      'openssl',
+      [...args, '-keyout', 'api.key', '-out', 'api.crt', '-subj', `/CN=${HOST}`, '-addext', `subjectAltName=DNS:${HOST}`],
+      {
+        cwd: dir,
+        stdio: 'pipe',
+      },
+    );
+    serverCa = readFileSync(join(dir, 'api.crt'));
+    api = await startFakeKubeApi({ token: 's3cret' });
+    tlsApi = await startFakeKubeApi({ token: 's3cret', tls: { key: readFileSync(join(dir, 'api.key')), cert: serverCa } });
+    proxy = await startConnectProxy({ hosts: { [HOST]: '127.0.0.1' }, credentials: CREDENTIALS });
+    socks = await startSocksProxy({ hosts: { [HOST]: '127.0.0.1' } });
+  });
+  afterEach(() => {
+    for (const client of clients.splice(0)) client.close();
+    proxy.requests.length = 0;
+    socks.requests.length = 0;
+  });
+  afterAll(async () => {
+    await Promise.all([api.close(), tlsApi.close(), proxy.close(), socks.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists and watches an http server through the proxy-url, one kept-alive tunnel, with the proxy credentials', async () => {
+    api.upsert('pod', { metadata: { name: 'a' } });
+    const { connection, client } = connect({}, { server: viaName(api.url), 'proxy-url': withCredentials(proxy.url) });
+    expect((await client.list(PODS)).items.map((pod) => pod.metadata.name)).toContain('a');
+    await client.list(PODS);
+    expect(await watchOnce(client, api)).toEqual(['ADDED']);
+    expect(proxy.requests).toEqual([
+      { method: 'CONNECT', target: `${HOST}:${port(api.url)}`, proxyAuthorization: `Basic ${Buffer.from(CREDENTIALS).toString('base64')}` },
+    ]);
+    expect(connection.source).toContain(`via proxy ${proxy.url}`);
+    expect(connection.source).not.toMatch(/alice|p%40ss/);
+  });
+
+  it('verifies an https server inside the CONNECT tunnel, with its CA and name', async () => {
+    const { client } = connect(
+      {},
+      {
+        server: viaName(tlsApi.url),
+        'proxy-url': withCredentials(proxy.url),
+        'insecure-skip-tls-verify': false,
+        'certificate-authority-data': serverCa.toString('base64'),
+      },
+      tlsApi,
+    );
+    await client.list(PODS);
+    expect(await watchOnce(client, tlsApi)).toEqual(['ADDED']);
+    expect(proxy.requests.map((request) => request.target)).toEqual([`${HOST}:${port(tlsApi.url)}`]);
+    expect(tlsApi.requests.map((request) => request.verb)).toEqual(['list', 'watch']);
+  });
+
+  it('is refused by a proxy that wants credentials when the proxy-url has none', async () => {
+    const { client } = connect({}, { server: viaName(api.url), 'proxy-url': proxy.url });
+    await expect(client.list(PODS)).rejects.toThrow(/407/);
+    expect(proxy.requests[0].proxyAuthorization).toBeUndefined();
+  });
+
+  it('takes HTTPS_PROXY when the kubeconfig names no proxy, unless NO_PROXY lists the server', async () => {
+    const env = { HTTPS_PROXY: withCredentials(proxy.url) };
+    const cluster = { server: viaName(tlsApi.url) };
+    const { connection, client } = connect(env, cluster, tlsApi);
+    expect((await client.list(PODS)).metadata.resourceVersion).toBe(tlsApi.resourceVersion());
+    expect(proxy.requests.map((request) => request.target)).toEqual([`${HOST}:${port(tlsApi.url)}`]);
+    expect(connection.source).toContain(`via proxy ${proxy.url}`);
+
+    proxy.requests.length = 0;
+    const bypassed = connect({ ...env, NO_PROXY: `other.example,.test:${port(tlsApi.url)}` }, cluster, tlsApi);
+    expect(bypassed.connection.proxyUrl).toBeUndefined();
+    // straight to a name only the proxy knows: it fails, and the proxy saw nothing
+    await expect(bypassed.client.list(PODS)).rejects.toThrow();
+    expect(proxy.requests).toEqual([]);
+  });
+
+  it('prefers the proxy-url over HTTPS_PROXY and HTTP_PROXY', async () => {
+    const dead = 'http://127.0.0.1:9';
+    const { client } = connect(
+      { HTTPS_PROXY: dead, HTTP_PROXY: dead },
+      { server: viaName(api.url), 'proxy-url': withCredentials(proxy.url) },
+    );
+    await client.list(PODS);
+    expect(proxy.requests).toHaveLength(1);
+  });
+
+  it.each(['socks5', 'socks5h'])('goes through a %s proxy, which resolves the server name, to http and https servers', async (scheme) => {
+    const socksUrl = socks.url.replace('socks5:', `${scheme}:`);
+    const plain = connect({}, { server: viaName(api.url), 'proxy-url': socksUrl });
+    expect(await watchOnce(plain.client, api)).toEqual(['ADDED']);
+    const secure = connect(
+      {},
+      {
+        server: viaName(tlsApi.url),
+        'proxy-url': socksUrl,
+        'insecure-skip-tls-verify': false,
+        'certificate-authority-data': serverCa.toString('base64'),
+      },
+      tlsApi,
+    );
+    await secure.client.list(PODS);
+    expect(socks.requests.map((request) => request.target)).toEqual([`${HOST}:${port(api.url)}`, `${HOST}:${port(tlsApi.url)}`]);
+    expect(plain.connection.source).toContain(`via proxy ${socksUrl}`);
   });
 });

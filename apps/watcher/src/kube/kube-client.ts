@@ -1,6 +1,8 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { KubeObject } from '@ipledger/messaging';
+import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
+import { SocksProxyAgent } from 'socks-proxy-agent';
 import type { KubeConnection } from './kubeconfig';
 
 /** The body Kubernetes sends with a failure (HTTP error, or the object of an ERROR watch event). */
@@ -79,16 +81,7 @@ export class HttpKubeClient implements KubeClient {
     options: HttpKubeClientOptions = {},
   ) {
     this.base = new URL(connection.server);
-    this.agent =
-      this.base.protocol === 'https:'
-        ? new https.Agent({
-            keepAlive: true,
-            ca: connection.ca,
-            cert: connection.cert,
-            key: connection.key,
-            rejectUnauthorized: !connection.insecureSkipTlsVerify,
-          })
-        : new http.Agent({ keepAlive: true });
+    this.agent = connectionAgent(connection, this.base.protocol === 'https:');
     this.listIdleTimeoutMs = options.listIdleTimeoutMs ?? 60_000;
     this.watchIdleGraceMs = options.watchIdleGraceMs ?? 30_000;
   }
@@ -158,6 +151,25 @@ export class HttpKubeClient implements KubeClient {
       request.end();
     });
   }
+}
+
+/**
+ * Kept-alive connections to the server, directly or through its proxy: a CONNECT tunnel (hpagent) for
+ * an HTTP(S) proxy, SOCKS5 otherwise; TLS to the server runs inside the tunnel.
+ */
+function connectionAgent(connection: KubeConnection, secure: boolean): http.Agent {
+  const tls = secure
+    ? { ca: connection.ca, cert: connection.cert, key: connection.key, rejectUnauthorized: !connection.insecureSkipTlsVerify }
+    : {};
+  const proxy = connection.proxyUrl;
+  if (!proxy) return secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true });
+  if (proxy.protocol.startsWith('socks')) {
+    // as Go's SOCKS5 dialer, which client-go uses for socks5://, the proxy resolves the server's name
+    const remoteDns = new URL(proxy);
+    remoteDns.protocol = 'socks5h:';
+    return new SocksProxyAgent(remoteDns, { keepAlive: true, ...tls });
+  }
+  return secure ? new HttpsProxyAgent({ proxy, keepAlive: true, ...tls }) : new HttpProxyAgent({ proxy, keepAlive: true });
 }
 
 function kubeApiError(code: number, status: KubeStatus | undefined, context: string): KubeApiError {

@@ -96,6 +96,60 @@ describe('kubeconfig', () => {
     expect(await connection.token!()).toBe('from-first');
   });
 
+  describe('proxies', () => {
+    const PROXY = 'http://alice:p%40ss@proxy.corp:3128';
+
+    it('reads proxy-url, keeping its credentials out of the source', () => {
+      const connection = kubeconfigConnection(writeConfig('config', { server: 'https://k8s', 'proxy-url': PROXY }, {}));
+      expect(connection.proxyUrl?.href).toBe('http://alice:p%40ss@proxy.corp:3128/');
+      expect(connection.source).toMatch(/context ctx, via proxy http:\/\/proxy\.corp:3128$/);
+      expect(connection.source).not.toMatch(/alice|p%40ss/);
+    });
+
+    it.each(['https://proxy.corp', 'socks5://proxy.corp:1080', 'socks5h://proxy.corp:1080'])('accepts %s', (proxyUrl) => {
+      expect(kubeconfigConnection(writeConfig('config', { server: 'https://k8s', 'proxy-url': proxyUrl }, {})).proxyUrl?.href).toBe(
+        new URL(proxyUrl).href,
+      );
+    });
+
+    it.each([
+      [
+        'ftp://alice:hunter2@proxy.corp',
+        /proxy-url of cluster "c1": unsupported proxy scheme "ftp", must be http, https, socks5 or socks5h/,
+      ],
+      ['socks4://alice:hunter2@proxy.corp', /unsupported proxy scheme "socks4"/],
+      ['alice:hunter2@proxy.corp', /unsupported proxy scheme "alice"/],
+      ['http://alice:hunter2@', /not a valid URL/],
+    ])('rejects proxy-url %s without repeating it', (proxyUrl, message) => {
+      const path = writeConfig('config', { server: 'https://k8s', 'proxy-url': proxyUrl }, {});
+      expect(() => kubeconfigConnection(path)).toThrow(KubeConfigError);
+      expect(() => kubeconfigConnection(path)).toThrow(message);
+      expect(() => kubeconfigConnection(path)).not.toThrow(/hunter2/);
+    });
+
+    it('takes the proxy from the environment when the kubeconfig names none, and proxy-url over it', () => {
+      const env = { HTTPS_PROXY: 'user:pw@env-proxy:8080', NO_PROXY: 'other.example' };
+      const fromEnv = loadKubeConnection({ env: { ...env, KUBECONFIG: writeConfig('plain', { server: 'https://k8s' }, {}) } });
+      expect(fromEnv.proxyUrl?.href).toBe('http://user:pw@env-proxy:8080/');
+      expect(fromEnv.source).toMatch(/via proxy http:\/\/env-proxy:8080$/);
+      const kubeconfig = writeConfig('proxied', { server: 'https://k8s', 'proxy-url': PROXY }, {});
+      expect(loadKubeConnection({ env: { ...env, KUBECONFIG: kubeconfig } }).proxyUrl?.host).toBe('proxy.corp:3128');
+    });
+
+    it('bypasses the environment proxy for NO_PROXY hosts', () => {
+      const kubeconfig = writeConfig('config', { server: 'https://k8s.corp:6443' }, {});
+      const connection = loadKubeConnection({ env: { KUBECONFIG: kubeconfig, HTTPS_PROXY: 'http://env-proxy', NO_PROXY: '.corp' } });
+      expect(connection.proxyUrl).toBeUndefined();
+      expect(connection.source).not.toContain('via proxy');
+    });
+
+    it('rejects an environment proxy of an unsupported scheme, naming the variable', () => {
+      const env = { KUBECONFIG: writeConfig('config', { server: 'https://k8s' }, {}), https_proxy: 'ftp://env-proxy' };
+      expect(() => loadKubeConnection({ env })).toThrow(KubeConfigError);
+      expect(() => loadKubeConnection({ env })).toThrow(/^https_proxy: unsupported proxy scheme "ftp"/);
+    });
+  });
+
   describe('credential plugins (EKS, GKE and AKS kubeconfigs)', () => {
     /** An exec plugin that counts its runs and prints an ExecCredential expiring `expiresInMs` from now. */
     function execPlugin(expiresInMs: number): string {
@@ -152,6 +206,7 @@ describe('kubeconfig', () => {
       /context "ghost" not found/,
     ],
     ['a cluster without server', () => writeConfig('config', {}, { token: 't' }), /has no server/],
+    ['a server that is not a URL', () => writeConfig('config', { server: 'https://k8s:99999' }, {}), /server of cluster "c1" is not a URL/],
     [
       'a certificate without key',
       () => writeConfig('config', { server: 'https://k8s' }, { 'client-certificate-data': base64(CERT) }),
@@ -193,6 +248,15 @@ describe('kubeconfig', () => {
       expect(inClusterConnection({ KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' }, account).server).toBe(
         'https://[fd00::1]:443',
       );
+    });
+
+    it('reaches the API server through HTTPS_PROXY unless NO_PROXY lists it', () => {
+      const account = serviceAccount({ token: 't' });
+      const env = { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443', HTTPS_PROXY: 'http://proxy.corp:3128' };
+      const connection = loadKubeConnection({ env, serviceAccountDir: account });
+      expect(connection.proxyUrl?.href).toBe('http://proxy.corp:3128/');
+      expect(connection.source).toBe(`in-cluster service account (${account}), via proxy http://proxy.corp:3128`);
+      expect(loadKubeConnection({ env: { ...env, NO_PROXY: '10.96.0.0/12' }, serviceAccountDir: account }).proxyUrl).toBeUndefined();
     });
 
     it('prefers KUBECONFIG when both are available', () => {

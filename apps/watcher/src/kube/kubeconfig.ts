@@ -4,6 +4,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
+import { proxyFromEnvironment } from './proxy-from-environment';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
@@ -19,7 +20,9 @@ export interface KubeConnection {
   key?: Buffer;
   /** the bearer token for the next request; token files are re-read each time and plugin credentials renewed as they expire */
   token?: () => Promise<string>;
-  /** where the settings came from, for logs */
+  /** the HTTP(S) or SOCKS proxy to reach the server through; may carry credentials, so never log it whole */
+  proxyUrl?: URL;
+  /** where the settings came from, for logs (a proxy without its credentials) */
   source: string;
 }
 
@@ -33,12 +36,40 @@ export interface LoadKubeConnectionOptions {
   serviceAccountDir?: string;
 }
 
-/** `KUBECONFIG` when set, else the in-cluster service account, as client-go's default loading rules do. */
+/**
+ * `KUBECONFIG` when set, else the in-cluster service account, as client-go's default loading rules do;
+ * without a kubeconfig `proxy-url`, the proxy the environment names for the server (HTTPS_PROXY, NO_PROXY...).
+ */
 export function loadKubeConnection(options: LoadKubeConnectionOptions = {}): KubeConnection {
   const env = options.env ?? process.env;
-  if (env.KUBECONFIG) return kubeconfigConnection(env.KUBECONFIG);
-  if (env.KUBERNETES_SERVICE_HOST) return inClusterConnection(env, options.serviceAccountDir);
-  throw new KubeConfigError('no Kubernetes connection: set KUBECONFIG, or run in a pod (KUBERNETES_SERVICE_HOST is unset)');
+  let connection: KubeConnection;
+  if (env.KUBECONFIG) connection = kubeconfigConnection(env.KUBECONFIG);
+  else if (env.KUBERNETES_SERVICE_HOST) connection = inClusterConnection(env, options.serviceAccountDir);
+  else throw new KubeConfigError('no Kubernetes connection: set KUBECONFIG, or run in a pod (KUBERNETES_SERVICE_HOST is unset)');
+  if (connection.proxyUrl) return connection;
+  const proxy = proxyFromEnvironment(connection.server, env);
+  return proxy ? withProxy(connection, parseProxyUrl(proxy.url, proxy.variable)) : connection;
+}
+
+const PROXY_SCHEMES = ['http:', 'https:', 'socks5:', 'socks5h:'];
+
+/** A proxy URL client-go would accept (and socks5h); the messages never repeat it, as it may hold a password. */
+function parseProxyUrl(text: string, where: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new KubeConfigError(`${where}: the proxy URL is not a valid URL`);
+  }
+  if (!PROXY_SCHEMES.includes(url.protocol))
+    throw new KubeConfigError(`${where}: unsupported proxy scheme "${url.protocol.slice(0, -1)}", must be http, https, socks5 or socks5h`);
+  if (!url.hostname) throw new KubeConfigError(`${where}: the proxy URL has no host`);
+  return url;
+}
+
+function withProxy(connection: KubeConnection, proxyUrl: URL): KubeConnection {
+  // scheme, host and port only: userinfo stays out of logs
+  return { ...connection, proxyUrl, source: `${connection.source}, via proxy ${proxyUrl.protocol}//${proxyUrl.host}` };
 }
 
 /** The pod's service account: API server from the service env vars, token and CA from the mounted secret. */
@@ -86,18 +117,23 @@ export function kubeconfigConnection(pathList: string): KubeConnection {
   const server = cluster.fields.server;
   if (typeof server !== 'string' || !server)
     throw new KubeConfigError(`kubeconfig ${pathList}: cluster "${String(context.cluster)}" has no server`);
+  if (!URL.canParse(server))
+    throw new KubeConfigError(`kubeconfig ${pathList}: the server of cluster "${String(context.cluster)}" is not a URL`);
   const userName = typeof context.user === 'string' ? context.user : undefined;
   const user = userName === undefined ? undefined : users.get(userName);
   if (userName !== undefined && !user) {
     throw new KubeConfigError(`kubeconfig ${pathList}: user "${userName}" of context "${currentContext}" not found`);
   }
-  return {
+  const connection: KubeConnection = {
     server,
     ca: dataOrFile(cluster.fields, 'certificate-authority', cluster.file),
     insecureSkipTlsVerify: cluster.fields['insecure-skip-tls-verify'] === true,
     ...(user ? userCredentials(user.fields, user.file, userName!) : {}),
     source: `kubeconfig ${pathList}, context ${currentContext}`,
   };
+  const proxyUrl = cluster.fields['proxy-url'];
+  if (typeof proxyUrl !== 'string' || !proxyUrl) return connection;
+  return withProxy(connection, parseProxyUrl(proxyUrl, `kubeconfig ${cluster.file}: proxy-url of cluster "${String(context.cluster)}"`));
 }
 
 function userCredentials(user: Fields, file: string, name: string): Pick<KubeConnection, 'cert' | 'key' | 'token'> {
