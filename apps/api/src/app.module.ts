@@ -1,5 +1,5 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { upcast } from '@ipledger/domain';
 import { AggregateRepository } from '@ipledger/event-store';
@@ -10,14 +10,13 @@ import type { Config } from './config';
 import { HealthModule } from './health/health.module';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { AuthGuard } from './http/auth.guard';
-import { RequestDeadlineInterceptor } from './http/request-deadline.interceptor';
 import { EventWriter } from './infrastructure/event-writer';
 import { KeyedMutex } from './infrastructure/keyed-mutex';
 import { createPgPool } from './infrastructure/pg-pool';
 import { TokenRegistry } from './infrastructure/token-registry';
 import { CONFIG, PG_POOL } from './infrastructure/tokens';
 import { KubernetesModule } from './kubernetes/kubernetes.module';
-import { Metrics, MetricsInterceptor } from './metrics/metrics';
+import { Metrics } from './metrics/metrics';
 import { NodesModule } from './nodes/nodes.module';
 import { PoolsModule } from './pools/pools.module';
 import { StatefulSetsModule } from './statefulsets/statefulsets.module';
@@ -69,8 +68,6 @@ export class AppModule implements OnApplicationShutdown {
         TokenRegistry,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
-        { provide: APP_INTERCEPTOR, useClass: RequestDeadlineInterceptor },
       ],
       exports: shared.map((provider) => ('provide' in provider ? provider.provide : provider)),
     };

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Pool, type PoolClient } from 'pg';
-import { requestSignal } from './request-signal';
+import { currentRequestContext } from '../http/request-context';
 
 /**
  * A pg Pool whose one-shot queries, run for an HTTP request, are cancelled in PostgreSQL
@@ -13,7 +13,7 @@ export class CancellablePool extends Pool {
 
   // pg's query() has many overloads; this one forwards them all unchanged
   override query(...args: unknown[]): never {
-    const signal = requestSignal.getStore();
+    const signal = currentRequestContext()?.signal;
     const superQuery = super.query.bind(this) as (...a: unknown[]) => never;
     if (!signal || typeof args.at(-1) === 'function') return superQuery(...args);
     return this.queryUntilAborted(signal, args, superQuery) as never;

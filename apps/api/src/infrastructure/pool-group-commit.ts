@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { draftPool, PoolAggregate, type CommandMetadata, type PoolEvent, type PoolView } from '@ipledger/domain';
 import { ConcurrencyError, type RecordedEvent } from '@ipledger/event-store';
 import { EventWriter, type Change } from './event-writer';
-import { requestSignal } from './request-signal';
+import { outsideRequest } from '../http/request-context';
 import { conflictPause } from './retry-on-conflict';
 import { runUnfenced } from './write-fence';
 
@@ -70,7 +70,7 @@ export class PoolGroupCommit {
       this.inFlight++;
       // the batch is every request's, none's in particular: outside the async context of the
       // request that happened to start it (its abort signal, a Kubernetes message's write fence)
-      requestSignal.exit(() =>
+      outsideRequest(() =>
         runUnfenced(() => {
           void this.commit(batch)
             .catch((err: unknown) => batch.forEach((queued) => queued.forEach((q) => q.reject(err))))

@@ -1,4 +1,4 @@
-import { requestSignal } from './request-signal';
+import { outsideRequest } from '../http/request-context';
 
 /**
  * Reads of one kind that arrive while one is running are made together by the next query (one
@@ -25,7 +25,7 @@ export class ReadBatcher<K, V> {
     this.waiting = [];
     this.running = true;
     // shared by every request in it: not cancelled when the one that started it goes away
-    requestSignal.exit(() => {
+    outsideRequest(() => {
       this.readMany(batch.map((b) => b.key))
         .then(
           (values) => batch.forEach((b, i) => b.resolve(values[i])),
