@@ -20,6 +20,13 @@ export interface AppendOptions {
   beforeWrite?: (client: PoolClient) => Promise<void>;
   /** Runs after the insert, in the same transaction (inline projections); a throw rolls everything back. */
   inTransaction?: (client: PoolClient, recorded: RecordedEvent[]) => Promise<void>;
+  /**
+   * Inline projections as data-modifying CTEs over the rows inserted (a relation `appended`, with
+   * the events' columns), run in the insert's own statement. The append is then one statement in
+   * a transaction of its own: one round trip instead of begin, insert, projections and commit.
+   * Not with `beforeWrite`, `inTransaction` or a version guard (an append with no events).
+   */
+  sameStatement?: string;
 }
 
 interface Row {
@@ -39,6 +46,7 @@ interface Row {
  */
 export async function appendToStreams(pool: Pool, appends: StreamAppend[], options: AppendOptions = {}): Promise<RecordedEvent[]> {
   const rows = toRows(appends);
+  if (options.sameStatement !== undefined) return appendInOneStatement(pool, rows, appends, options);
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
@@ -66,6 +74,22 @@ export async function appendToStreams(pool: Pool, appends: StreamAppend[], optio
     throw error;
   } finally {
     client.release(broken);
+  }
+}
+
+async function appendInOneStatement(pool: Pool, rows: Row[], appends: StreamAppend[], options: AppendOptions): Promise<RecordedEvent[]> {
+  if (options.beforeWrite || options.inTransaction || appends.some((append) => append.events.length === 0)) {
+    throw new Error('sameStatement appends take no beforeWrite, no inTransaction and no version guard');
+  }
+  // a client of its own, not pool.query: like a transaction, the statement is not cancelled with a request
+  const client = await pool.connect();
+  try {
+    return await insert(client, rows, appends, options.sameStatement);
+  } catch (error) {
+    if (isVersionClash(error)) throw (await findConflict(client, appends)) ?? error;
+    throw error;
+  } finally {
+    client.release();
   }
 }
 
@@ -106,22 +130,23 @@ async function findConflict(client: PoolClient, appends: StreamAppend[]): Promis
   return undefined;
 }
 
-async function insert(client: PoolClient, rows: Row[], appends: StreamAppend[]): Promise<RecordedEvent[]> {
-  const { rows: inserted } = await client.query<EventRow>(
-    prepared(
-      `insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
+const INSERT = `insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
      select * from unnest($1::text[], $2::int[], $3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])
-     returning ${EVENT_COLUMNS}`,
-      [
-        rows.map((row) => row.streamId),
-        rows.map((row) => row.version),
-        rows.map((row) => row.eventId),
-        rows.map((row) => row.type),
-        rows.map((row) => row.schemaVersion),
-        rows.map((row) => row.data),
-        rows.map((row) => row.metadata),
-      ],
-    ),
+     returning ${EVENT_COLUMNS}`;
+
+/** The insert, alone or with CTEs of the same statement (see AppendOptions.sameStatement). */
+async function insert(client: PoolClient, rows: Row[], appends: StreamAppend[], sameStatement?: string): Promise<RecordedEvent[]> {
+  const text = sameStatement ? `with appended as (${INSERT}), ${sameStatement} select ${EVENT_COLUMNS} from appended` : INSERT;
+  const { rows: inserted } = await client.query<EventRow>(
+    prepared(text, [
+      rows.map((row) => row.streamId),
+      rows.map((row) => row.version),
+      rows.map((row) => row.eventId),
+      rows.map((row) => row.type),
+      rows.map((row) => row.schemaVersion),
+      rows.map((row) => row.data),
+      rows.map((row) => row.metadata),
+    ]),
   );
   const appendOrder = new Map(appends.map((append, index) => [append.streamId, index]));
   return inserted.map(toRecordedEvent).sort((a, b) => appendOrder.get(a.streamId)! - appendOrder.get(b.streamId)! || a.version - b.version);

@@ -22,6 +22,16 @@ const INSERT = `INSERT INTO allocations (${ALLOCATION_COLUMNS}) ${ALLOCATION_ROW
 const DELETE = 'DELETE FROM allocations a USING unnest($1::text[], $2::inet[]) r (handle, ip) WHERE a.handle = r.handle AND a.ip = r.ip';
 
 /**
+ * The same as projectAllocationEvents, for a run of one type, as a data-modifying CTE over the rows
+ * the append inserts (`appended`): see appendToStreams' sameStatement.
+ */
+export function allocationRowsCte(type: 'IpAllocated' | 'IpReleased'): string {
+  return type === 'IpAllocated'
+    ? `projected_allocations AS (INSERT INTO allocations (${ALLOCATION_COLUMNS}) ${ALLOCATION_ROW} FROM appended)`
+    : `projected_releases AS (DELETE FROM allocations a USING appended e WHERE a.handle = e.data ->> 'handle' AND a.ip = (e.data ->> 'ip')::inet)`;
+}
+
+/**
  * allocations: who holds which address now. Its unique ip index is the second line against double
  * use. A group commit's events arrive together: each run of one type is one statement (an address or
  * a handle appears at most once in a run; a release and a re-allocation are in different runs).

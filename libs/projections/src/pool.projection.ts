@@ -131,6 +131,23 @@ export async function projectPoolAllocations(db: Queryable, events: readonly Rec
   );
 }
 
+/**
+ * The same as projectPoolAllocations, for a run of one type, as a data-modifying CTE over the rows
+ * the append inserts (`appended`). Sub-statements of one statement do not see each other's rows,
+ * so the range count moves by the addresses of the run that fall in the pool's ranges instead of
+ * being recounted: an address is held once, and the ranges of a pool do not overlap.
+ */
+export function poolAllocationsCte(type: 'IpAllocated' | 'IpReleased'): string {
+  const sign = type === 'IpAllocated' ? '' : '-';
+  return `projected_pools AS (UPDATE pools p SET allocated = allocated + d.delta, version = d.version, updated_at = d.at,
+      range_reserved = range_reserved - d.in_ranges
+    FROM (SELECT e.data ->> 'pool' AS name, ${sign}count(*) AS delta, max(e.version) AS version, date_trunc('milliseconds', max(e.recorded_at)) AS at,
+            ${sign}count(*) FILTER (WHERE EXISTS (SELECT 1 FROM pool_ranges r
+              WHERE r.pool = e.data ->> 'pool' AND (e.data ->> 'ip')::inet BETWEEN r.first_ip AND r.last_ip)) AS in_ranges
+          FROM appended e GROUP BY 1) d
+    WHERE p.name = d.name)`;
+}
+
 /** pools: one row a live pool with its counts; pool_labels: one row a label, for indexed selection; pool_ranges: StatefulSet ranges. */
 export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Promise<void> {
   const e = { type: event.type, data: event.data } as PoolEvent;

@@ -1,8 +1,8 @@
 import { upcast } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
-import { projectAllocationEvents } from './allocation.projection';
+import { allocationRowsCte, projectAllocationEvents } from './allocation.projection';
 import { projectNodeEvent } from './node.projection';
-import { projectPoolAllocations, projectPoolEvent } from './pool.projection';
+import { poolAllocationsCte, projectPoolAllocations, projectPoolEvent } from './pool.projection';
 import { projectStatefulSetEvent } from './statefulset.projection';
 import type { Queryable } from './queryable';
 
@@ -31,4 +31,16 @@ export async function projectEvents(db: Queryable, events: readonly RecordedEven
     await projectNodeEvent(db, event);
     await projectStatefulSetEvent(db, event);
   }
+}
+
+/**
+ * projectEvents for an append of only allocations or only releases (a group commit's usual batch),
+ * as CTEs for the append's own statement (appendToStreams' sameStatement); undefined for any other
+ * append. A mix is left to projectEvents: a release and a re-allocation of one address must be
+ * applied in order, which sub-statements of one statement are not.
+ */
+export function sameStatementProjection(types: readonly string[]): string | undefined {
+  const type = types[0];
+  if ((type !== 'IpAllocated' && type !== 'IpReleased') || types.some((t) => t !== type)) return undefined;
+  return `${allocationRowsCte(type)}, ${poolAllocationsCte(type)}`;
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { schemaVersionOf, type AggregateType, type CommandMetadata, type DomainEvent } from '@ipledger/domain';
 import { AggregateRepository, appendToStreams, type Loaded, type RecordedEvent } from '@ipledger/event-store';
-import { projectEvents } from '@ipledger/projections';
+import { projectEvents, sameStatementProjection } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { retryOnConflict } from './retry-on-conflict';
 import { currentFence, type WriteFence } from './write-fence';
@@ -42,6 +42,8 @@ export class EventWriter {
     const writes = changes.filter((change) => change.events.length > 0);
     if (writes.length === 0) return [];
     const fence = currentFence();
+    // allocations or releases alone, unfenced (the hot path): the append and its projections in one statement
+    const sameStatement = fence ? undefined : sameStatementProjection(writes.flatMap((change) => change.events.map((event) => event.type)));
     const recorded = await appendToStreams(
       this.db,
       writes.map((change) => ({
@@ -54,7 +56,7 @@ export class EventWriter {
           metadata: { ...(change.metadata?.[index] ?? metadata) },
         })),
       })),
-      { beforeWrite: fence?.check, inTransaction: (client, events) => projectEvents(client, events) },
+      sameStatement ? { sameStatement } : { beforeWrite: fence?.check, inTransaction: (client, events) => projectEvents(client, events) },
     );
     for (const event of recorded) fence?.reads.set(event.streamId, event.version);
     for (const change of writes) {
