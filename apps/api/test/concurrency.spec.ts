@@ -49,6 +49,19 @@ describe('two API instances on one database', () => {
     expect((await send(1, 'GET', '/v1/pools/tiny')).body).toMatchObject({ allocated: '30', free: '0' });
   });
 
+  it('decides on fresh state when the other replica moved a pool that its cache holds', async () => {
+    await api.http().post('/v1/pools').send({ name: 'shared', cidr: '10.21.0.0/24' }).expect(201);
+    // one at a time, replicas taking turns: every decision starts on a cached state the other replica moved
+    const ips: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await send(i % 2, 'POST', '/v1/allocations', { ...request(100 + i), pools: ['shared'] });
+      expect(res.status).toBe(201);
+      ips.push(res.body.items[0].ip as string);
+    }
+    // the lowest free address each time, as one replica alone would have given
+    expect(ips).toEqual(Array.from({ length: 10 }, (_, i) => `10.21.0.${i + 1}`));
+  });
+
   it('never lets two racing pool creations overlap', async () => {
     const responses = await Promise.all(
       Array.from({ length: 6 }, (_, i) => send(i % 2, 'POST', '/v1/pools', { name: `race-${i}`, cidr: `10.30.0.0/${24 + (i % 3)}` })),

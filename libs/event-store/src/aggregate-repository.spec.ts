@@ -28,7 +28,7 @@ function counterType(streamPrefix: string, snapshotEvery?: number): CountingType
       snapshotEvery === undefined
         ? undefined
         : {
-            every: snapshotEvery,
+            every: () => snapshotEvery,
             serialize: (state) => state,
             deserialize: (json) => structuredClone(json as Counter),
           },
@@ -129,7 +129,7 @@ describe('AggregateRepository', () => {
     });
   });
 
-  it('snapshots when a stream crosses a multiple of `every`; a fresh replica loads snapshot + tail', async () => {
+  it('snapshots `every` events after the latest snapshot; a fresh replica loads snapshot + tail', async () => {
     const type = counterType('snap', 10);
     const repository = new AggregateRepository(pool);
 
@@ -151,6 +151,57 @@ describe('AggregateRepository', () => {
     expect(fresh.version).toBe(25);
     expect(fresh.state).toEqual(await fullReplay(counterType('snap'), 'snap-1'));
     expect(fresh.state.total).toBe((25 * 26) / 2);
+  });
+
+  it('spaces snapshots by the state when `every` is a function of it', async () => {
+    const type = counterType('snap-grow', 10);
+    // a state whose snapshot grows with its total: 10 events apart while small, then its total apart
+    type.snapshot!.every = (state: Counter) => Math.max(10, state.total);
+    const repository = new AggregateRepository(pool);
+    await execute(
+      repository,
+      type,
+      '1',
+      Array.from({ length: 10 }, () => 1),
+    );
+    expect(await readSnapshot(pool, 'snap-grow-1')).toMatchObject({ version: 10 });
+    // total 50 from version 11: the next snapshot is 50 events after the one at 10
+    await execute(repository, type, '1', [40]);
+    await execute(
+      repository,
+      type,
+      '1',
+      Array.from({ length: 48 }, () => 0),
+    );
+    expect(await readSnapshot(pool, 'snap-grow-1')).toMatchObject({ version: 10 });
+    await execute(repository, type, '1', [0]);
+    expect(await readSnapshot(pool, 'snap-grow-1')).toMatchObject({ version: 60 });
+  });
+
+  it('with trustCache, answers cached streams without a read, and an append on a stale entry fails', async () => {
+    const type = counterType('trust');
+    const replicaA = new AggregateRepository(pool);
+    const replicaB = new AggregateRepository(pool);
+    await execute(replicaA, type, '1', [1]);
+    await execute(replicaB, type, '1', [10]);
+
+    const query = jest.spyOn(pool, 'query');
+    let trusted: Awaited<ReturnType<typeof replicaA.loadMany<Counter>>>;
+    try {
+      // '2' is not cached: it alone is read
+      trusted = await replicaA.loadMany(type, ['1', '2'], { trustCache: true });
+      expect(readStreamCalls(query)).toEqual([[['trust-2'], [0]]]);
+    } finally {
+      query.mockRestore();
+    }
+    // replica B's event is not in A's cache: the append at that version clashes
+    expect(trusted[0]).toMatchObject({ version: 1, state: { total: 1 } });
+    await expect(appendToStreams(pool, [{ streamId: 'trust-1', expectedVersion: trusted[0].version, events: [added(1)] }])).rejects.toThrow(
+      ConcurrencyError,
+    );
+    // without trustCache the load reads the tail and sees B's event
+    const [fresh] = await replicaA.loadMany(type, ['1']);
+    expect(fresh).toMatchObject({ version: 2, state: { total: 11 } });
   });
 
   it('catches up from the database to snapshot when its cache missed the appended events', async () => {

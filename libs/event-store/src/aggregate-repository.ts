@@ -11,7 +11,16 @@ export interface AggregateType<S> {
   initialState(): S;
   /** May mutate `state` and return it. */
   evolve(state: S, event: { type: string; data: Record<string, unknown>; version: number }): S;
-  snapshot?: { every: number; serialize(state: S): unknown; deserialize(json: unknown): S };
+  snapshot?: {
+    /**
+     * Events between snapshots, given the state. A state whose snapshot grows with it is spaced by
+     * its size: writing snapshots then costs the same per event however large the state, and a
+     * load replays at most that many events after the latest one.
+     */
+    every(state: S): number;
+    serialize(state: S): unknown;
+    deserialize(json: unknown): S;
+  };
   /** An estimate of the bytes the state holds, for the cache's memory bound; cheap (it runs after every load). */
   sizeOf?(state: S): number;
 }
@@ -27,6 +36,8 @@ interface Entry {
   version: number;
   /** the estimate counted in the cache's total */
   size: number;
+  /** the version of the stream's latest snapshot, as far as this process knows; 0 for none */
+  snapshotVersion: number;
 }
 
 /** The estimate for a type that gives none: a small state. */
@@ -67,14 +78,21 @@ export class AggregateRepository {
     return this.loadStream(type, `${type.streamPrefix}-${id}`);
   }
 
-  /** Several aggregates of one type at once: one query for all their new events (and one a cache miss). */
-  async loadMany<S>(type: AggregateType<S>, ids: readonly string[]): Promise<Array<Loaded<S>>> {
+  /**
+   * Several aggregates of one type at once: one query for all their new events (and one a cache miss).
+   *
+   * `trustCache`: cached entries are returned as they stand, without that query, to a caller that
+   * appends at the returned versions and loads again without it after a ConcurrencyError. Versions
+   * are contiguous and unique per stream, so an append made on an entry another replica has moved
+   * past clashes on (stream_id, version): a decision on a stale entry is never committed, and a
+   * stream only this process writes costs no read at all.
+   */
+  async loadMany<S>(type: AggregateType<S>, ids: readonly string[], options: { trustCache?: boolean } = {}): Promise<Array<Loaded<S>>> {
     const streamIds = ids.map((id) => `${type.streamPrefix}-${id}`);
-    const entries = await Promise.all(streamIds.map((streamId) => this.cachedOrSnapshot(type, streamId)));
-    const events = await readStreams(
-      this.pool,
-      streamIds.map((streamId, i) => ({ streamId, version: entries[i].version })),
-    );
+    const cached = streamIds.map((streamId) => this.cache.get(streamId));
+    const entries = await Promise.all(streamIds.map(async (streamId, i) => cached[i] ?? (await this.fromSnapshot(type, streamId))));
+    const unread = streamIds.flatMap((streamId, i) => (options.trustCache && cached[i] ? [] : [{ streamId, version: entries[i].version }]));
+    const events = unread.length > 0 ? await readStreams(this.pool, unread) : [];
     const byStream = new Map<string, RecordedEvent[]>(streamIds.map((streamId) => [streamId, []]));
     for (const event of events) byStream.get(event.streamId)!.push(event);
     return streamIds.map((streamId, i) => {
@@ -96,8 +114,8 @@ export class AggregateRepository {
   /**
    * Call after a successful append of `recorded` made on `loaded`: moves the cached entry forward
    * without a re-read when it is still at the version the append expected, and writes a snapshot
-   * when the stream crossed a multiple of `snapshot.every`. A failure here (snapshot write) does
-   * not undo the append, which is already committed.
+   * when the stream is `snapshot.every` events past its latest one. A failure here (snapshot
+   * write) does not undo the append, which is already committed.
    */
   async committed<S>(type: AggregateType<S>, loaded: Loaded<S>, recorded: RecordedEvent[]): Promise<void> {
     const events = recorded.filter((event) => event.streamId === loaded.streamId);
@@ -108,10 +126,15 @@ export class AggregateRepository {
     if (entry?.version === from) this.advance(type, loaded.streamId, entry, events);
 
     const codec = type.snapshot;
-    if (!codec || Math.floor(to / codec.every) === Math.floor(from / codec.every)) return;
+    if (!codec) return;
     // Without an entry that has these events (evicted, or behind), catch up from the database.
-    const current = entry && entry.version >= to ? entry : await this.loadStream(type, loaded.streamId);
-    await writeSnapshot(this.pool, loaded.streamId, current.version, codec.serialize(current.state as S));
+    if (!entry || entry.version < to) await this.loadStream(type, loaded.streamId);
+    const current = this.cache.get(loaded.streamId);
+    if (!current) return;
+    if (current.version - current.snapshotVersion < codec.every(current.state as S)) return;
+    const version = current.version;
+    await writeSnapshot(this.pool, loaded.streamId, version, codec.serialize(current.state as S));
+    current.snapshotVersion = Math.max(current.snapshotVersion, version);
   }
 
   forget(streamId: string): void {
@@ -138,8 +161,8 @@ export class AggregateRepository {
     const codec = type.snapshot;
     const snapshot = codec ? await readSnapshot(this.pool, streamId) : null;
     return codec && snapshot
-      ? { state: codec.deserialize(snapshot.state), version: snapshot.version, size: 0 }
-      : { state: type.initialState(), version: 0, size: 0 };
+      ? { state: codec.deserialize(snapshot.state), version: snapshot.version, size: 0, snapshotVersion: snapshot.version }
+      : { state: type.initialState(), version: 0, size: 0, snapshotVersion: 0 };
   }
 
   /**

@@ -86,7 +86,9 @@ async function appendInOneStatement(pool: Pool, rows: Row[], appends: StreamAppe
   try {
     return await insert(client, rows, appends, options.sameStatement);
   } catch (error) {
-    if (isVersionClash(error)) throw (await findConflict(client, appends)) ?? error;
+    // the statement's sub-statements run in no set order: a read model's unique key may catch a
+    // decision made on a stale stream before the version clash does, and the moved stream is the cause
+    if (isUniqueViolation(error)) throw (await findConflict(client, appends)) ?? error;
     throw error;
   } finally {
     client.release();
@@ -152,8 +154,12 @@ async function insert(client: PoolClient, rows: Row[], appends: StreamAppend[], 
   return inserted.map(toRecordedEvent).sort((a, b) => appendOrder.get(a.streamId)! - appendOrder.get(b.streamId)! || a.version - b.version);
 }
 
+function isUniqueViolation(error: unknown): error is DatabaseError {
+  return error instanceof DatabaseError && error.code === '23505';
+}
+
 function isVersionClash(error: unknown): boolean {
-  return error instanceof DatabaseError && error.code === '23505' && error.constraint === 'events_stream_version_unique';
+  return isUniqueViolation(error) && error.constraint === 'events_stream_version_unique';
 }
 
 /** Returns the rollback's own failure: the connection is then unusable and must not go back to the pool. */

@@ -1,5 +1,7 @@
 import { prepared } from '@ipledger/event-store';
 import { ALLOCATION_SELECT, toAllocationView, type AllocationRow, type AllocationView } from './allocation-queries';
+import { NODE_SELECT, type NodeView } from './node-queries';
+import { canonicalPool, POOL_COLUMNS, type PoolView } from './pool-queries';
 import type { Queryable } from './queryable';
 import { canonicalReservation, STATEFULSET_SELECT, type ReservationView } from './statefulset-queries';
 
@@ -8,6 +10,10 @@ export interface AllocationStartKey {
   namespace: string;
   /** the StatefulSet the pod's name points at; null when it has no ordinal */
   statefulSet: string | null;
+  /** the node whose labels the eligibility check needs; null when none is needed (a release) */
+  node: string | null;
+  /** the pools a `pools` rule names, read here for the eligibility check; empty for other rules */
+  pools: readonly string[];
 }
 
 export interface AllocationStart {
@@ -15,22 +21,40 @@ export interface AllocationStart {
   held: AllocationView[];
   /** the reservation of the StatefulSet the pod may belong to */
   reservation: ReservationView | null;
+  node: NodeView | null;
+  /** the named pools that exist, in the order named */
+  pools: PoolView[];
 }
 
 const QUERY = `SELECT (SELECT coalesce(json_agg(h ORDER BY h.family), '[]') FROM (${ALLOCATION_SELECT} WHERE a.handle = r.handle) h) AS held,
-    (SELECT row_to_json(s) FROM (${STATEFULSET_SELECT} WHERE namespace = r.namespace AND name = r.statefulset) s) AS reservation
-  FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY r (handle, namespace, statefulset, i) ORDER BY r.i`;
+    (SELECT row_to_json(s) FROM (${STATEFULSET_SELECT} WHERE namespace = r.namespace AND name = r.statefulset) s) AS reservation,
+    (SELECT row_to_json(n) FROM (${NODE_SELECT} WHERE name = r.node) n) AS node,
+    (SELECT coalesce(json_agg(p), '[]') FROM (SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY(r.pools)) p) AS pools
+  FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (handle text, namespace text, statefulset text, node text, pools text[]))
+    WITH ORDINALITY r (handle, namespace, statefulset, node, pools, i) ORDER BY r.i`;
+
+interface Row {
+  held: AllocationRow[];
+  reservation: ReservationView | null;
+  node: NodeView | null;
+  pools: PoolView[];
+}
 
 /**
  * What allocations read before they decide, in one round trip for any number of them: each
- * handle's current addresses and the reservation of its pod's StatefulSet. In the order asked.
+ * handle's current addresses, the reservation of its pod's StatefulSet, and the node and named
+ * pools of the eligibility check. In the order asked.
  */
 export async function findAllocationStarts(db: Queryable, keys: readonly AllocationStartKey[]): Promise<AllocationStart[]> {
-  const { rows } = await db.query<{ held: AllocationRow[]; reservation: ReservationView | null }>(
-    prepared(QUERY, [keys.map((k) => k.handle), keys.map((k) => k.namespace), keys.map((k) => k.statefulSet)]),
-  );
-  return rows.map((row) => ({
-    held: row.held.map(toAllocationView),
-    reservation: row.reservation && canonicalReservation(row.reservation),
-  }));
+  const records = keys.map((k) => ({ handle: k.handle, namespace: k.namespace, statefulset: k.statefulSet, node: k.node, pools: k.pools }));
+  const { rows } = await db.query<Row>(prepared(QUERY, [JSON.stringify(records)]));
+  return rows.map((row, i) => {
+    const byName = new Map(row.pools.map((pool) => [pool.name, canonicalPool(pool)]));
+    return {
+      held: row.held.map(toAllocationView),
+      reservation: row.reservation && canonicalReservation(row.reservation),
+      node: row.node,
+      pools: keys[i].pools.flatMap((name) => byName.get(name) ?? []),
+    };
+  });
 }

@@ -32,7 +32,8 @@ export interface Page<T> {
   continue: string | null;
 }
 
-const POOL_COLUMNS = `p.name, p.cidr::text AS cidr, p.family, host(p.gateway) AS gateway, p.labels, p.node_selector AS "nodeSelector", p.reserved, p.disabled,
+/** A pool's columns as PoolView names them (alias `p`). */
+export const POOL_COLUMNS = `p.name, p.cidr::text AS cidr, p.family, host(p.gateway) AS gateway, p.labels, p.node_selector AS "nodeSelector", p.reserved, p.disabled,
   p.capacity::text AS capacity, p.allocated::text AS allocated, (p.reserved_count + p.range_reserved)::text AS "reservedCount",
   p.range_reserved::text AS "rangeReservedCount", (p.capacity - p.allocated - p.reserved_count - p.range_reserved)::text AS free, p.version, ${rfc3339('p.created_at')} AS "createdAt", ${rfc3339('p.updated_at')} AS "updatedAt",
   (SELECT coalesce(json_agg(json_build_object('namespace', r.namespace, 'name', r.name, 'start', host(r.first_ip), 'end', host(r.last_ip))
@@ -40,17 +41,17 @@ const POOL_COLUMNS = `p.name, p.cidr::text AS cidr, p.family, host(p.gateway) AS
      FROM pool_ranges r WHERE r.pool = p.name) AS "statefulSetRanges"`;
 
 /** PostgreSQL prints some IPv6 networks dotted: rows show the service's one canonical text. */
-const canonical = <T extends { cidr: string }>(row: T): T => ({ ...row, cidr: canonicalCidr(row.cidr) });
+export const canonicalPool = <T extends { cidr: string }>(row: T): T => ({ ...row, cidr: canonicalCidr(row.cidr) });
 
 export async function findPool(db: Queryable, name: string): Promise<PoolView | null> {
   const { rows } = await db.query<PoolView>(prepared(`SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = $1`, [name]));
-  return rows[0] ? canonical(rows[0]) : null;
+  return rows[0] ? canonicalPool(rows[0]) : null;
 }
 
 /** Pools in the order given, unknown names left out. */
 export async function findPoolsByName(db: Queryable, names: readonly string[]): Promise<PoolView[]> {
   const { rows } = await db.query<PoolView>(prepared(`SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY($1)`, [names]));
-  const byName = new Map(rows.map((row) => [row.name, canonical(row)]));
+  const byName = new Map(rows.map((row) => [row.name, canonicalPool(row)]));
   return names.flatMap((name) => byName.get(name) ?? []);
 }
 
@@ -59,7 +60,7 @@ export async function findOverlappingPools(db: Queryable, cidrs: readonly string
   const { rows } = await db.query(
     prepared('SELECT name, cidr::text AS cidr FROM pools WHERE cidr && ANY($1::cidr[]) ORDER BY name', [cidrs]),
   );
-  return (rows as Array<{ name: string; cidr: string }>).map(canonical);
+  return (rows as Array<{ name: string; cidr: string }>).map(canonicalPool);
 }
 
 /** Which pools a list or a selection covers; no filter is every pool. */
@@ -116,7 +117,7 @@ export async function listPools(db: Queryable, query: PoolListQuery): Promise<Pa
   for (;;) {
     const { text, values } = poolPageSql(query.filter, cursor, query.limit + 1);
     const { rows } = await db.query<PoolView>(prepared(text, values));
-    const batch = rows.slice(0, query.limit).map(canonical);
+    const batch = rows.slice(0, query.limit).map(canonicalPool);
     for (const [i, row] of batch.entries()) {
       const pool = row;
       cursor = pool.name;

@@ -27,6 +27,7 @@ import {
   findAllocationsByHandle,
   noEligiblePoolMessage,
   type AllocationView,
+  type ByNameReads,
   type ReservationView,
 } from '@ipledger/projections';
 import type { Pool } from 'pg';
@@ -77,23 +78,32 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const rule = selectionRule(input, this.config.defaultMatchLabel);
     return retryOnConflict(async () => {
       const pod = statefulSetPod(spec.pod);
-      const { held, reservation } = await this.reads.start({
+      const start = await this.reads.start({
         handle: spec.handle,
         namespace: spec.namespace,
         statefulSet: pod?.statefulSet ?? null,
+        node: spec.node,
+        pools: rule.kind === 'pools' ? rule.names : [],
       });
-      if (held.length > 0) return { created: false, items: held };
-      const families = familyRequests(spec, pod && reservation && { reservation, ordinal: pod.ordinal });
+      if (start.held.length > 0) return { created: false, items: start.held };
+      const families = familyRequests(spec, pod && start.reservation && { reservation: start.reservation, ordinal: pod.ordinal });
+      // the eligibility check's node and named pools came with the start
+      const known: ByNameReads = { node: () => Promise.resolve(start.node), pools: () => Promise.resolve(start.pools) };
       // fenced work (the Kubernetes consumer) appends in a transaction of its own, where its fence is checked
       return families.length === 1 && !currentFence()
-        ? this.allocateOne(families[0], rule, metadata)
-        : this.allocateTogether(families, rule, metadata);
+        ? this.allocateOne(families[0], rule, known, metadata)
+        : this.allocateTogether(families, rule, known, metadata);
     });
   }
 
   /** One family: decided and appended in the chosen pool's group commit. */
-  private async allocateOne(family: FamilyRequest, rule: SelectionRule, metadata: CommandMetadata): Promise<AllocateIpResult> {
-    const { plan, recorded } = await this.walk(family, rule, (pool, passedOver) =>
+  private async allocateOne(
+    family: FamilyRequest,
+    rule: SelectionRule,
+    known: ByNameReads,
+    metadata: CommandMetadata,
+  ): Promise<AllocateIpResult> {
+    const { plan, recorded } = await this.walk(family, rule, known, (pool, passedOver) =>
       this.groupCommit.run(pool, {
         metadata,
         decide: (state) => {
@@ -109,13 +119,18 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
   }
 
   /** Several families (or fenced work): one pool lock at a time, IPv4 first, kept for the chosen pools until the one append is done. */
-  private async allocateTogether(families: FamilyRequest[], rule: SelectionRule, metadata: CommandMetadata): Promise<AllocateIpResult> {
+  private async allocateTogether(
+    families: FamilyRequest[],
+    rule: SelectionRule,
+    known: ByNameReads,
+    metadata: CommandMetadata,
+  ): Promise<AllocateIpResult> {
     const unlocks: Array<() => void> = [];
     try {
       const chosen: Array<Tried<{ change: Change }>> = [];
       for (const family of families) {
         chosen.push(
-          await this.walk(family, rule, async (pool, passedOver) => {
+          await this.walk(family, rule, known, async (pool, passedOver) => {
             const unlock = await this.mutex.lockPool(pool);
             try {
               const loaded = await this.writer.load(PoolAggregate, pool);
@@ -147,6 +162,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
   private async walk<X>(
     { request, pinnedTo }: FamilyRequest,
     rule: SelectionRule,
+    known: ByNameReads,
     tryPool: (pool: string, passedOver: PassedOver[]) => Promise<Tried<X>>,
   ): Promise<Tried<X>> {
     if (pinnedTo) {
@@ -157,7 +173,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const excluded: Exclusion[] = [];
     let passedOver: PassedOver[] = [];
     let eligibleSeen = 0;
-    for await (const page of eligiblePoolPages(this.db, rule, request.node, [request.family], undefined, this.reads)) {
+    for await (const page of eligiblePoolPages(this.db, rule, request.node, [request.family], undefined, known)) {
       excluded.push(...page.excluded);
       for (const candidate of page.eligible) {
         eligibleSeen++;

@@ -24,7 +24,7 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
     validateHandle(handle);
     await retryOnConflict(async () => {
       // IPv4 first, like allocation, so the two never wait on each other's pool locks in a cycle
-      const { held } = await this.reads.start({ handle, namespace: '', statefulSet: null });
+      const { held } = await this.reads.start({ handle, namespace: '', statefulSet: null, node: null, pools: [] });
       const pools = [...new Set(held.map((a) => a.pool))];
       // fenced work (the Kubernetes consumer) appends in a transaction of its own, where its fence is checked
       if (pools.length === 1 && !currentFence()) {

@@ -34,8 +34,9 @@ export class EventWriter {
     return loaded;
   }
 
-  loadMany<S>(type: AggregateType<S>, ids: readonly string[]): Promise<Array<Loaded<S>>> {
-    return this.repository.loadMany(type, ids);
+  /** See AggregateRepository.loadMany for `trustCache`. */
+  loadMany<S>(type: AggregateType<S>, ids: readonly string[], options?: { trustCache?: boolean }): Promise<Array<Loaded<S>>> {
+    return this.repository.loadMany(type, ids, options);
   }
 
   async append(changes: Change[], metadata?: CommandMetadata): Promise<RecordedEvent[]> {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { draftPool, PoolAggregate, type CommandMetadata, type PoolEvent, type PoolView } from '@ipledger/domain';
 import { ConcurrencyError, type RecordedEvent } from '@ipledger/event-store';
+import { BatchQueue } from './batch-queue';
 import { EventWriter, type Change } from './event-writer';
-import { outsideRequest } from '../http/request-context';
 import { conflictPause } from './retry-on-conflict';
 import { runUnfenced } from './write-fence';
 
@@ -14,6 +14,7 @@ export interface PoolWork<T> {
 }
 
 interface Queued {
+  pool: string;
   work: PoolWork<unknown>;
   resolve(value: unknown): void;
   reject(reason: unknown): void;
@@ -22,72 +23,46 @@ interface Queued {
 type Decided = { events: PoolEvent[]; answer(recorded: RecordedEvent[]): unknown } | { refused: unknown };
 
 const ATTEMPTS = 20;
-/** Transactions in flight at once (on disjoint pools): the next batch loads while one commits. */
-const IN_FLIGHT = 2;
 
 /**
- * Group commit: the requests waiting on pools are decided one after another on a draft of each
- * pool's state, in arrival order per pool, and appended in one transaction (one commit, one
- * fsync, one round of projections), whatever the number of pools; the next batch gathers while
- * this one commits. Each request is answered when its batch commits, with what it would have got
- * alone in the batch's order; a refusal (IP_IN_USE...) fails only its own request.
+ * Group commit: the requests that meet (see BatchQueue) are decided one after another on a draft
+ * of each pool's state, in arrival order per pool, and appended in one transaction (one commit,
+ * one fsync, one round of projections), whatever the number of pools; the next batch gathers
+ * while this one commits. Each request is answered when its batch commits, with what it would
+ * have got alone in the batch's order; a refusal (IP_IN_USE...) fails only its own request.
  *
- * The event store's expected versions stay the guard: a version conflict (another replica, or a
- * dual-stack or StatefulSet command of this one, appended to a pool) re-decides the batch on
- * fresh state; any other failure, such as the unique index of the allocations read model
- * catching a handle twice, fails the batch's requests, which decide again from the start.
- * Work inside a write fence (the Kubernetes consumer) does not come here: its fence must be
- * checked in a transaction of its own.
+ * The first attempt decides on the cached states without reading them (AggregateRepository's
+ * trustCache), and the event store's expected versions stay the guard: a version conflict
+ * (another replica, or a dual-stack or StatefulSet command of this one, appended to a pool)
+ * re-decides the batch on fresh state; any other failure, such as the unique index of the
+ * allocations read model catching a handle twice, fails the batch's requests, which decide again
+ * from the start. Work inside a write fence (the Kubernetes consumer) does not come here: its
+ * fence must be checked in a transaction of its own.
  */
 @Injectable()
 export class PoolGroupCommit {
-  private readonly waiting = new Map<string, Queued[]>();
-  /** pools in a transaction now: their next requests wait for the next batch */
-  private readonly busy = new Set<string>();
-  private inFlight = 0;
+  private readonly queue: BatchQueue<Queued>;
 
-  constructor(private readonly writer: EventWriter) {}
-
-  run<T>(pool: string, work: PoolWork<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const queued: Queued = { work, resolve: resolve, reject };
-      const waiting = this.waiting.get(pool);
-      if (waiting) waiting.push(queued);
-      else this.waiting.set(pool, [queued]);
-      this.dispatch();
-    });
+  constructor(private readonly writer: EventWriter) {
+    // under no one command's write fence either
+    this.queue = new BatchQueue((queued) =>
+      runUnfenced(() => {
+        const batch = new Map<string, Queued[]>();
+        for (const q of queued) batch.set(q.pool, [...(batch.get(q.pool) ?? []), q]);
+        return this.commit(batch).catch((err: unknown) => queued.forEach((q) => q.reject(err)));
+      }),
+    );
   }
 
-  private dispatch(): void {
-    while (this.inFlight < IN_FLIGHT) {
-      const pools = [...this.waiting.keys()].filter((pool) => !this.busy.has(pool));
-      if (pools.length === 0) return;
-      const batch = new Map(pools.map((pool) => [pool, this.waiting.get(pool)!]));
-      for (const pool of pools) {
-        this.waiting.delete(pool);
-        this.busy.add(pool);
-      }
-      this.inFlight++;
-      // the batch is every request's, none's in particular: outside the async context of the
-      // request that happened to start it (its abort signal, a Kubernetes message's write fence)
-      outsideRequest(() =>
-        runUnfenced(() => {
-          void this.commit(batch)
-            .catch((err: unknown) => batch.forEach((queued) => queued.forEach((q) => q.reject(err))))
-            .finally(() => {
-              pools.forEach((pool) => this.busy.delete(pool));
-              this.inFlight--;
-              this.dispatch();
-            });
-        }),
-      );
-    }
+  run<T>(pool: string, work: PoolWork<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => this.queue.push({ pool, work, resolve, reject }));
   }
 
   private async commit(batch: Map<string, Queued[]>): Promise<void> {
     const pools = [...batch.keys()];
     for (let attempt = 1; ; attempt++) {
-      const loaded = await this.writer.loadMany(PoolAggregate, pools);
+      // first on the cached states as they stand: the append's expected versions prove them current
+      const loaded = await this.writer.loadMany(PoolAggregate, pools, { trustCache: attempt === 1 });
       // a handle is new in at most one pool of a batch (the allocations key): a second is decided again after this batch
       const handles = new Set<string>();
       const decided = pools.map((pool, i) => this.decide(loaded[i].state, batch.get(pool)!, handles));
@@ -107,7 +82,8 @@ export class PoolGroupCommit {
         recorded = await this.writer.append(changes);
       } catch (err) {
         if (err instanceof ConcurrencyError && attempt < ATTEMPTS) {
-          await conflictPause(attempt);
+          // the first attempt's cached state fell behind (another replica wrote): load and go again at once
+          if (attempt > 1) await conflictPause(attempt);
           continue;
         }
         throw err;

@@ -172,7 +172,8 @@ export const PoolAggregate: AggregateType<PoolState> = {
   evolve,
   sizeOf,
   snapshot: {
-    every: 200,
+    // a snapshot lists every holder: a pool holding 100,000 addresses is snapshotted every 100,000 events
+    every: (state) => Math.max(200, state.holders.size + state.ranges.size),
     serialize(state): PoolSnapshot {
       if (!state.exists || !state.cidr) return { name: state.name, created: null, ranges: [], holders: [] };
       const show = (value: bigint) => formatIp({ family: state.cidr!.family, value });
