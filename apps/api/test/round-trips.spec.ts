@@ -48,11 +48,6 @@ describe('round trips of the hot path', () => {
     expect(await count(() => api.http().delete('/v1/allocations/web-0').expect(204))).toBe(2);
   });
 
-  it('keeps one plan per prepared statement on the API connections', async () => {
-    const { rows } = await api.app.get<Pool>(PG_POOL).query<{ plan_cache_mode: string }>('SHOW plan_cache_mode');
-    expect(rows[0].plan_cache_mode).toBe('force_generic_plan');
-  });
-
   it('32 allocations at once share their reads and transactions', async () => {
     const n = await count(() =>
       Promise.all(

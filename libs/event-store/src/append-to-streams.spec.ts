@@ -17,6 +17,23 @@ describe('appendToStreams', () => {
   });
   afterAll(() => db.drop());
 
+  it('is planned once per connection, not on every call', async () => {
+    // one connection, so the prepared statement's plan counters are the ones this test made
+    const single = new Pool({ connectionString: db.url, max: 1 });
+    try {
+      for (let i = 0; i < 8; i++) {
+        await appendToStreams(single, [{ streamId: `plan-${i}`, expectedVersion: 0, events: [added(i), added(i)] }]);
+      }
+      const { rows } = await single.query<{ generic_plans: string }>(
+        `SELECT generic_plans FROM pg_prepared_statements WHERE statement LIKE 'insert into events%'`,
+      );
+      // PostgreSQL tries custom plans five times, then keeps the generic one
+      expect(Number(rows[0].generic_plans)).toBeGreaterThanOrEqual(3);
+    } finally {
+      await single.end();
+    }
+  });
+
   it('appends with versions after the expected one and reads the stream back', async () => {
     const eventId = randomUUID();
     const first = await appendToStreams(pool, [
