@@ -38,7 +38,7 @@ export class AppModule implements OnApplicationShutdown {
         useFactory: () =>
           createPgPool(
             { connectionString: config.databaseUrl, max: 20, statement_timeout: config.statementTimeoutMs || undefined },
-            { cancellable: true },
+            { cancellable: true, jit: false },
           ),
       },
       {

@@ -48,6 +48,11 @@ describe('round trips of the hot path', () => {
     expect(await count(() => api.http().delete('/v1/allocations/web-0').expect(204))).toBe(2);
   });
 
+  it('runs without JIT compilation on the API connections', async () => {
+    const { rows } = await api.app.get<Pool>(PG_POOL).query<{ jit: string }>('SHOW jit');
+    expect(rows[0].jit).toBe('off');
+  });
+
   it('32 allocations at once share their reads and transactions', async () => {
     const n = await count(() =>
       Promise.all(

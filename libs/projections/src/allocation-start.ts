@@ -26,7 +26,9 @@ export interface AllocationStart {
   pools: PoolView[];
 }
 
-const QUERY = `SELECT (SELECT coalesce(json_agg(h ORDER BY h.family), '[]') FROM (${ALLOCATION_SELECT} WHERE a.handle = r.handle) h) AS held,
+// LIMIT 2: a handle holds one address per family at most (the primary key), and the limit keeps
+// the plan an index lookup whatever the statistics say (a generic plan is made once for all calls)
+const QUERY = `SELECT (SELECT coalesce(json_agg(h ORDER BY h.family), '[]') FROM (${ALLOCATION_SELECT} WHERE a.handle = r.handle LIMIT 2) h) AS held,
     (SELECT row_to_json(s) FROM (${STATEFULSET_SELECT} WHERE namespace = r.namespace AND name = r.statefulset) s) AS reservation,
     (SELECT row_to_json(n) FROM (${NODE_SELECT} WHERE name = r.node) n) AS node,
     (SELECT coalesce(json_agg(p), '[]') FROM (SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY(r.pools)) p) AS pools
