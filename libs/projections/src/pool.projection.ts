@@ -135,7 +135,10 @@ export async function projectPoolAllocations(db: Queryable, events: readonly Rec
  * The same as projectPoolAllocations, for a run of one type, as a data-modifying CTE over the rows
  * the append inserts (`appended`). Sub-statements of one statement do not see each other's rows,
  * so the range count moves by the addresses of the run that fall in the pool's ranges instead of
- * being recounted: an address is held once, and the ranges of a pool do not overlap.
+ * being recounted: an address is held once, and the ranges of a pool do not overlap. The pools are
+ * also matched by `= ANY (ARRAY(...))`: the statement's one generic plan is priced for 100 rows of
+ * `appended`, for which a hash join over every pool looks cheaper than 100 key lookups, and one
+ * append of a batch of one then scanned 10,000 pools.
  */
 export function poolAllocationsCte(type: 'IpAllocated' | 'IpReleased'): string {
   const sign = type === 'IpAllocated' ? '' : '-';
@@ -145,7 +148,7 @@ export function poolAllocationsCte(type: 'IpAllocated' | 'IpReleased'): string {
             ${sign}count(*) FILTER (WHERE EXISTS (SELECT 1 FROM pool_ranges r
               WHERE r.pool = e.data ->> 'pool' AND (e.data ->> 'ip')::inet BETWEEN r.first_ip AND r.last_ip)) AS in_ranges
           FROM appended e GROUP BY 1) d
-    WHERE p.name = d.name)`;
+    WHERE p.name = d.name AND p.name = ANY (ARRAY(SELECT DISTINCT e.data ->> 'pool' FROM appended e)))`;
 }
 
 /** pools: one row a live pool with its counts; pool_labels: one row a label, for indexed selection; pool_ranges: StatefulSet ranges. */

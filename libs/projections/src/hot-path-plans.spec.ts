@@ -1,0 +1,81 @@
+import { appendToStreams } from '@ipledger/event-store';
+import type { Pool } from 'pg';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
+import { findAllocationStarts } from './allocation-start';
+import { sameStatementProjection } from './project-events';
+
+/** The text and parameters a function sends, captured instead of run. */
+async function statementOf(run: (db: Pool) => Promise<unknown>): Promise<{ text: string; values: unknown[] }> {
+  let sent: { text: string; values: unknown[] } | undefined;
+  const capture = (query: { text: string; values: unknown[] }) => {
+    sent = query;
+    return Promise.resolve({ rows: [] });
+  };
+  const db = { query: capture, connect: () => Promise.resolve({ query: capture, release: () => undefined }) } as unknown as Pool;
+  await run(db).catch(() => undefined);
+  if (!sent) throw new Error('nothing was sent');
+  return sent;
+}
+
+/**
+ * The hot path's statements keep one generic plan (prepared.ts), made once for every batch size:
+ * priced for 100 rows of their JSON row set, it must still reach pools and allocations by key on
+ * tables of thousands of rows, analyzed or as a bulk load leaves them. A hash join over
+ * every pool looked cheaper to the planner, and made a lone allocation scan 10,000 pools.
+ */
+describe.each([
+  ['as a bulk load leaves them (none)', false],
+  ['analyzed', true],
+])('generic plans of the hot path, statistics %s', (_, analyzed) => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase('hot_path_plans');
+    await db.pool.query(`INSERT INTO pools (name, cidr, family, capacity, version, created_at, updated_at)
+      SELECT 'p' || i, ('10.' || (i / 256) || '.' || (i % 256) || '.0/24')::cidr, 4, 256, 1, now(), now() FROM generate_series(0, 4999) i`);
+    await db.pool.query(`INSERT INTO allocations (handle, family, ip, pool, node, namespace, pod, owner, allocated_at)
+      SELECT 'h' || i, 4, ('10.' || (i / 256 / 4) || '.' || (i / 4 % 256) || '.' || (1 + i % 4))::inet, 'p' || (i / 4), 'n', 'ns', 'h' || i, 'pod', now()
+      FROM generate_series(0, 19999) i`);
+    if (analyzed) await db.pool.query('ANALYZE pools; ANALYZE allocations; ANALYZE events');
+  });
+  afterAll(() => db.drop());
+
+  async function genericPlan({ text, values }: { text: string; values: unknown[] }): Promise<string> {
+    const client = await db.pool.connect();
+    try {
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      await client.query(`PREPARE hot AS ${text}`);
+      const literals = values.map((v) => client.escapeLiteral(String(v))).join(', ');
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE hot(${literals})`);
+      return rows.map((row) => row['QUERY PLAN']).join('\n');
+    } finally {
+      await client.query('DEALLOCATE ALL; RESET plan_cache_mode');
+      client.release();
+    }
+  }
+
+  const append = (type: 'IpAllocated' | 'IpReleased') =>
+    statementOf((fake) =>
+      appendToStreams(
+        fake,
+        [{ streamId: 'pool-p1', expectedVersion: 1, events: [{ type, data: { pool: 'p1', ip: '10.0.1.9', handle: 'x' } }] }],
+        {
+          sameStatement: sameStatementProjection([type]),
+        },
+      ),
+    );
+
+  it.each(['IpAllocated', 'IpReleased'] as const)('the append of a run of %s reaches its pools and allocations by key', async (type) => {
+    const plan = await genericPlan(await append(type));
+    expect(plan).toMatch(/Update on pools/);
+    expect(plan).not.toMatch(/Seq Scan on (pools|allocations|events)/);
+  });
+
+  it('the start read reaches allocations, pools and nodes by key', async () => {
+    const statement = await statementOf((fake) =>
+      findAllocationStarts(fake, [{ handle: 'h7', namespace: 'ns', statefulSet: null, node: 'n', pools: ['p1'] }]),
+    );
+    const plan = await genericPlan(statement);
+    expect(plan).toMatch(/allocations_pkey/);
+    expect(plan).not.toMatch(/Seq Scan on (pools|allocations|nodes|statefulsets)/);
+  });
+});
