@@ -151,6 +151,12 @@ describe('AggregateRepository', () => {
     expect(fresh.version).toBe(25);
     expect(fresh.state).toEqual(await fullReplay(counterType('snap'), 'snap-1'));
     expect(fresh.state.total).toBe((25 * 26) / 2);
+
+    // a batch load reads the snapshots of the streams it does not hold in one query, then the tails
+    const manyType = counterType('snap', 10);
+    const [viaMany] = await new AggregateRepository(pool).loadMany(manyType, ['1']);
+    expect(manyType.evolved).toBe(3);
+    expect(viaMany).toEqual(fresh);
   });
 
   it('spaces snapshots by the state when `every` is a function of it', async () => {

@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import { readSnapshot } from './read-snapshot';
+import { readSnapshots } from './read-snapshots';
 import { readStream } from './read-stream';
 import { readStreams } from './read-streams';
 import { RecordedEvent } from './recorded-event';
@@ -79,7 +80,8 @@ export class AggregateRepository {
   }
 
   /**
-   * Several aggregates of one type at once: one query for all their new events (and one a cache miss).
+   * Several aggregates of one type at once: one query for all their new events (and, for those not
+   * cached, one for their snapshots).
    *
    * `trustCache`: cached entries are returned as they stand, without that query, to a caller that
    * appends at the returned versions and loads again without it after a ConcurrencyError. Versions
@@ -90,7 +92,9 @@ export class AggregateRepository {
   async loadMany<S>(type: AggregateType<S>, ids: readonly string[], options: { trustCache?: boolean } = {}): Promise<Array<Loaded<S>>> {
     const streamIds = ids.map((id) => `${type.streamPrefix}-${id}`);
     const cached = streamIds.map((streamId) => this.cache.get(streamId));
-    const entries = await Promise.all(streamIds.map(async (streamId, i) => cached[i] ?? (await this.fromSnapshot(type, streamId))));
+    const uncached = streamIds.filter((_, i) => !cached[i]);
+    const snapshots = type.snapshot && uncached.length > 0 ? await readSnapshots(this.pool, uncached) : new Map<string, never>();
+    const entries = streamIds.map((streamId, i) => cached[i] ?? this.entryFrom(type, snapshots.get(streamId)));
     const unread = streamIds.flatMap((streamId, i) => (options.trustCache && cached[i] ? [] : [{ streamId, version: entries[i].version }]));
     const events = unread.length > 0 ? await readStreams(this.pool, unread) : [];
     const byStream = new Map<string, RecordedEvent[]>(streamIds.map((streamId) => [streamId, []]));
@@ -158,10 +162,13 @@ export class AggregateRepository {
   }
 
   private async fromSnapshot<S>(type: AggregateType<S>, streamId: string): Promise<Entry> {
-    const codec = type.snapshot;
-    const snapshot = codec ? await readSnapshot(this.pool, streamId) : null;
-    return codec && snapshot
-      ? { state: codec.deserialize(snapshot.state), version: snapshot.version, size: 0, snapshotVersion: snapshot.version }
+    return this.entryFrom(type, type.snapshot ? await readSnapshot(this.pool, streamId) : null);
+  }
+
+  /** A new entry at the snapshot, or at the start of the stream without one. */
+  private entryFrom<S>(type: AggregateType<S>, snapshot: { version: number; state: unknown } | null | undefined): Entry {
+    return type.snapshot && snapshot
+      ? { state: type.snapshot.deserialize(snapshot.state), version: snapshot.version, size: 0, snapshotVersion: snapshot.version }
       : { state: type.initialState(), version: 0, size: 0, snapshotVersion: 0 };
   }
 

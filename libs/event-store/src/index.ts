@@ -4,6 +4,7 @@ export * from './concurrency-error';
 export * from './migrate';
 export * from './read-all';
 export * from './read-snapshot';
+export * from './read-snapshots';
 export * from './read-stream';
 export * from './read-streams';
 export type { NewEvent, RecordedEvent } from './recorded-event';
