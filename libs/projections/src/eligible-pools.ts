@@ -3,7 +3,7 @@ import { findNode, type NodeView } from './node-queries';
 import { findPoolsByName, listPools, type PoolFilter, type PoolView } from './pool-queries';
 import type { Queryable } from './queryable';
 
-/** How the node and the pools a `pools` rule names are read: queries of their own, or a caller's batched reads. */
+/** How the node and the pools a `pools` rule names are read: queries of their own, or what the caller has read already. */
 export interface ByNameReads {
   node(name: string): Promise<NodeView | null>;
   pools(names: readonly string[]): Promise<PoolView[]>;
