@@ -11,7 +11,7 @@ import { requestDeadline } from './http/request-deadline';
 import { measureRequests, Metrics } from './metrics/metrics';
 import { AppLogger } from './infrastructure/app-logger';
 import { LIMITS } from './http/limits';
-import { refuseLongPathParams, refuseNulInUrl } from './http/url-limits';
+import { refuseLongPathParams, refuseNulInUrl, refuseUnroutableUrl } from './http/url-limits';
 import { validationPipe } from './http/validation.pipe';
 import { serveUi } from './ui/serve-ui';
 
@@ -25,6 +25,7 @@ export async function createApp(config: Config, options: { logger?: false | AppL
     routerOptions: { maxParamLength: 16 * LIMITS.pathParam },
     // a client that sends its request slowly (slowloris) is cut off like a slow handler
     requestTimeout: config.requestTimeoutMs,
+    frameworkErrors: refuseUnroutableUrl,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger,

@@ -233,6 +233,33 @@ describe('hostile input', () => {
     });
   });
 
+  describe('unpaired surrogates', () => {
+    // JSON may escape half of a surrogate pair, which is no character: PostgreSQL refuses it in JSON
+    const post = (path: string, text: string) => api.http().post(path).set('content-type', 'application/json').send(text);
+    it.each([
+      ['a lone low half', '{"handle":"a\\udc00b","node":"n","namespace":"ns","pod":"x"}'],
+      ['a lone high half', '{"handle":"a\\uD800","node":"n","namespace":"ns","pod":"x"}'],
+      ['two high halves', '{"handle":"\\ud800\\ud800","node":"n","namespace":"ns","pod":"x"}'],
+    ])('refuses %s in a body with 400', async (_, text) => {
+      const res = await refused(() => post('/v1/allocations', text));
+      expect(res.body.message).toMatch(/unpaired surrogate/);
+    });
+
+    it.each([['/v1/pools/%ED%B0%80'], ['/v1/allocations/a%ED%A0%80'], ['/v1/nodes/%F0%9F']])('GET %s answers 400', async (url) => {
+      await refused(() => api.http().get(url));
+    });
+
+    it('accepts a whole pair: the handle keeps its character', async () => {
+      const res = await post('/v1/allocations', '{"handle":"a\\ud83d\\ude00","node":"n","namespace":"ns","pod":"x","pools":["p"]}');
+      expect(res.status).toBe(201);
+      expect(res.body.items[0].handle).toBe('a\u{1f600}');
+      await api
+        .http()
+        .delete(`/v1/allocations/${encodeURIComponent('a\u{1f600}')}`)
+        .expect(204);
+    });
+  });
+
   describe('deep JSON (defect 3)', () => {
     it('refuses a body nested 5,000 deep before validation', async () => {
       const deep = `{"handle":"h","node":"n","namespace":"ns","pod":"x","pools":${'['.repeat(5000)}${']'.repeat(5000)}}`;

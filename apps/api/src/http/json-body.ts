@@ -4,10 +4,22 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 /** The deepest JSON a request body may nest: the contract's deepest is 2 (a label map in an object). */
 export const MAX_JSON_DEPTH = 32;
 
+/** The code unit of a `\uXXXX` escape starting at `at` (the backslash), or -1. */
+function escapedUnit(text: string, at: number): number {
+  if (text[at] !== '\\' || text[at + 1] !== 'u') return -1;
+  const hex = text.slice(at + 2, at + 6);
+  return /^[0-9a-fA-F]{4}$/.test(hex) ? parseInt(hex, 16) : -1;
+}
+
+const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+const isLowSurrogate = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
+
 /**
  * One pass over the raw text, before JSON.parse: refuses nesting deeper than MAX_JSON_DEPTH (a
- * 5,000-deep body would overflow the stack in validation) and the escape for NUL, which
- * PostgreSQL text cannot hold. Raw control characters inside strings are left to JSON.parse.
+ * 5,000-deep body would overflow the stack in validation), the escape for NUL, which PostgreSQL
+ * text cannot hold, and escapes of unpaired surrogates, which are no character at all (PostgreSQL
+ * refuses them in JSON). Raw control characters inside strings are left to JSON.parse; the body
+ * was decoded from UTF-8, so a raw unpaired surrogate cannot occur.
  */
 export function jsonBodyProblem(text: string): string | undefined {
   let depth = 0;
@@ -16,8 +28,15 @@ export function jsonBodyProblem(text: string): string | undefined {
     const c = text.charCodeAt(i);
     if (inString) {
       if (c === 0x5c /* \ */) {
-        if (text.startsWith('u0000', i + 1)) return `a string holds the NUL character (\\u0000) at offset ${i}`;
-        i++;
+        const unit = escapedUnit(text, i);
+        if (unit === 0) return `a string holds the NUL character (\\u0000) at offset ${i}`;
+        if (isHighSurrogate(unit) && isLowSurrogate(escapedUnit(text, i + 6))) {
+          i += 11;
+        } else if (isHighSurrogate(unit) || isLowSurrogate(unit)) {
+          return `a string holds an unpaired surrogate (\\u${text.slice(i + 2, i + 6)}) at offset ${i}, which is not a character`;
+        } else {
+          i += unit >= 0 ? 5 : 1;
+        }
       } else if (c === 0x22 /* " */) {
         inString = false;
       }

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody } from './error-response';
 import { LIMITS } from './limits';
 
@@ -24,4 +24,14 @@ export async function refuseLongPathParams(req: FastifyRequest, reply: FastifyRe
       return;
     }
   }
+}
+
+/**
+ * What Fastify's router refuses before any hook runs (its `frameworkErrors`), in the API's error
+ * shape: above all a path that is not valid percent-encoded UTF-8 (half of a surrogate pair, a cut
+ * sequence).
+ */
+export function refuseUnroutableUrl(error: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  const problem = error.code === 'FST_ERR_BAD_URL' ? 'the path is not valid percent-encoded UTF-8' : error.message;
+  void reply.code(400).send(errorBody(400, 'INVALID_ARGUMENT', `the URL is refused: ${problem}`));
 }
