@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import { sentStatement } from '../../../test/support/sent-statement';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
 import { appendToStreams } from './append-to-streams';
 import { readStreams } from './read-streams';
@@ -35,13 +35,13 @@ describe('readStreams', () => {
     await db.pool.query(`INSERT INTO events (stream_id, version, event_id, type, data, hash)
       SELECT 'bulk-' || i, k, gen_random_uuid(), 'Added', '{}', '\\x00' FROM generate_series(0, 199) i, generate_series(1, 100) k`);
     await db.pool.query('ALTER TABLE events ENABLE TRIGGER events_chain');
-    let sent: { text: string; values: unknown[] } | undefined;
-    const capture = { query: (query: typeof sent) => ((sent = query), Promise.resolve({ rows: [] })) } as unknown as Pool;
-    await readStreams(
-      capture,
-      Array.from({ length: 32 }, (_, i) => ({ streamId: `bulk-${i}`, version: 0 })),
+    const { text, values } = await sentStatement((capture) =>
+      readStreams(
+        capture,
+        Array.from({ length: 32 }, (_, i) => ({ streamId: `bulk-${i}`, version: 0 })),
+      ),
     );
-    const { rows } = await db.pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sent!.text}`, sent!.values);
+    const { rows } = await db.pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values);
     const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
     expect(plan).toMatch(/events_stream_version_unique/);
     expect(plan).not.toMatch(/Seq Scan on events/);

@@ -1,21 +1,8 @@
 import { appendToStreams } from '@ipledger/event-store';
-import type { Pool } from 'pg';
+import { sentStatement, type SentStatement } from '../../../test/support/sent-statement';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
 import { findAllocationStarts } from './allocation-start';
 import { sameStatementProjection } from './project-events';
-
-/** The text and parameters a function sends, captured instead of run. */
-async function statementOf(run: (db: Pool) => Promise<unknown>): Promise<{ text: string; values: unknown[] }> {
-  let sent: { text: string; values: unknown[] } | undefined;
-  const capture = (query: { text: string; values: unknown[] }) => {
-    sent = query;
-    return Promise.resolve({ rows: [] });
-  };
-  const db = { query: capture, connect: () => Promise.resolve({ query: capture, release: () => undefined }) } as unknown as Pool;
-  await run(db).catch(() => undefined);
-  if (!sent) throw new Error('nothing was sent');
-  return sent;
-}
 
 /**
  * The hot path's statements keep one generic plan (prepared.ts), made once for every batch size:
@@ -39,7 +26,7 @@ describe.each([
   });
   afterAll(() => db.drop());
 
-  async function genericPlan({ text, values }: { text: string; values: unknown[] }): Promise<string> {
+  async function genericPlan({ text, values }: SentStatement): Promise<string> {
     const client = await db.pool.connect();
     try {
       await client.query('SET plan_cache_mode = force_generic_plan');
@@ -54,7 +41,7 @@ describe.each([
   }
 
   const append = (type: 'IpAllocated' | 'IpReleased') =>
-    statementOf((fake) =>
+    sentStatement((fake) =>
       appendToStreams(
         fake,
         [{ streamId: 'pool-p1', expectedVersion: 1, events: [{ type, data: { pool: 'p1', ip: '10.0.1.9', handle: 'x' } }] }],
@@ -71,7 +58,7 @@ describe.each([
   });
 
   it('the start read reaches allocations, pools and nodes by key', async () => {
-    const statement = await statementOf((fake) =>
+    const statement = await sentStatement((fake) =>
       findAllocationStarts(fake, [{ handle: 'h7', namespace: 'ns', statefulSet: null, node: 'n', pools: ['p1'] }]),
     );
     const plan = await genericPlan(statement);

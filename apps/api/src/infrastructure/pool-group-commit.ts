@@ -48,7 +48,11 @@ export class PoolGroupCommit {
     this.queue = new BatchQueue((queued) =>
       runUnfenced(() => {
         const batch = new Map<string, Queued[]>();
-        for (const q of queued) batch.set(q.pool, [...(batch.get(q.pool) ?? []), q]);
+        for (const q of queued) {
+          const pool = batch.get(q.pool);
+          if (pool) pool.push(q);
+          else batch.set(q.pool, [q]);
+        }
         return this.commit(batch).catch((err: unknown) => queued.forEach((q) => q.reject(err)));
       }),
     );
