@@ -164,7 +164,7 @@ describe('install-cni, the node installer', () => {
     const { output } = start();
     await until('ready', () => existsSync(readyFile()), output);
     const plugin = statSync(join(binDir, 'ipledger-ipam')).ino;
-    const edited = structuredClone(TEMPLATE);
+    const edited = structuredClone(TEMPLATE) as any;
     edited.plugins[0].ipam.routes = [{ dst: '10.0.0.0/8' }];
     writeFileSync(templateFile, JSON.stringify(edited));
     writeFileSync(tokenFile, 'rotated\n');
