@@ -39,6 +39,7 @@ import {
   StaleMessage,
   statefulSetsWithoutRange,
   takeUnparkRequests,
+  trimStoredObjects,
 } from './kubernetes-objects';
 import { collectLeaks } from './leak-collector';
 import { applyNode } from './node.applier';
@@ -96,6 +97,8 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     const jsm = await nc.jetstreamManager();
     await ensureStream(jsm, this.config.names, STREAM_MAX_AGE_SECONDS, this.config.streamReplicas);
     if (this.stopped) return;
+    const trimmed = await trimStoredObjects(this.db);
+    if (trimmed) this.logger.log(`trimmed ${trimmed} object(s) an older release stored whole`);
     this.consumer = new DurableConsumer(
       nc.jetstream(),
       jsm,
