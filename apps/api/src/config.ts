@@ -33,6 +33,15 @@ export interface Config {
   kubernetes: KubernetesConsumerConfig | null;
   /** the aggregate cache's memory bound, in bytes (estimated from the states' address runs and holders) */
   aggregateCacheBytes: number;
+  /** HTTPS instead of HTTP: IPAM_TLS_CERT_FILE and IPAM_TLS_KEY_FILE (re-read when they change), null without them */
+  tls: TlsFiles | null;
+}
+
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
+  /** IPAM_TLS_CLIENT_CA_FILE: a client must present a certificate this CA signed */
+  clientCaFile: string | null;
 }
 
 export interface KubernetesConsumerConfig {
@@ -104,6 +113,15 @@ export function embeddedDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Em
   return { dataDir: env.IPAM_DATA_DIR || DEFAULT_DATA_DIR, port };
 }
 
+function tlsFiles(env: NodeJS.ProcessEnv): TlsFiles | null {
+  const certFile = env.IPAM_TLS_CERT_FILE || null;
+  const keyFile = env.IPAM_TLS_KEY_FILE || null;
+  const clientCaFile = env.IPAM_TLS_CLIENT_CA_FILE || null;
+  if (!certFile !== !keyFile) throw new Error('IPAM_TLS_CERT_FILE and IPAM_TLS_KEY_FILE go together: set both or neither');
+  if (clientCaFile && !certFile) throw new Error('IPAM_TLS_CLIENT_CA_FILE needs IPAM_TLS_CERT_FILE and IPAM_TLS_KEY_FILE (HTTPS)');
+  return certFile && keyFile ? { certFile, keyFile, clientCaFile } : null;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tokens = parseTokens(env.IPAM_TOKENS);
   const tokensFile = env.IPAM_TOKENS_FILE || null;
@@ -124,5 +142,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: wholeNumber(env, 'IPAM_REQUEST_TIMEOUT_MS', 30_000),
     kubernetes: kubernetesConfig(env),
     aggregateCacheBytes: wholeNumber(env, 'IPAM_AGGREGATE_CACHE_MB', 160, { min: 1 }) * 1024 * 1024,
+    tls: tlsFiles(env),
   };
 }
