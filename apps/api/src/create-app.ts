@@ -40,7 +40,10 @@ export async function createApp(config: Config, options: { logger?: false | AppL
     const tlsLogger = new Logger('tls');
     tlsLogger.log(`serving HTTPS${config.tls.clientCaFile ? ', client certificates required' : ''}`);
     const stop = reloadOnChange(app.getHttpServer() as HttpsServer, config.tls, tlsLogger);
-    fastify.addHook('onClose', async () => stop());
+    fastify.addHook('onClose', (_instance, done) => {
+      stop();
+      done();
+    });
   }
   fastify.decorateRequest('context', null);
   fastify.addHook('onRequest', requestContext(requestDeadline(config.requestTimeoutMs)));
