@@ -38,14 +38,14 @@ const isTlsFailure = (code: string | undefined) =>
  * loading fetch's implementation (undici) costs more than starting node itself, on every call
  * kubelet makes (bench:cni measures both). No keep-alive: the process ends after one call.
  */
-async function exchange(
+function exchange(
   url: string,
   options: { method: string; headers: Record<string, string> } & TlsOptions,
   payload: string | undefined,
   timeoutMs: number,
 ) {
-  // the bundle turns this import() into a require: no ESM loader starts, and TLS loads only for https
-  const client = url.startsWith('https:') ? await import('node:https') : http;
+  // TLS loads only for https; not import(): a single executable application has no loader for it
+  const client = url.startsWith('https:') ? process.getBuiltinModule('node:https') : http;
   return new Promise<{ status: number; text: string }>((resolve, reject) => {
     const req = client.request(url, { ...options, agent: false }, (res) => {
       const chunks: Buffer[] = [];
