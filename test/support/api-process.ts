@@ -44,7 +44,8 @@ export interface ApiProcess {
  */
 export async function startApiProcess(
   databaseUrl: string,
-  options: { from: 'dist' | 'source'; nodeArgs?: string[]; env?: NodeJS.ProcessEnv },
+  /** `until`: the path that must answer 200 before this resolves (default /readyz; /healthz for an API that is up but not ready) */
+  options: { from: 'dist' | 'source'; nodeArgs?: string[]; env?: NodeJS.ProcessEnv; until?: string },
 ): Promise<ApiProcess> {
   const port = await freePort();
   const entry =
@@ -66,8 +67,8 @@ export async function startApiProcess(
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode} (from ${options.from}: built?)`);
-    if (i > 600) throw new Error('the API did not become ready within 60 s');
-    const ready = await call(base, 'GET', '/readyz').catch(() => null);
+    if (i > 600) throw new Error(`the API did not answer ${options.until ?? '/readyz'} within 60 s`);
+    const ready = await call(base, 'GET', options.until ?? '/readyz').catch(() => null);
     if (ready?.status === 200) break;
     await new Promise((r) => setTimeout(r, 100));
   }
