@@ -44,16 +44,20 @@ export interface ApiProcess {
  */
 export async function startApiProcess(
   databaseUrl: string,
-  /** `until`: the path that must answer 200 before this resolves (default /readyz; /healthz for an API that is up but not ready) */
-  options: { from: 'dist' | 'source'; nodeArgs?: string[]; env?: NodeJS.ProcessEnv; until?: string },
+  /**
+   * `until`: the path that must answer 200 before this resolves (default /readyz; /healthz for an API
+   * that is up but not ready); `root`: another checkout to run (the previous release's sources, say)
+   */
+  options: { from: 'dist' | 'source'; nodeArgs?: string[]; env?: NodeJS.ProcessEnv; until?: string; root?: string },
 ): Promise<ApiProcess> {
   const port = await freePort();
+  const root = options.root ?? ROOT;
   const entry =
     options.from === 'dist'
-      ? [join(ROOT, 'dist/api/main.js')]
-      : ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(ROOT, 'apps/api/src/main.ts')];
+      ? [join(root, 'dist/api/main.js')]
+      : ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(root, 'apps/api/src/main.ts')];
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry], {
-    cwd: ROOT,
+    cwd: root,
     env: {
       ...process.env,
       PORT: String(port),
