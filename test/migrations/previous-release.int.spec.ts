@@ -5,23 +5,19 @@ import { join } from 'node:path';
 import { runMigrations } from '@ipledger/event-store';
 import { call, startApiProcess, type ApiProcess } from '../support/api-process';
 import { databaseUrl, dropDatabase, MIGRATIONS_DIR, uniqueDatabaseName } from '../support/test-database';
-import { BASELINE } from './baseline';
+import { PREVIOUS_RELEASE } from './baseline';
 
 const ROOT = join(__dirname, '../..');
 const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
 
-/**
- * The previous release: IPAM_PREVIOUS_RELEASE (a git ref) when set, else the newest commit of this
- * branch's first-parent history whose migrations stop at the baseline, i.e. the code that runs on
- * a cluster when this release's migrations are applied.
- */
+/** The previous release's commit: IPAM_PREVIOUS_RELEASE (any git ref) when set, else the one baseline.ts names. */
 function previousRelease(): string {
-  if (process.env.IPAM_PREVIOUS_RELEASE) return git('rev-parse', '--verify', `${process.env.IPAM_PREVIOUS_RELEASE}^{commit}`);
-  for (const commit of git('rev-list', '--first-parent', '--max-count=1000', 'HEAD').split('\n')) {
-    const migrations = git('ls-tree', '--name-only', commit, 'migrations/').split('\n');
-    if (!migrations.some((path) => path.replace('migrations/', '') > BASELINE)) return commit;
+  const ref = process.env.IPAM_PREVIOUS_RELEASE || PREVIOUS_RELEASE.commit;
+  try {
+    return git('rev-parse', '--verify', '--quiet', `${ref}^{commit}`);
+  } catch {
+    throw new Error(`the previous release ${ref} is not in this clone's history: fetch it (a shallow clone has none)`);
   }
-  throw new Error(`no commit in this history stops at migration ${BASELINE}`);
 }
 
 /**
