@@ -21,7 +21,7 @@ import type { Pool } from 'pg';
 import type { Config, KubernetesConsumerConfig } from '../config';
 import { isDatabaseUnavailable } from '../infrastructure/database-unavailable';
 import { EventWriter } from '../infrastructure/event-writer';
-import { isConflict, retryOnConflict } from '../infrastructure/retry-on-conflict';
+import { conflictDelayMs, conflictsGoUp, isConflict } from '../infrastructure/retry-on-conflict';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 import { runFenced, type WriteFence } from '../infrastructure/write-fence';
 import { Metrics } from '../metrics/metrics';
@@ -64,8 +64,9 @@ const STREAM_MAX_AGE_SECONDS = 7 * 24 * 3600;
 /**
  * Applies what the watcher publishes through the same commands as REST. Messages of one object
  * are applied in order, different objects concurrently; a sync marker waits for every message
- * before it. A refusal by the domain is final (recorded as the object's status, acknowledged); any
- * other error is retried later.
+ * before it. A refusal by the domain is final (recorded as the object's status, acknowledged); a
+ * lost race (CONCURRENCY_CONFLICT) goes back for redelivery at once, the one level that retries it
+ * (no command inside retries on its own); any other error is retried later, with a growing delay.
  */
 @Injectable()
 export class KubernetesConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -139,11 +140,14 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       return {
         key: `sync/${sync.kind}`,
         barrier: true,
-        run: () => this.applySync(sync, delivery).catch((err: Error) => this.parkSync(sync, delivery, err)),
+        run: () =>
+          conflictsGoUp(() => this.applySync(sync, delivery)).catch(
+            (err: Error) => conflictRedelivery(err, delivery) ?? this.parkSync(sync, delivery, err),
+          ),
       };
     }
     const change = message.change;
-    return { key: `${change.kind}/${objectKey(change.object)}`, run: () => this.applyChange(change, delivery) };
+    return { key: `${change.kind}/${objectKey(change.object)}`, run: () => conflictsGoUp(() => this.applyChange(change, delivery)) };
   }
 
   private metadata(delivery: Delivery, correlationId: string): CommandMetadata {
@@ -168,6 +172,8 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       await this.applyFenced(change, delivery);
     } catch (err) {
       if (err instanceof StaleMessage) return ACKED;
+      const again = conflictRedelivery(err, delivery);
+      if (again) return again;
       if (!this.parks(err, delivery)) throw err;
       await this.park(change, delivery, err as Error);
     }
@@ -182,16 +188,14 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
    */
   private async applyFenced(change: ObjectChange, delivery: Delivery): Promise<void> {
     const ctx = this.context(this.metadata(delivery, change.object.metadata.uid));
-    await retryOnConflict(async () => {
-      const fence: WriteFence = {
-        reads: new Map(),
-        check: (client) => claimObject(client, change, delivery.streamSequence, 'applying'),
-      };
-      const status = await runFenced(fence, () =>
-        this.refusalAsStatus(change.kind, `${change.type} ${objectKey(change.object)}`, () => APPLIERS[change.kind](ctx, change)),
-      );
-      await this.writer.confirm({ ...fence, check: (client) => claimObject(client, change, delivery.streamSequence, status) });
-    });
+    const fence: WriteFence = {
+      reads: new Map(),
+      check: (client) => claimObject(client, change, delivery.streamSequence, 'applying'),
+    };
+    const status = await runFenced(fence, () =>
+      this.refusalAsStatus(change.kind, `${change.type} ${objectKey(change.object)}`, () => APPLIERS[change.kind](ctx, change)),
+    );
+    await this.writer.confirm({ ...fence, check: (client) => claimObject(client, change, delivery.streamSequence, status) });
   }
 
   /**
@@ -200,8 +204,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
    * is no fault of the message and never counts.
    */
   private parks(err: unknown, delivery: Delivery): boolean {
-    const lostRace = isConflict(err) || (err instanceof DomainError && err.code === 'CONCURRENCY_CONFLICT');
-    return delivery.deliveryCount >= this.config.maxAttempts && !isDatabaseUnavailable(err) && !lostRace;
+    return delivery.deliveryCount >= this.config.maxAttempts && !isDatabaseUnavailable(err) && !isConflict(err);
   }
 
   /** A sync marker has no object to park: it is set aside (logged, counted), and the next sync does its work. */
@@ -240,7 +243,11 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       if ('terminate' in prepared) continue;
       this.logger.log(`${request.kind} ${request.key}: applying parked message ${stored.seq} again`);
       await prepared.run().then(
-        (outcome) => this.settled(delivery, outcome),
+        async (outcome) => {
+          this.settled(delivery, outcome);
+          // a lost race: asked again, for the next poll
+          if ('retryAfterMs' in outcome) await requestUnpark(this.db, [request]).catch(() => undefined);
+        },
         async (err: Error) => {
           // the database went away meanwhile: ask again
           await requestUnpark(this.db, [request]).catch(() => undefined);
@@ -250,12 +257,12 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     }
   }
 
-  /** A refusal by the domain is final for this message: it becomes the object's status instead of a retry. */
+  /** A refusal by the domain is final for this message: it becomes the object's status instead of a retry. A lost race is no refusal. */
   private async refusalAsStatus(kind: KubeKind, what: string, apply: () => Promise<string>): Promise<string> {
     try {
       return await apply();
     } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
+      if (!(err instanceof DomainError) || isConflict(err)) throw err;
       const status = `refused: ${err.code}: ${err.message}`;
       this.logger.warn(`${kind} ${what} ${status}`);
       this.metrics.kubernetesMessages.inc({ kind, outcome: 'refused' });
@@ -338,4 +345,9 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       this.metrics.kubernetesMessages.inc({ kind, outcome: 'acked' });
     }
   }
+}
+
+/** A lost race is no fault of the message: it is decided again on fresh state at its redelivery, soon, and never parked. */
+function conflictRedelivery(err: unknown, delivery: Delivery): Outcome | null {
+  return isConflict(err) ? { retryAfterMs: conflictDelayMs(delivery.deliveryCount), error: err as Error } : null;
 }
