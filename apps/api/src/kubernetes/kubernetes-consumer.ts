@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { DeletePoolCommand, DomainError, type CommandMetadata } from '@ipledger/domain';
@@ -40,6 +41,7 @@ import {
   statefulSetsWithoutRange,
   takeUnparkRequests,
 } from './kubernetes-objects';
+import { releaseForUnreachableNodes } from './held-for-node';
 import { collectLeaks } from './leak-collector';
 import { applyNode } from './node.applier';
 import { applyPod } from './pod.applier';
@@ -58,6 +60,10 @@ const APPLIERS: Record<KubeKind, (ctx: ApplyContext, change: ObjectChange) => Pr
 /** How often a replica looks for parked messages an operator asked to have applied again. */
 const UNPARK_POLL_MS = 1000;
 
+/** How often held addresses are checked against their node's grace: a quarter of it, within these bounds. */
+const HELD_POLL_MIN_MS = 500;
+const HELD_POLL_MAX_MS = 15_000;
+
 /** Stream retention when the API has to create the stream (the watcher normally does). */
 const STREAM_MAX_AGE_SECONDS = 7 * 24 * 3600;
 
@@ -74,8 +80,8 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   private consumer: DurableConsumer | null = null;
   private stopped = false;
   private jsm: JetStreamManager | null = null;
-  private unparkTimer: NodeJS.Timeout | undefined;
-  private unparking: Promise<void> | null = null;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly running = new Set<Promise<void>>();
 
   constructor(
     @Inject(KUBERNETES_CONFIG) private readonly config: KubernetesConsumerConfig,
@@ -111,20 +117,46 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     );
     await this.consumer.start();
     this.jsm = jsm;
-    this.unparkTimer = setInterval(() => {
-      if (this.unparking) return;
-      this.unparking = this.redeliverUnparked()
-        .catch((err: Error) => this.logger.warn(`unpark requests not read: ${err.message}`))
-        .finally(() => (this.unparking = null));
-    }, UNPARK_POLL_MS);
+    this.every(UNPARK_POLL_MS, 'unpark requests not read', () => this.redeliverUnparked());
+    const grace = this.config.unreachableNodeGraceSeconds;
+    this.every(Math.min(HELD_POLL_MAX_MS, Math.max(HELD_POLL_MIN_MS, (grace * 1000) / 4)), 'held addresses not checked', () =>
+      this.releaseHeldForUnreachableNodes(),
+    );
     this.logger.log(`consuming ${this.config.names.stream} as ${this.config.durable}`);
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.unparkTimer);
-    await this.unparking;
+    this.timers.forEach((timer) => clearInterval(timer));
+    await Promise.all(this.running);
     await this.consumer?.stop();
+  }
+
+  /** Periodic work, one run at a time; a failure is logged and the next tick tries again. */
+  private every(ms: number, failure: string, work: () => Promise<void>): void {
+    let run: Promise<void> | null = null;
+    this.timers.push(
+      setInterval(() => {
+        if (run) return;
+        run = work()
+          .catch((err: Error) => this.logger.warn(`${failure}: ${err.message}`))
+          .finally(() => {
+            this.running.delete(run!);
+            run = null;
+          });
+        this.running.add(run);
+      }, ms),
+    );
+  }
+
+  /** Addresses held for a node that stayed not Ready past IPAM_UNREACHABLE_NODE_GRACE_SECONDS are released (every replica looks; releases are idempotent). */
+  private async releaseHeldForUnreachableNodes(): Promise<void> {
+    const correlationId = randomUUID();
+    const metadata: CommandMetadata = { actor: 'watcher', source: 'kubernetes', correlationId, causationId: correlationId };
+    const released = await releaseForUnreachableNodes(this.context(metadata), this.config.unreachableNodeGraceSeconds);
+    for (const handle of released) {
+      this.logger.warn(`released handle ${handle}: held for a node not Ready for ${this.config.unreachableNodeGraceSeconds} s`);
+    }
   }
 
   private prepare(delivery: Delivery): Prepared {

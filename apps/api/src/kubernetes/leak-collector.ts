@@ -19,7 +19,8 @@ export interface LeakReport {
 
 /**
  * Only pods' addresses are ever collected (owner = pod): an external allocation (a VM, a load
- * balancer) has no pod to miss, so no sync is evidence against it.
+ * balancer) has no pod to miss, so no sync is evidence against it; nor is an address held for its
+ * node (its pod is gone on purpose, and its own rules free it).
  * Addresses whose pod vanished while nobody watched (its delete never reached us) are released once
  * two consecutive pod syncs did not list the pod and the address is older than the grace period.
  * Only addresses allocated before a sync's marker arrived count as missed by it (one false miss of
@@ -40,6 +41,7 @@ export async function collectLeaks(
             max(allocated_at) <= now() - make_interval(secs => $2::integer) AS past_grace
        FROM allocations a
       WHERE a.owner = 'pod' AND a.allocated_at < (SELECT received_at FROM kubernetes_syncs WHERE sync_id = $1)
+        AND NOT EXISTS (SELECT 1 FROM kubernetes_held_addresses h WHERE h.handle = a.handle)
         AND NOT EXISTS (SELECT 1 FROM kubernetes_sync_items i
                          WHERE i.sync_id = $1 AND i.key = a.namespace || '/' || a.pod AND (a.pod_uid IS NULL OR i.uid = a.pod_uid))
       GROUP BY handle`,
