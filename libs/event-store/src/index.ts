@@ -16,3 +16,4 @@ export * from './event-link';
 export type { ChainHead, EventLink } from './event-links';
 export * from './read-chain-head';
 export * from './seal-chain';
+export * from './verify-snapshots';
