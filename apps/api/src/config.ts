@@ -46,6 +46,8 @@ export interface KubernetesConsumerConfig {
   leakGraceSeconds: number;
   /** deliveries of a message failing for a reason other than a refusal before it is parked */
   maxAttempts: number;
+  /** a deleted pod's addresses held for its node not Ready are released this long after the node was last Ready */
+  unreachableNodeGraceSeconds: number;
   /** IPAM_NATS_REPLICAS: the stream's copies when the API creates it */
   streamReplicas: number;
 }
@@ -91,6 +93,7 @@ function kubernetesConfig(env: NodeJS.ProcessEnv): KubernetesConsumerConfig | nu
     leakGraceSeconds: wholeNumber(env, 'IPAM_LEAK_GRACE_SECONDS', 300),
     streamReplicas: streamReplicas(env),
     maxAttempts: wholeNumber(env, 'IPAM_KUBERNETES_MAX_ATTEMPTS', 10, { min: 1 }),
+    unreachableNodeGraceSeconds: wholeNumber(env, 'IPAM_UNREACHABLE_NODE_GRACE_SECONDS', 600),
   };
 }
 

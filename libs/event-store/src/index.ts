@@ -17,3 +17,4 @@ export * from './event-link';
 export type { ChainHead, EventLink } from './event-links';
 export * from './read-chain-head';
 export * from './seal-chain';
+export * from './verify-snapshots';
