@@ -46,7 +46,8 @@ export async function startApiProcess(
   databaseUrl: string,
   options: { from: 'dist' | 'source'; nodeArgs?: string[]; env?: NodeJS.ProcessEnv },
 ): Promise<ApiProcess> {
-  const port = await freePort();
+  // a given PORT: a restarted API where its clients (a node's CNI config) already point
+  const port = options.env?.PORT ? Number(options.env.PORT) : await freePort();
   const entry =
     options.from === 'dist'
       ? [join(ROOT, 'dist/api/main.js')]
