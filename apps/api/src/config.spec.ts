@@ -94,6 +94,7 @@ describe('configuration from the environment', () => {
       concurrency: 16,
       leakGraceSeconds: 300,
       maxAttempts: 10,
+      unreachableNodeGraceSeconds: 600,
       streamReplicas: 1,
     });
     expect(
