@@ -67,7 +67,7 @@ async function run(command: string, rest: string[], ip: string, databaseUrl: str
       return 0;
     }
   }
-  const db = createPgPool({ connectionString: databaseUrl, max: 1 });
+  const db = createPgPool(databaseUrl, { max: 1 });
   try {
     if (option === '--rebuild') return await rebuild(db, out);
     if (command === 'replay') {

@@ -12,3 +12,5 @@ export * from './write-snapshot';
 export * from './prepared';
 export * from './verify-chain';
 export * from './read-feed-lag';
+export * from './connection-string';
+export * from './connect-postgres';
