@@ -72,7 +72,11 @@ describe('appendToStreams', () => {
     const ahead = { streamId: 'short', expectedVersion: 3, events: [added(4)] };
     // both ways an append is made: in a transaction, and in one statement with its projections
     for (const options of [{}, { sameStatement: 'nothing as (select 1)' }]) {
-      await expect(appendToStreams(pool, [ahead], options)).rejects.toMatchObject({ streamId: 'short', expectedVersion: 3, actualVersion: 2 });
+      await expect(appendToStreams(pool, [ahead], options)).rejects.toMatchObject({
+        streamId: 'short',
+        expectedVersion: 3,
+        actualVersion: 2,
+      });
     }
     await expect(appendToStreams(pool, [ahead])).rejects.toThrow(ConcurrencyError);
     expect((await readStream(pool, 'short')).map((event) => event.version)).toEqual([1, 2]);

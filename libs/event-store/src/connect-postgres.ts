@@ -157,11 +157,21 @@ export class PostgresClient extends Client {
     return result;
   }
 
-  /** A standby answering a write: this connection will never write again, so it leaves the pool. */
+  /**
+   * A query that failed with its connection (the server ended the session: FATAL; the socket
+   * closed) is a loss like an 'error' event, which pg does not emit when the query took the error.
+   * A standby answering a write (25006) is one too: this connection will never write again, so it
+   * leaves the pool.
+   */
   private watch(error: Error): void {
-    if ((error as DatabaseError).code !== READ_ONLY_TRANSACTION) return;
+    const { code, severity } = error as DatabaseError;
+    const lost =
+      severity === 'FATAL' ||
+      severity === 'PANIC' ||
+      (!(error instanceof DatabaseError) && error.message.startsWith('Connection terminated'));
+    if (!lost && code !== READ_ONLY_TRANSACTION) return;
     this.postgres.onLost?.(error);
-    this.end().catch(() => undefined);
+    if (code === READ_ONLY_TRANSACTION) this.end().catch(() => undefined);
   }
 
   private async connectToTarget(): Promise<void> {
@@ -188,7 +198,10 @@ export class PostgresClient extends Client {
             const state = await this.attempt(address, ssl(), Math.min(settings.connectTimeoutMs || Infinity, deadline - Date.now()));
             if (accepts(state)) return this.chosen(state);
             this.drop();
-            failures.push({ address, error: new Error(state.inRecovery ? 'a standby (in recovery)' : state.readOnly ? 'read-only' : 'read-write') });
+            failures.push({
+              address,
+              error: new Error(state.inRecovery ? 'a standby (in recovery)' : state.readOnly ? 'read-only' : 'read-write'),
+            });
             break;
           } catch (error) {
             this.drop();
@@ -214,10 +227,19 @@ export class PostgresClient extends Client {
     const self = this as unknown as ClientInternals;
     Object.assign(self, { host: address.host, port: address.port, ssl });
     Object.assign(self.connectionParameters, { host: address.host, port: address.port, ssl });
-    Object.assign(self, { _connecting: false, _connected: false, _connectionError: false, _ending: false, _ended: false, _queryable: true });
+    Object.assign(self, {
+      _connecting: false,
+      _connected: false,
+      _connectionError: false,
+      _ending: false,
+      _ended: false,
+      _queryable: true,
+    });
     self._connectionTimeoutMillis = Number.isFinite(timeoutMs) ? Math.max(1, timeoutMs) : 0;
     self.connection = new Connection({ ssl, keepAlive: this.keepAlive, encoding: 'utf8' } as ConstructorParameters<typeof Connection>[0]);
-    await new Promise<void>((resolve, reject) => Client.prototype.connect.call(this, (error: Error | null) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      Client.prototype.connect.call(this, (error: Error | null) => (error ? reject(error) : resolve())),
+    );
     const { rows } = await (Client.prototype.query as (text: string) => Promise<{ rows: SessionState[] }>).call(this, SESSION_STATE);
     const [row] = rows;
     return { address, identity: `${describeHost(address)} ${row.identity}`, inRecovery: row.in_recovery, readOnly: row.read_only };

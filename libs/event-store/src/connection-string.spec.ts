@@ -68,7 +68,10 @@ describe('parseConnectionString (libpq connection URIs)', () => {
     const refusals: Array<[string, string]> = [
       ['mysql://u:secret@h/db', 'must look like postgres://'],
       ['postgres://u:secret@h:99999/db', 'port "99999" is not a port number'],
-      ['postgres://u:secret@h/db?sslmode=always', 'sslmode "always" must be one of disable, allow, prefer, require, verify-ca, verify-full'],
+      [
+        'postgres://u:secret@h/db?sslmode=always',
+        'sslmode "always" must be one of disable, allow, prefer, require, verify-ca, verify-full',
+      ],
       ['postgres://u:secret@h/db?target_session_attrs=master', 'target_session_attrs "master" must be one of'],
       ['postgres://u:secret@h/db?frobnicate=1', 'parameter "frobnicate" is not supported'],
       ['postgres://u:secret%zz@h/db', 'password is not valid percent-encoding'],
@@ -87,7 +90,8 @@ describe('parseConnectionString (libpq connection URIs)', () => {
   });
 
   it('formats what it parsed back into an equivalent URL, and swaps the database of a host list', () => {
-    const url = 'postgres://u:p%2Fw@h1:5432,[::1]:5433/db?target_session_attrs=primary&connect_timeout=3&sslmode=verify-ca&sslrootcert=%2Fca&application_name=x';
+    const url =
+      'postgres://u:p%2Fw@h1:5432,[::1]:5433/db?target_session_attrs=primary&connect_timeout=3&sslmode=verify-ca&sslrootcert=%2Fca&application_name=x';
     expect(parse(formatConnectionString(parse(url)))).toEqual(parse(url));
     expect(parseConnectionString(withDatabase(url, 'postgres'))).toEqual({ ...parse(url), database: 'postgres' });
   });

@@ -51,14 +51,29 @@ const DEFAULT_PORT = 5432;
 export const MAX_HOSTS = 16;
 
 const PASSED_THROUGH = new Set(['application_name', 'options']);
-const READ = new Set(['host', 'port', 'dbname', 'user', 'password', 'target_session_attrs', 'connect_timeout', 'sslmode', 'sslrootcert', 'sslcert', 'sslkey']);
+const READ = new Set([
+  'host',
+  'port',
+  'dbname',
+  'user',
+  'password',
+  'target_session_attrs',
+  'connect_timeout',
+  'sslmode',
+  'sslrootcert',
+  'sslcert',
+  'sslkey',
+]);
 
 /** Errors name the parameter, never the URL: it may hold a password. */
 export class ConnectionStringError extends Error {}
 
 export function parseConnectionString(text: string, env: NodeJS.ProcessEnv = process.env): ConnectionSettings {
   const match = /^postgres(?:ql)?:\/\/([^/?#]*)(?:\/([^?#]*))?(?:\?([^#]*))?$/.exec(text);
-  if (!match) throw new ConnectionStringError('the database URL must look like postgres://[user[:password]@]host[:port][,host[:port]...][/database][?parameters]');
+  if (!match)
+    throw new ConnectionStringError(
+      'the database URL must look like postgres://[user[:password]@]host[:port][,host[:port]...][/database][?parameters]',
+    );
   const [, authority, path = '', query = ''] = match;
   const at = authority.lastIndexOf('@');
   const userInfoPart = at >= 0 ? authority.slice(0, at) : '';
@@ -68,12 +83,17 @@ export function parseConnectionString(text: string, env: NodeJS.ProcessEnv = pro
   for (const pair of query.split('&').filter(Boolean)) {
     const equals = pair.indexOf('=');
     const key = decode(equals >= 0 ? pair.slice(0, equals) : pair, 'a parameter name');
-    if (!READ.has(key) && !PASSED_THROUGH.has(key)) throw new ConnectionStringError(`the database URL's parameter "${key}" is not supported`);
+    if (!READ.has(key) && !PASSED_THROUGH.has(key))
+      throw new ConnectionStringError(`the database URL's parameter "${key}" is not supported`);
     params.set(key, decode(equals >= 0 ? pair.slice(equals + 1) : '', `parameter ${key}`));
   }
 
   const hosts = params.has('host') || params.has('port') ? hostsFromParams(params, hostPart) : hostsFromAuthority(hostPart);
-  const user = params.get('user') || decode(colon >= 0 ? userInfoPart.slice(0, colon) : userInfoPart, 'the user name') || env.PGUSER || userInfo().username;
+  const user =
+    params.get('user') ||
+    decode(colon >= 0 ? userInfoPart.slice(0, colon) : userInfoPart, 'the user name') ||
+    env.PGUSER ||
+    userInfo().username;
   const passwordText = params.get('password') ?? (colon >= 0 ? decode(userInfoPart.slice(colon + 1), 'the password') : undefined);
   const database = params.get('dbname') || decode(path, 'the database name') || user;
   return {
@@ -157,7 +177,8 @@ function limited(hosts: HostAddress[]): HostAddress[] {
 function portNumber(text: string | undefined): number {
   if (text === undefined || text === '') return DEFAULT_PORT;
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port < 1 || port > 65535) throw new ConnectionStringError(`the database URL's port "${text}" is not a port number`);
+  if (!/^\d+$/.test(text) || port < 1 || port > 65535)
+    throw new ConnectionStringError(`the database URL's port "${text}" is not a port number`);
   return port;
 }
 
@@ -175,7 +196,9 @@ function sslSettings(params: Map<string, string>): SslSettings {
   const fallback = rootCert === 'system' ? 'verify-full' : 'prefer';
   const mode = oneOf(params.get('sslmode') || fallback, SSL_MODES, 'sslmode');
   if (rootCert === 'system' && mode !== 'verify-full')
-    throw new ConnectionStringError(`sslrootcert=system needs sslmode=verify-full, not ${mode}: any host can hold a certificate from a public CA`);
+    throw new ConnectionStringError(
+      `sslrootcert=system needs sslmode=verify-full, not ${mode}: any host can hold a certificate from a public CA`,
+    );
   return {
     mode,
     ...(rootCert !== undefined ? { rootCert } : {}),
@@ -185,7 +208,8 @@ function sslSettings(params: Map<string, string>): SslSettings {
 }
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], name: string): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new ConnectionStringError(`${name} "${value}" must be one of ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new ConnectionStringError(`${name} "${value}" must be one of ${allowed.join(', ')}`);
   return value as T;
 }
 
