@@ -14,3 +14,7 @@ export * from './verify-chain';
 export * from './read-feed-lag';
 export * from './connection-string';
 export * from './connect-postgres';
+export * from './event-link';
+export type { ChainHead, EventLink } from './event-links';
+export * from './read-chain-head';
+export * from './seal-chain';
