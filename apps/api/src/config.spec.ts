@@ -82,6 +82,7 @@ describe('configuration from the environment', () => {
       leakGraceSeconds: 300,
       maxAttempts: 10,
       streamReplicas: 1,
+      unreachableNodeGraceSeconds: 600,
     });
     expect(
       loadConfig({
