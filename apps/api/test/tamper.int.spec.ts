@@ -408,3 +408,20 @@ describe('the audit chain: one global chain sealed in the background', () => {
     });
   });
 });
+
+describe('the audit chain trailing the log', () => {
+  let api: TestApi;
+  // the sealer runs at start-up, then not again within the test
+  beforeAll(async () => (api = await startTestApi('tamper-trailing', { env: { IPAM_AUDIT_SEAL_INTERVAL_MS: '60000' } })));
+  afterAll(() => api.close());
+
+  it('shows in ipledger_audit_unsealed_events what the chain does not cover yet, and the head does not count it', async () => {
+    await api.http().post('/v1/pools').send({ name: 'trail', cidr: '10.9.0.0/24' }).expect(201);
+    const gauge = async () => /^ipledger_audit_unsealed_events (\d+)$/m.exec((await api.http().get('/metrics').expect(200)).text)?.[1];
+    expect(await eventually(gauge, (value) => value === '1')).toBe('1');
+    expect(await headOf(api)).toEqual({ count: 0, hash: '0'.repeat(64), at: expect.any(String) });
+    await sealChain(api.db.pool);
+    expect(await gauge()).toBe('0');
+    expect((await headOf(api)).count).toBe(1);
+  });
+});
