@@ -2,6 +2,7 @@ export * from './aggregate-repository';
 export * from './append-to-streams';
 export * from './concurrency-error';
 export * from './migrate';
+export * from './pending-migrations';
 export * from './read-all';
 export * from './read-snapshot';
 export * from './read-snapshots';
