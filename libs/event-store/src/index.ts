@@ -20,3 +20,4 @@ export type { ChainHead, EventLink } from './event-links';
 export * from './read-chain-head';
 export * from './seal-chain';
 export * from './verify-snapshots';
+export * from './read-unsealed-count';
