@@ -4,6 +4,8 @@ export interface KubeObjectMeta {
   namespace?: string;
   uid: string;
   resourceVersion: string;
+  /** bumped by the API server at each change of spec; an IPPool's status names the one it reflects */
+  generation?: number;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   creationTimestamp?: string;
