@@ -1,4 +1,10 @@
-import { ipPoolStatusSubject, KUBE_RESOURCE_PATHS, type IpPoolStatus, type IpPoolStatusMessage, type StreamNames } from '@ipledger/messaging';
+import {
+  ipPoolStatusSubject,
+  KUBE_RESOURCE_PATHS,
+  type IpPoolStatus,
+  type IpPoolStatusMessage,
+  type StreamNames,
+} from '@ipledger/messaging';
 import type { NatsConnection, Subscription } from 'nats';
 import { KubeApiError, type HttpKubeClient } from './kube/kube-client';
 import type { ReflectorLogger } from './kube/reflector';

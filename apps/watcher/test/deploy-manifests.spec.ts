@@ -22,7 +22,7 @@ describe('deploy/ manifests', () => {
     expect(Object.keys(spec.properties).sort()).toEqual(['cidr', 'disabled', 'gateway', 'nodeSelector', 'reserved']);
   });
 
-  it('grant the watcher get, list and watch on every kind it follows, patch on the IPPools\' status, and nothing more', () => {
+  it("grant the watcher get, list and watch on every kind it follows, patch on the IPPools' status, and nothing more", () => {
     const docs = documents('watcher-rbac.yaml');
     const role = docs.find((d) => d.kind === 'ClusterRole');
     const binding = docs.find((d) => d.kind === 'ClusterRoleBinding');
