@@ -37,6 +37,15 @@ export interface Config {
   aggregateCacheBytes: number;
   /** how often the background sealer extends the audit chain over newly committed events */
   auditSealIntervalMs: number;
+  /** HTTPS instead of HTTP: IPAM_TLS_CERT_FILE and IPAM_TLS_KEY_FILE (re-read when they change), null without them */
+  tls: TlsFiles | null;
+}
+
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
+  /** IPAM_TLS_CLIENT_CA_FILE: a client must present a certificate this CA signed */
+  clientCaFile: string | null;
 }
 
 export interface KubernetesConsumerConfig {
@@ -124,6 +133,15 @@ export function embeddedDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Em
   return { dataDir: env.IPAM_DATA_DIR || DEFAULT_DATA_DIR, port };
 }
 
+function tlsFiles(env: NodeJS.ProcessEnv): TlsFiles | null {
+  const certFile = env.IPAM_TLS_CERT_FILE || null;
+  const keyFile = env.IPAM_TLS_KEY_FILE || null;
+  const clientCaFile = env.IPAM_TLS_CLIENT_CA_FILE || null;
+  if (!certFile !== !keyFile) throw new Error('IPAM_TLS_CERT_FILE and IPAM_TLS_KEY_FILE go together: set both or neither');
+  if (clientCaFile && !certFile) throw new Error('IPAM_TLS_CLIENT_CA_FILE needs IPAM_TLS_CERT_FILE and IPAM_TLS_KEY_FILE (HTTPS)');
+  return certFile && keyFile ? { certFile, keyFile, clientCaFile } : null;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tokens = parseTokens(env.IPAM_TOKENS);
   const tokensFile = env.IPAM_TOKENS_FILE || null;
@@ -146,5 +164,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kubernetes: kubernetesConfig(env),
     aggregateCacheBytes: wholeNumber(env, 'IPAM_AGGREGATE_CACHE_MB', 160, { min: 1 }) * 1024 * 1024,
     auditSealIntervalMs: wholeNumber(env, 'IPAM_AUDIT_SEAL_INTERVAL_MS', 1000, { min: 10, max: 60_000 }),
+    tls: tlsFiles(env),
   };
 }

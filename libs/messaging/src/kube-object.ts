@@ -1,4 +1,12 @@
-/** The part of a Kubernetes object every consumer relies on; the rest travels untouched. */
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+}
+
+/** The metadata every kind keeps once trimmed (transforms/): managedFields and other annotations never travel. */
 export interface KubeObjectMeta {
   name: string;
   namespace?: string;
@@ -6,6 +14,7 @@ export interface KubeObjectMeta {
   resourceVersion: string;
   /** bumped by the API server at each change of spec; an IPPool's status names the one it reflects */
   generation?: number;
+  ownerReferences?: OwnerReference[];
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   creationTimestamp?: string;
