@@ -22,7 +22,7 @@ describe('IPPool status (fake Kubernetes API, watcher and API processes, real NA
   const status = (name: string) => kube.get('ippool', name)?.status as any;
   const condition = (name: string, type: string) => status(name)?.conditions?.find((c: { type: string }) => c.type === type);
   const until = async <T>(what: string, read: () => T, done: (value: T) => boolean, timeoutMs = 15_000) => {
-    const value = await eventually(async () => read(), done, timeoutMs);
+    const value = await eventually(() => Promise.resolve(read()), done, timeoutMs);
     if (!done(value)) throw new Error(`${what} never came: ${JSON.stringify(value)}`);
     return value;
   };
