@@ -103,9 +103,10 @@ describe('configuration from the environment', () => {
       durable: 'ipledger-api',
       concurrency: 16,
       leakGraceSeconds: 300,
+      unreachableNodeGraceSeconds: 600,
       maxAttempts: 10,
       streamReplicas: 1,
-      unreachableNodeGraceSeconds: 600,
+      ipPoolStatusIntervalMs: 2000,
     });
     expect(
       loadConfig({

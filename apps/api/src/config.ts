@@ -62,6 +62,8 @@ export interface KubernetesConsumerConfig {
   unreachableNodeGraceSeconds: number;
   /** IPAM_NATS_REPLICAS: the stream's copies when the API creates it */
   streamReplicas: number;
+  /** IPAM_IPPOOL_STATUS_INTERVAL_MS: how often the IPPools' status is read and, where changed, published for the watcher */
+  ipPoolStatusIntervalMs: number;
 }
 
 const ROLES: readonly Role[] = ['reader', 'allocator', 'admin'];
@@ -104,6 +106,7 @@ function kubernetesConfig(env: NodeJS.ProcessEnv): KubernetesConsumerConfig | nu
     concurrency: wholeNumber(env, 'IPAM_KUBERNETES_CONCURRENCY', 16, { min: 1 }),
     leakGraceSeconds: wholeNumber(env, 'IPAM_LEAK_GRACE_SECONDS', 300),
     streamReplicas: streamReplicas(env),
+    ipPoolStatusIntervalMs: wholeNumber(env, 'IPAM_IPPOOL_STATUS_INTERVAL_MS', 2000, { min: 100 }),
     maxAttempts: wholeNumber(env, 'IPAM_KUBERNETES_MAX_ATTEMPTS', 10, { min: 1 }),
     unreachableNodeGraceSeconds: wholeNumber(env, 'IPAM_UNREACHABLE_NODE_GRACE_SECONDS', 600),
   };
