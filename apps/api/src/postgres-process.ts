@@ -38,15 +38,15 @@ function run(bin: string, tool: string, args: string[], user: PostgresUser | nul
   return child;
 }
 
-const spawnFailure = (tool: string, err: NodeJS.ErrnoException) =>
-  new Error(`cannot run ${tool} (${err.code ?? err.message})`, { cause: err });
+const spawnFailure = (path: string, user: PostgresUser | null, err: NodeJS.ErrnoException) =>
+  new Error(`cannot run ${path}${user ? ' as the postgres user' : ''} (${err.code ?? err.message})`, { cause: err });
 
 /** initdb of a new cluster, its superuser `postgres` with the password in `passwordFile` (readable by `user`) */
 export function initdb(bin: string, cluster: string, passwordFile: string, user: PostgresUser | null, output: ToolOutput): Promise<void> {
   const args = [`--pgdata=${cluster}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${passwordFile}`];
   const child = run(bin, 'initdb', [...args, '--encoding=UTF8', '--lc-messages=C', '--no-instructions'], user, output);
   return new Promise((resolve, reject) => {
-    child.on('error', (err) => reject(spawnFailure('initdb', err)));
+    child.on('error', (err) => reject(spawnFailure(join(bin, 'bin', 'initdb'), user, err)));
     child.on('close', (code, signal) =>
       code === 0 ? resolve() : reject(new Error(`initdb failed (${signal ?? `exit ${code}`}): ${output.cause()}`)),
     );
@@ -90,7 +90,7 @@ export function startPostgres(
     };
     const early = (code: number | null, signal: string | null) =>
       reject(new Error(`postgres exited (${signal ?? `exit ${code}`}): ${output.cause()}`));
-    child.on('error', (err) => reject(spawnFailure('postgres', err)));
+    child.on('error', (err) => reject(spawnFailure(join(bin, 'bin', 'postgres'), user, err)));
     child.stderr!.on('data', ready);
     child.once('close', early);
   });
