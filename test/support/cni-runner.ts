@@ -2,12 +2,16 @@ import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '../..');
 export const PLUGIN_BUILD = join(ROOT, 'dist/cni/ipledger-ipam');
+/** The same plugin as a node script (what the build made before the single executable): bench:cni compares the two. */
+export const PLUGIN_SCRIPT = join(ROOT, 'dist/cni/ipledger-ipam.js');
+/** A PATH as on a host without Node.js: the plugin needs none (and the system's tools a plugin may call are there). */
+export const PATH_WITHOUT_NODE = '/usr/sbin:/sbin';
 /** Where Debian's containernetworking-plugins puts bridge, host-local, ptp, ... */
 export const DEBIAN_CNI_DIR = '/usr/lib/cni';
 
@@ -22,7 +26,7 @@ export interface CniCall {
 
 /**
  * A CNI_PATH folder for one suite: a copy of the built ipledger-ipam (a copy anywhere must work)
- * and links to Debian's plugins. The plugin finds node through PATH, as on a host.
+ * and links to Debian's plugins.
  */
 export function cniBinDir(): { dir: string; remove(): void } {
   const missing = [PLUGIN_BUILD, join(DEBIAN_CNI_DIR, 'bridge'), join(DEBIAN_CNI_DIR, 'host-local')].filter((f) => !existsSync(f));
@@ -33,11 +37,11 @@ export function cniBinDir(): { dir: string; remove(): void } {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Runs one CNI plugin call: env per the CNI specification, the config on stdin. */
-export function cniCall(plugin: string, env: Record<string, string>, config: unknown): Promise<CniCall> {
+/** Runs one CNI plugin call: env per the CNI specification (PATH without node unless given), the config on stdin. */
+export function cniCall(plugin: string, env: Record<string, string>, config: unknown, args: string[] = []): Promise<CniCall> {
   return new Promise((resolve, reject) => {
-    const child = spawn(plugin, [], {
-      env: { PATH: `${dirname(process.execPath)}:${process.env.PATH}`, ...env },
+    const child = spawn(plugin, args, {
+      env: { PATH: PATH_WITHOUT_NODE, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -1,5 +1,5 @@
 import { DomainError, ipArgument } from '@ipledger/domain';
-import { runMigrations, verifyChain } from '@ipledger/event-store';
+import { runMigrations, verifyChain, type ExpectedHead } from '@ipledger/event-store';
 import { formatIp } from '@ipledger/ip';
 import { ipHistory, rebuildProjections, verifyProjections } from '@ipledger/projections';
 import type { Pool } from 'pg';
@@ -10,11 +10,16 @@ import { listParked, requestUnpark } from './kubernetes/kubernetes-objects';
 import { MIGRATIONS_DIR } from './migrations-dir';
 import { Progress } from './progress';
 
+/** verify-chain names this many broken links at most (each changed event breaks one) */
+const MAX_BROKEN_LINES = 50;
+
 const USAGE = `usage: ipledger <command>   (or npm run cli -- <command>)
   migrate            apply pending database migrations
   replay --verify    rebuild every read model from the log and compare it row by row with the live one (exit 1 on a difference)
   replay --rebuild   rebuild every read model from the log and swap it in for the live one, safely while the API runs
-  verify-chain       recompute every stream's hash chain; name the first broken link (exit 1 if any)
+  verify-chain [--head <count>:<hash>]
+                     recompute the audit chain from the log and compare it with the stored links and, given
+                     a head kept outside the database (GET /v1/audit/head), with that; name the first broken link (exit 1)
   ip-history <ip>    every allocation, release and reservation of an address, oldest first
   parked             the Kubernetes objects whose message was parked (it kept failing), with why
   unpark <kind>/<key>... | --all
@@ -29,7 +34,7 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
   const [command, ...rest] = args;
   const usage =
     (command === 'migrate' && rest.length === 0) ||
-    (command === 'verify-chain' && rest.length === 0) ||
+    (command === 'verify-chain' && (rest.length === 0 || (rest.length === 2 && rest[0] === '--head'))) ||
     (command === 'ip-history' && rest.length === 1) ||
     (command === 'replay' && rest.length === 1 && (rest[0] === '--verify' || rest[0] === '--rebuild')) ||
     (command === 'parked' && rest.length === 0) ||
@@ -37,6 +42,14 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
   if (!usage) {
     out(USAGE);
     return 2;
+  }
+  let head: ExpectedHead | undefined;
+  if (command === 'verify-chain' && rest.length === 2) {
+    head = parseHead(rest[1]);
+    if (!head) {
+      out(`--head "${rest[1]}" must be <count>:<hash>, a whole number and 64 lowercase hex digits (GET /v1/audit/head)`);
+      return 2;
+    }
   }
   let ip = '';
   if (command === 'ip-history') {
@@ -51,13 +64,20 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
   const database = await openDatabase(env, () => undefined);
   try {
     // a rebuild locks and rewrites tables: the owner's work, not the API's service role's
-    return await run(command, rest, ip, loadConfig(database.env).migrationsDatabaseUrl, out);
+    return await run(command, rest, ip, head, loadConfig(database.env).migrationsDatabaseUrl, out);
   } finally {
     await database.close();
   }
 }
 
-async function run(command: string, rest: string[], ip: string, databaseUrl: string, out: (line: string) => void): Promise<number> {
+async function run(
+  command: string,
+  rest: string[],
+  ip: string,
+  head: ExpectedHead | undefined,
+  databaseUrl: string,
+  out: (line: string) => void,
+): Promise<number> {
   const option = rest[0];
   // read-only commands apply no migrations: they must not change the database they inspect
   if (command === 'migrate' || option === '--rebuild') {
@@ -93,15 +113,7 @@ async function run(command: string, rest: string[], ip: string, databaseUrl: str
       out(`${requested.length} parked message(s) handed back to the API`);
       return objects !== 'all' && requested.length < objects.length ? 1 : 0;
     }
-    if (command === 'verify-chain') {
-      const broken = await verifyChain(db);
-      for (const b of broken)
-        out(
-          `BROKEN ${b.streamId} at version ${b.version} (position ${b.position}): stored ${b.stored || '(none)'}, expected ${b.expected}`,
-        );
-      out(broken.length ? `${broken.length} stream(s) with a broken hash chain` : 'every hash chain is intact');
-      return broken.length ? 1 : 0;
-    }
+    if (command === 'verify-chain') return await checkChain(db, head, out);
     for (const item of await ipHistory(db, ip)) {
       out(
         [
@@ -119,6 +131,24 @@ async function run(command: string, rest: string[], ip: string, databaseUrl: str
   } finally {
     await db.end();
   }
+}
+
+/** `<count>:<hash>` as GET /v1/audit/head's fields give it; undefined when malformed. */
+function parseHead(text: string): ExpectedHead | undefined {
+  const match = /^(\d{1,15}):([0-9a-f]{64})$/.exec(text);
+  return match ? { count: Number(match[1]), hash: match[2] } : undefined;
+}
+
+/** verify-chain: a line a broken link (the first one first), then the verdict. */
+async function checkChain(db: Pool, head: ExpectedHead | undefined, out: (line: string) => void): Promise<number> {
+  const { events, links, broken } = await verifyChain(db, head);
+  for (const line of broken.slice(0, MAX_BROKEN_LINES)) out(`BROKEN ${line}`);
+  if (broken.length > MAX_BROKEN_LINES) out(`... and ${broken.length - MAX_BROKEN_LINES} more`);
+  const unsealed = events > links ? `; ${events - links} newer event(s) not sealed yet` : '';
+  if (broken.length) out(`the audit chain is broken: ${broken.length} problem(s) in ${events} events and ${links} links${unsealed}`);
+  else if (head) out(`the first ${head.count} events chain to the head ${head.count}:${head.hash}; ${links} links intact${unsealed}`);
+  else out(`the audit chain is intact: ${links} links over ${events} events${unsealed}`);
+  return broken.length ? 1 : 0;
 }
 
 /** replay --rebuild: a line a read model, then one with the events, the time, the rate and the peak memory. */

@@ -33,6 +33,8 @@ export interface Config {
   kubernetes: KubernetesConsumerConfig | null;
   /** the aggregate cache's memory bound, in bytes (estimated from the states' address runs and holders) */
   aggregateCacheBytes: number;
+  /** how often the background sealer extends the audit chain over newly committed events */
+  auditSealIntervalMs: number;
 }
 
 export interface KubernetesConsumerConfig {
@@ -124,5 +126,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: wholeNumber(env, 'IPAM_REQUEST_TIMEOUT_MS', 30_000),
     kubernetes: kubernetesConfig(env),
     aggregateCacheBytes: wholeNumber(env, 'IPAM_AGGREGATE_CACHE_MB', 160, { min: 1 }) * 1024 * 1024,
+    auditSealIntervalMs: wholeNumber(env, 'IPAM_AUDIT_SEAL_INTERVAL_MS', 1000, { min: 10, max: 60_000 }),
   };
 }

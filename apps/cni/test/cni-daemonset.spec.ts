@@ -1,41 +1,79 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { installerSettings } from '../src/install/installer-settings';
+import { renderConflist } from '../src/install/render-conflist';
 
 const ROOT = join(__dirname, '../../..');
-
-/** The DaemonSet installs what `npm run build` makes, where kubelet's runtime looks for it. */
-describe('deploy/cni-daemonset.yaml', () => {
-  const docs = parseAllDocuments(readFileSync(join(ROOT, 'deploy/cni-daemonset.yaml'), 'utf8')).map((doc) => {
+const read = (file: string) =>
+  parseAllDocuments(readFileSync(join(ROOT, file), 'utf8')).map((doc) => {
     expect(doc.errors).toEqual([]);
     return doc.toJS();
   });
+
+/** The DaemonSet runs the installer the build makes, with the settings, mounts and template that make it configure a node. */
+describe('deploy/cni-daemonset.yaml', () => {
+  const docs = read('deploy/cni-daemonset.yaml');
   const daemonSet = docs.find((d) => d.kind === 'DaemonSet');
+  const configMap = docs.find((d) => d.kind === 'ConfigMap');
   const pod = daemonSet.spec.template.spec;
   const [container] = pod.containers;
-  const script: string = container.args.join('\n');
-  const hostPath = (mountPath: string) => {
-    const mount = container.volumeMounts.find((m: { mountPath: string }) => m.mountPath === mountPath);
-    return pod.volumes.find((v: { name: string }) => v.name === mount.name);
+  const volumeAt = (path: string) => {
+    const mount = container.volumeMounts.find((m: { mountPath: string }) => path === m.mountPath || path.startsWith(`${m.mountPath}/`));
+    return pod.volumes.find((v: { name: string }) => v.name === mount?.name);
   };
+  // the variables kubelet gives the container: literal ones, spec.nodeName, and those of the Service ipledger-api
+  const [service] = read('deploy/api-service.yaml');
+  const serviceVariable = service.metadata.name.toUpperCase().replace(/-/g, '_');
+  const env = Object.fromEntries(
+    container.env.map((e: { name: string; value?: string; valueFrom?: { fieldRef: { fieldPath: string } } }) => [
+      e.name,
+      e.value ?? `<${e.valueFrom!.fieldRef.fieldPath}>`,
+    ]),
+  );
+  const settings = installerSettings(
+    { ...env, [`${serviceVariable}_SERVICE_HOST`]: '10.96.0.50', [`${serviceVariable}_SERVICE_PORT`]: '8080' },
+    '/app/dist/cni',
+  );
 
-  it('copies the built plugin into the host /opt/cni/bin', () => {
-    expect(script).toContain('/app/dist/cni/ipledger-ipam /host/opt/cni/bin/ipledger-ipam 755');
-    expect(hostPath('/host/opt/cni/bin').hostPath.path).toBe('/opt/cni/bin');
-    expect(daemonSet.spec.selector.matchLabels).toEqual(
-      expect.objectContaining({ 'app.kubernetes.io/name': daemonSet.spec.template.metadata.labels['app.kubernetes.io/name'] }),
-    );
+  it('runs the installer (dist/cni/install-cni.js, install-cni.int.spec.ts runs it), next to the plugin it installs', () => {
+    expect(container.command).toEqual(['node', '/app/dist/cni/install-cni.js']);
+    expect(settings.plugin).toBe('/app/dist/cni/ipledger-ipam');
   });
 
-  it('writes the token from its Secret where the conflist reads it, readable by root only', () => {
-    expect(script).toContain('/var/run/ipledger/token /host/etc/cni/net.d/ipledger/token 600');
-    expect(hostPath('/host/etc/cni/net.d').hostPath.path).toBe('/etc/cni/net.d');
-    // the operator's Secret (README, Kubernetes): the base never carries a token of its own
-    expect(hostPath('/var/run/ipledger').secret.secretName).toBe('ipledger-cni-token');
+  it("names the node by spec.nodeName (the downward API), and reaches the API through the Service's variables", () => {
+    expect(settings.nodeName).toBe('<spec.nodeName>');
+    expect(settings.apiUrl).toBe('http://10.96.0.50:8080');
+    expect(pod.enableServiceLinks).not.toBe(false);
+    expect(settings.mode).toBe('conflist');
+  });
+
+  it("writes into the host's /opt/cni/bin and /etc/cni/net.d, and the conflist names the host's token path", () => {
+    expect(volumeAt(settings.binDir).hostPath.path).toBe('/opt/cni/bin');
+    expect(volumeAt(settings.netDir).hostPath.path).toBe('/etc/cni/net.d');
+    expect(settings.hostNetDir).toBe('/etc/cni/net.d');
+    expect(settings.conflistName).toMatch(/^\d\d-ipledger\.conflist$/);
+  });
+
+  it('reads the token from its Secret, which the base never carries', () => {
+    expect(volumeAt(settings.tokenSource!).secret.secretName).toBe('ipledger-cni-token');
+    expect(settings.tokenSource).toMatch(/\/token$/);
     expect(docs.filter((d) => d.kind === 'Secret')).toEqual([]);
   });
 
-  it('runs on every node', () => {
+  it('every template of its ConfigMap renders into a conflist the plugin accepts, and the one in use is there', () => {
+    expect(volumeAt(settings.template).configMap.name).toBe(configMap.metadata.name);
+    const key = settings.template.split('/').pop()!;
+    expect(Object.keys(configMap.data)).toEqual(expect.arrayContaining([key, 'bridge.conflist.template', 'ptp.conflist.template']));
+    for (const template of Object.values<string>(configMap.data)) {
+      const rendered = JSON.parse(renderConflist(template, { nodeName: 'n1', apiUrl: settings.apiUrl, tokenFile: '/t' }));
+      expect(rendered.plugins[0].ipam).toMatchObject({ type: 'ipledger-ipam', node: 'n1', url: settings.apiUrl, tokenFile: '/t' });
+    }
+  });
+
+  it('runs on every node, before anything else', () => {
     expect(pod.tolerations).toEqual([{ operator: 'Exists' }]);
+    expect(pod.priorityClassName).toBe('system-node-critical');
+    expect(pod.hostNetwork).toBe(true);
   });
 });

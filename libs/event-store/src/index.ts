@@ -12,3 +12,7 @@ export * from './write-snapshot';
 export * from './prepared';
 export * from './verify-chain';
 export * from './read-feed-lag';
+export * from './event-link';
+export type { ChainHead, EventLink } from './event-links';
+export * from './read-chain-head';
+export * from './seal-chain';

@@ -1,26 +1,107 @@
 import type { Pool, PoolClient } from 'pg';
+import { GENESIS_HASH, linkHash, type ChainEvent } from './event-link';
+import type { EventLink } from './event-links';
+import { readChainEvents } from './read-chain-events';
+import { readEventLinks } from './read-event-links';
 
-export interface BrokenLink {
-  streamId: string;
-  version: number;
-  position: number;
-  stored: string;
-  expected: string;
+/** A head kept outside the database: the first `count` events of the feed chain to `hash`. */
+export interface ExpectedHead {
+  count: number;
+  hash: string;
 }
 
+export interface ChainVerdict {
+  /** committed events in the log (below the feed's horizon) */
+  events: number;
+  /** stored links */
+  links: number;
+  /** what is wrong, first broken link first; empty when the chain holds (and chains to the head, if given) */
+  broken: string[];
+}
+
+const PAGE = 5000;
+
 /**
- * Recomputes every stream's hash chain in the database (the same function the insert trigger
- * uses) and returns the first broken link of each stream that has one: an event whose stored hash
- * is not the hash of its predecessor's hash and its own type, data and metadata.
+ * Recomputes the audit chain here, in TypeScript, from the log's columns (never with a database
+ * function, which the database's owner could redefine) and compares it with the stored links and,
+ * when given, with a head kept outside the database. The stored links locate tampering: after a
+ * changed event the check goes on from the stored link, so each changed event is named; after an
+ * event removed or inserted the two orders no longer line up, and that first place is named. The
+ * head catches what the stored links cannot: an owner who rewrote them to match. One REPEATABLE READ
+ * transaction sees the log and the links at one instant, whatever a sealer commits meanwhile.
  */
-export async function verifyChain(db: Pool | PoolClient): Promise<BrokenLink[]> {
-  const { rows } = await db.query<Omit<BrokenLink, 'position'> & { position: string }>(
-    `SELECT DISTINCT ON (stream_id) stream_id AS "streamId", version, position, encode(coalesce(hash, ''), 'hex') AS stored, encode(expected, 'hex') AS expected
-       FROM (SELECT stream_id, version, position, hash,
-                    events_link_hash(lag(hash) OVER (PARTITION BY stream_id ORDER BY version), type, data, metadata) AS expected
-               FROM events) links
-      WHERE hash IS DISTINCT FROM expected
-      ORDER BY stream_id, version`,
-  );
-  return rows.map((row) => ({ ...row, position: Number(row.position) }));
+export async function verifyChain(pool: Pool, head?: ExpectedHead): Promise<ChainVerdict> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin isolation level repeatable read read only');
+    return await compare(client, head);
+  } finally {
+    await client.query('rollback').catch(() => undefined);
+    client.release();
+  }
+}
+
+async function compare(db: PoolClient, head?: ExpectedHead): Promise<ChainVerdict> {
+  const broken: string[] = [];
+  const events = pages((last: ChainEvent | undefined) => readChainEvents(db, last ?? null, PAGE));
+  const links = pages((last: EventLink | undefined) => readEventLinks(db, last?.seq ?? 0, PAGE));
+  let chained = GENESIS_HASH; // the chain recomputed from the log alone
+  let anchored = GENESIS_HASH; // the previous stored link, while the log and the links line up
+  let aligned = true;
+  let count = 0;
+  let stored = 0;
+  let atHead: string | undefined = head?.count === 0 ? GENESIS_HASH : undefined;
+  for (let event = await events.next(); !event.done; event = await events.next()) {
+    const e = event.value;
+    count++;
+    chained = linkHash(chained, e);
+    if (count === head?.count) atHead = chained;
+    const link = await links.next();
+    if (link.done) continue; // committed, not sealed yet
+    stored++;
+    if (!aligned) continue;
+    const l = link.value;
+    const at = `link ${count} (position ${e.position}, ${e.streamId} version ${e.version})`;
+    if (l.seq !== count) {
+      broken.push(`${at}: the stored chain has no link ${count} (its next is ${l.seq}): links were removed`);
+      aligned = false;
+    } else if (l.position !== e.position) {
+      broken.push(
+        `link ${count}: the chain covers the event at position ${l.position} here, the log has position ${e.position} (${e.streamId} version ${e.version}): an event was removed, inserted or moved`,
+      );
+      aligned = false;
+    } else {
+      const expected = linkHash(anchored, e);
+      if (expected !== l.hash) broken.push(`${at}: the event changed since it was sealed (stored ${l.hash}, recomputed ${expected})`);
+      anchored = l.hash;
+    }
+  }
+  for (let link = await links.next(); !link.done; link = await links.next()) {
+    stored++;
+    if (aligned) {
+      broken.push(`link ${link.value.seq}: the chain covers the event at position ${link.value.position}, which the log no longer holds`);
+      aligned = false;
+    }
+  }
+  if (head && count < head.count)
+    broken.push(`the log holds ${count} committed events, fewer than the head's ${head.count}: events were removed`);
+  else if (head && atHead !== head.hash && broken.length === 0) {
+    broken.push(
+      `link ${head.count}: the log chains to ${atHead}, not to the head's ${head.hash}: events were changed and the stored links rewritten to match`,
+    );
+  } else if (head && atHead !== head.hash) {
+    broken.push(`link ${head.count}: the log chains to ${atHead}, not to the head's ${head.hash}`);
+  }
+  return { events: count, links: stored, broken };
+}
+
+/** One item at a time over pages read after the last item of the previous page. */
+async function* pages<T>(read: (last: T | undefined) => Promise<T[]>): AsyncGenerator<T> {
+  let last: T | undefined;
+  for (;;) {
+    const page = await read(last);
+    yield* page;
+    if (page.length < PAGE) return;
+    last = page[page.length - 1];
+  }
 }

@@ -1,18 +1,19 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { DomainError, ipArgument, PoolAggregate } from '@ipledger/domain';
-import { readStream } from '@ipledger/event-store';
+import { GENESIS_HASH, readChainHead, readStream } from '@ipledger/event-store';
 import { formatIp } from '@ipledger/ip';
 import { ipHistory } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { EventPageDto, toEventDto } from '../events/dto/event.dto';
 import { PG_POOL } from '../infrastructure/tokens';
+import { AuditHeadDto } from './dto/audit-head.dto';
 import { IpHistoryDto } from './dto/ip-history.dto';
 import { StreamPageQueryDto } from './dto/stream-page-query.dto';
 import { PathParams } from '../http/limits';
 import { ApiRoute } from '../http/api-route';
 
-/** Questions only the log can answer: who held an address when, what happened to a pool. */
+/** Questions only the log can answer: who held an address when, what happened to a pool, what the log's head is. */
 @ApiTags('audit')
 @Controller('v1')
 export class AuditController {
@@ -35,5 +36,15 @@ export class AuditController {
     if (events.length === 0 && !query.after) throw new DomainError('POOL_NOT_FOUND', `pool "${name}" has no history`);
     const last = events.at(-1);
     return { items: events.map(toEventDto), next: events.length === query.limit && last ? String(last.version) : null };
+  }
+
+  @Get('audit/head')
+  @ApiOkResponse({ type: AuditHeadDto, description: 'the head of the audit chain; events of the last moments may not be in it yet' })
+  @ApiRoute('The head of the audit chain, to keep outside the database and check with `ipledger verify-chain --head`')
+  async auditHead(): Promise<AuditHeadDto> {
+    const head = await readChainHead(this.db);
+    return head
+      ? { count: head.count, hash: head.hash, at: head.at.toISOString() }
+      : { count: 0, hash: GENESIS_HASH, at: new Date().toISOString() };
   }
 }

@@ -2,10 +2,11 @@ import { Module } from '@nestjs/common';
 import { EventsController } from '../events/events.controller';
 import { FeedLagMetrics } from '../events/feed-lag.metrics';
 import { AuditController } from './audit.controller';
+import { ChainSealer } from './chain-sealer';
 
-/** What happened: the events feed (and its lag) and an address's history. */
+/** What happened: the events feed (and its lag), an address's history, and the audit chain that seals it all. */
 @Module({
   controllers: [EventsController, AuditController],
-  providers: [FeedLagMetrics],
+  providers: [FeedLagMetrics, ChainSealer],
 })
 export class AuditModule {}

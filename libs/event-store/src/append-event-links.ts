@@ -1,0 +1,19 @@
+import type { PoolClient } from 'pg';
+import type { EventLink } from './event-links';
+import { prepared } from './prepared';
+
+/** Stores new links of the audit chain; a link already stored (another sealer's) fails the insert on `seq`. */
+export async function appendEventLinks(db: PoolClient, links: EventLink[]): Promise<void> {
+  await db.query(
+    prepared(
+      `insert into event_links (seq, position, transaction_id, hash)
+       select seq, position, transaction_id::xid8, decode(hash, 'hex')
+         from jsonb_to_recordset($1::jsonb) as r (seq bigint, position bigint, transaction_id text, hash text)`,
+      [
+        JSON.stringify(
+          links.map((link) => ({ seq: link.seq, position: link.position, transaction_id: link.transactionId, hash: link.hash })),
+        ),
+      ],
+    ),
+  );
+}

@@ -1,0 +1,15 @@
+/** A stored link of the audit chain: the `seq`-th event of the feed, at `position`, chains to `hash`. */
+export interface EventLink {
+  seq: number;
+  position: string;
+  transactionId: string;
+  /** lowercase hex */
+  hash: string;
+}
+
+/** The chain's head: how many events it covers, the hash of the last link, and when that link was sealed. */
+export interface ChainHead {
+  count: number;
+  hash: string;
+  at: Date;
+}
