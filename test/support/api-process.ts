@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { freePort } from './free-port';
 
 const ROOT = join(__dirname, '../..');
@@ -31,6 +32,8 @@ export interface ApiProcess {
   base: string;
   /** the API's process id (a benchmark reads its resident memory) */
   pid: number;
+  /** every line it printed (stdout and stderr), for assertions on its logs */
+  lines: string[];
   stop(): Promise<void>;
   /** SIGKILL and wait: the process gets no chance to finish anything */
   kill(): Promise<void>;
@@ -38,14 +41,14 @@ export interface ApiProcess {
   alive(): boolean;
 }
 
-/**
- * The API as its own OS process, as an operator runs it: from dist/ (after `npm run build`, for
- * benchmarks) or from the sources through ts-node (for tests that need a second real replica).
- */
-export async function startApiProcess(
-  databaseUrl: string,
-  options: { from: 'dist' | 'source'; nodeArgs?: string[]; env?: NodeJS.ProcessEnv },
-): Promise<ApiProcess> {
+export interface ApiProcessOptions {
+  from: 'dist' | 'source';
+  nodeArgs?: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Spawns the API (not waiting for anything) and collects its lines; stderr is also passed on, as a failing test's clue. */
+async function spawnApi(databaseUrl: string, options: ApiProcessOptions): Promise<{ child: ChildProcess; port: number; lines: string[] }> {
   const port = await freePort();
   const entry =
     options.from === 'dist'
@@ -61,8 +64,23 @@ export async function startApiProcess(
       IPAM_KUBERNETES_CONSUMER: 'off',
       ...options.env,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const lines: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    lines.push(line);
+    process.stderr.write(`${line}\n`);
+  });
+  return { child, port, lines };
+}
+
+/**
+ * The API as its own OS process, as an operator runs it: from dist/ (after `npm run build`, for
+ * benchmarks) or from the sources through ts-node (for tests that need a second real replica).
+ */
+export async function startApiProcess(databaseUrl: string, options: ApiProcessOptions): Promise<ApiProcess> {
+  const { child, port, lines } = await spawnApi(databaseUrl, options);
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode} (from ${options.from}: built?)`);
@@ -74,6 +92,7 @@ export async function startApiProcess(
   return {
     base,
     pid: child.pid!,
+    lines,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
@@ -86,4 +105,17 @@ export async function startApiProcess(
     },
     alive: () => child.exitCode === null && child.signalCode === null,
   };
+}
+
+/** Runs the API until it exits by itself (a start-up it must refuse): its exit code and lines; killed after `timeoutMs`. */
+export async function runApiUntilExit(
+  databaseUrl: string,
+  options: ApiProcessOptions & { timeoutMs?: number },
+): Promise<{ code: number | null; lines: string[] }> {
+  const { child, lines } = await spawnApi(databaseUrl, options);
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+  // 'close' comes after the last line of its output, 'exit' may come before
+  const [code] = (await once(child, 'close')) as [number | null];
+  clearTimeout(timer);
+  return { code, lines };
 }

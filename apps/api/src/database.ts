@@ -15,7 +15,7 @@ export async function openDatabase(env: NodeJS.ProcessEnv, log: (line: string) =
   const db = await startEmbeddedDatabase({ ...embedded, durable: true, log });
   log(
     `DATABASE_URL is not set: using the embedded PostgreSQL on 127.0.0.1:${db.port}, data in ${db.dataDir} ` +
-      `(set DATABASE_URL=postgres://user:password@host:5432/ipledger to use a server of your own)`,
+      `(set DATABASE_URL, e.g. postgres://host:5432/ipledger with PGUSER and PGPASSWORD, to use a server of your own)`,
   );
   return { env: { ...env, DATABASE_URL: db.url('ipledger') }, close: () => db.stop() };
 }

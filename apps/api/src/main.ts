@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { runMigrations } from '@ipledger/event-store';
+import { redactUrl } from '@ipledger/runtime';
 import { loadConfig } from './config';
 import { createApp } from './create-app';
 import { AppLogger } from './infrastructure/app-logger';
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
   }
   logger.log(
     config.kubernetes
-      ? `consuming Kubernetes objects from ${config.natsUrl}`
+      ? `consuming Kubernetes objects from ${redactUrl(config.natsUrl)}`
       : 'Kubernetes consumer off (set NATS_URL to turn it on): REST only',
   );
 }

@@ -1,3 +1,4 @@
 export * from './backoff';
 export * from './env';
 export * from './log';
+export * from './redact';

@@ -1,3 +1,5 @@
+import { redactSecrets } from './redact';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFormat = 'json' | 'text';
 export type LogFields = Record<string, unknown>;
@@ -16,8 +18,14 @@ export function logFormat(env: NodeJS.ProcessEnv = process.env): LogFormat {
   return format;
 }
 
-/** One event, one line: fields that are undefined are left out. */
-export function formatLogLine(format: LogFormat, level: LogLevel, message: string, fields: LogFields = {}, time = new Date()): string {
+/** Text fields of a line (a message, an error's stack) may quote a URL with its password: never written as given. */
+const redactFields = (fields: LogFields): LogFields =>
+  Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, typeof value === 'string' ? redactSecrets(value) : value]));
+
+/** One event, one line: fields that are undefined are left out, credentials in text are redacted. */
+export function formatLogLine(format: LogFormat, level: LogLevel, raw: string, given: LogFields = {}, time = new Date()): string {
+  const message = redactSecrets(raw);
+  const fields = redactFields(given);
   if (format === 'json') return JSON.stringify({ level, time: time.toISOString(), message, ...fields });
   const { context, ...rest } = fields;
   const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
