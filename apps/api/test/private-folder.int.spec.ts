@@ -96,14 +96,15 @@ describe('a fresh clone in a folder only its owner may enter', () => {
   it("starts the test suite's own PostgreSQL and NATS (jest's global setup) from there", () => {
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const name of ['TEST_DATABASE_URL', 'TEST_NATS_URL', 'JEST_WORKER_ID']) delete env[name];
-    // a spec that reads and writes the global setup's database
-    const run = spawnSync(process.execPath, ['node_modules/.bin/jest', '--ci', 'libs/event-store/src/read-streams.int.spec.ts'], {
+    // the spec that writes to the global setup's database and reads its NATS
+    const run = spawnSync(process.execPath, ['node_modules/.bin/jest', '--ci', 'test/support/global-setup.int.spec.ts'], {
       cwd: clone,
       env,
       encoding: 'utf8',
       timeout: 180_000,
     });
-    expect({ status: run.status, output: run.stderr.slice(-3000) }).toMatchObject({ status: 0 });
-    expect(run.stderr).toMatch(/Tests:\s+2 passed, 2 total/);
+    // the summary first: on a failure its message shows jest's output
+    expect(run.stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+    expect(run.status).toBe(0);
   }, 200_000);
 });
