@@ -120,7 +120,7 @@ async function seed(url: string): Promise<void> {
     );
     // and its latest snapshot, as the API writes one every 200 events (every address released)
     await sql.query(
-      `INSERT INTO snapshots (stream_id, version, state)
+      `INSERT INTO stream_snapshots (stream_id, version, state)
        VALUES ('pool-aged', 1 + 2 * $1::int, jsonb_build_object('name', 'aged', 'created', ${created("'aged'", "'10.250.0.0/16'")}, 'ranges', '[]'::jsonb, 'holders', '[]'::jsonb))`,
       [pairs],
     );

@@ -1,5 +1,5 @@
-import { DomainError, ipArgument } from '@ipledger/domain';
-import { runMigrations, verifyChain, type ExpectedHead } from '@ipledger/event-store';
+import { DomainError, ipArgument, NodeAggregate, PoolAggregate, StatefulSetAggregate, upcast } from '@ipledger/domain';
+import { runMigrations, verifyChain, verifySnapshots, type ExpectedHead } from '@ipledger/event-store';
 import { formatIp } from '@ipledger/ip';
 import { ipHistory, rebuildProjections, verifyProjections } from '@ipledger/projections';
 import type { Pool } from 'pg';
@@ -15,7 +15,8 @@ const MAX_BROKEN_LINES = 50;
 
 const USAGE = `usage: ipledger <command>   (or npm run cli -- <command>)
   migrate            apply pending database migrations
-  replay --verify    rebuild every read model from the log and compare it row by row with the live one (exit 1 on a difference)
+  replay --verify    rebuild every read model from the log and compare it row by row with the live one, and every
+                     stored snapshot with the fold of its stream up to its version (exit 1 on a difference)
   replay --rebuild   rebuild every read model from the log and swap it in for the live one, safely while the API runs
   verify-chain [--head <count>:<hash>]
                      recompute the audit chain from the log and compare it with the stored links and, given
@@ -96,8 +97,13 @@ async function run(
       const { events, differences } = await verifyProjections(db, (n, total) => progress.update(n, total, started));
       progress.done();
       for (const d of differences) out(`DIFFERENT ${d.table} (${d.side}): ${JSON.stringify(d.row)}`);
+      const snapshots = await verifySnapshots(db, [PoolAggregate, NodeAggregate, StatefulSetAggregate], upcast);
+      for (const d of snapshots.differences) out(`DIFFERENT snapshot of ${d.streamId} at version ${d.version}: ${d.reason}`);
+      out(
+        `${snapshots.snapshots} snapshot(s) checked; ${snapshots.differences.length ? `${snapshots.differences.length} differ from the fold of their stream` : 'every one matches the fold of its stream'}`,
+      );
       out(`${events} events replayed; ${differences.length ? `${differences.length} row(s) differ` : 'every read model matches the log'}`);
-      return differences.length ? 1 : 0;
+      return differences.length || snapshots.differences.length ? 1 : 0;
     }
     if (command === 'parked') {
       const parked = await listParked(db);

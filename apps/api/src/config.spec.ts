@@ -36,6 +36,18 @@ describe('configuration from the environment', () => {
     ).toMatchObject({ databaseUrl: 'postgres://api@db/x', migrationsDatabaseUrl: 'postgres://owner@db/x' });
   });
 
+  it('migrates at start unless IPAM_MIGRATE=off, and refuses any other value', () => {
+    expect(loadConfig({}).migrate).toBe(true);
+    expect(loadConfig({ IPAM_MIGRATE: 'on' }).migrate).toBe(true);
+    expect(loadConfig({ IPAM_MIGRATE: 'off' }).migrate).toBe(false);
+    expect(() => loadConfig({ IPAM_MIGRATE: 'no' })).toThrow('IPAM_MIGRATE "no" must be on or off');
+  });
+
+  it('embeds no PostgreSQL for a migrations-only run (IPAM_MIGRATIONS_DATABASE_URL alone)', () => {
+    expect(embeddedDatabaseConfig({ IPAM_MIGRATIONS_DATABASE_URL: 'postgres://owner@db/x' })).toBeNull();
+    expect(embeddedDatabaseConfig({})).not.toBeNull();
+  });
+
   it('bounds statements and requests by default', () => {
     expect(loadConfig({})).toMatchObject({ statementTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
     expect(loadConfig({ IPAM_STATEMENT_TIMEOUT_MS: '0', IPAM_REQUEST_TIMEOUT_MS: '500' })).toMatchObject({

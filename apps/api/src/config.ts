@@ -19,6 +19,8 @@ export interface Config {
   databaseUrl: string;
   /** the schema owner's URL for migrations (and the operator CLI): IPAM_MIGRATIONS_DATABASE_URL, else DATABASE_URL */
   migrationsDatabaseUrl: string;
+  /** IPAM_MIGRATE: apply pending migrations at start (on, the default), or leave them to `ipledger migrate` (off) */
+  migrate: boolean;
   natsUrl: string;
   /** from IPAM_TOKENS; empty with IPAM_TOKENS_FILE */
   tokens: Map<string, TokenGrant>;
@@ -35,6 +37,15 @@ export interface Config {
   aggregateCacheBytes: number;
   /** how often the background sealer extends the audit chain over newly committed events */
   auditSealIntervalMs: number;
+  /** HTTPS instead of HTTP: IPAM_TLS_CERT_FILE and IPAM_TLS_KEY_FILE (re-read when they change), null without them */
+  tls: TlsFiles | null;
+}
+
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
+  /** IPAM_TLS_CLIENT_CA_FILE: a client must present a certificate this CA signed */
+  clientCaFile: string | null;
 }
 
 export interface KubernetesConsumerConfig {
@@ -44,6 +55,8 @@ export interface KubernetesConsumerConfig {
   leakGraceSeconds: number;
   /** deliveries of a message failing for a reason other than a refusal before it is parked */
   maxAttempts: number;
+  /** a deleted pod's addresses held for its node not Ready are released this long after the node was last Ready */
+  unreachableNodeGraceSeconds: number;
   /** IPAM_NATS_REPLICAS: the stream's copies when the API creates it */
   streamReplicas: number;
 }
@@ -89,7 +102,15 @@ function kubernetesConfig(env: NodeJS.ProcessEnv): KubernetesConsumerConfig | nu
     leakGraceSeconds: wholeNumber(env, 'IPAM_LEAK_GRACE_SECONDS', 300),
     streamReplicas: streamReplicas(env),
     maxAttempts: wholeNumber(env, 'IPAM_KUBERNETES_MAX_ATTEMPTS', 10, { min: 1 }),
+    unreachableNodeGraceSeconds: wholeNumber(env, 'IPAM_UNREACHABLE_NODE_GRACE_SECONDS', 600),
   };
+}
+
+/** off: a separate step (a Kubernetes Job running `ipledger migrate` as the schema owner) migrates; the API only checks. */
+function migrateAtStart(env: NodeJS.ProcessEnv): boolean {
+  const mode = env.IPAM_MIGRATE || 'on';
+  if (mode !== 'on' && mode !== 'off') throw new Error(`IPAM_MIGRATE "${mode}" must be on or off`);
+  return mode === 'on';
 }
 
 export interface EmbeddedDatabaseConfig {
@@ -97,13 +118,25 @@ export interface EmbeddedDatabaseConfig {
   port: number;
 }
 
-/** Without DATABASE_URL the API runs a PostgreSQL of its own (IPAM_DATA_DIR, IPAM_EMBEDDED_POSTGRES_PORT); null with it. */
+/**
+ * Without DATABASE_URL the API runs a PostgreSQL of its own (IPAM_DATA_DIR, IPAM_EMBEDDED_POSTGRES_PORT); null with it,
+ * or with IPAM_MIGRATIONS_DATABASE_URL alone (the migrations Job: the schema owner's server, nothing to embed).
+ */
 export function embeddedDatabaseConfig(env: NodeJS.ProcessEnv = process.env): EmbeddedDatabaseConfig | null {
-  if (env.DATABASE_URL) return null;
+  if (env.DATABASE_URL || env.IPAM_MIGRATIONS_DATABASE_URL) return null;
   const port = Number(env.IPAM_EMBEDDED_POSTGRES_PORT || DEFAULT_EMBEDDED_PORT);
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     throw new Error(`IPAM_EMBEDDED_POSTGRES_PORT "${env.IPAM_EMBEDDED_POSTGRES_PORT}" is not a port number`);
   return { dataDir: env.IPAM_DATA_DIR || DEFAULT_DATA_DIR, port };
+}
+
+function tlsFiles(env: NodeJS.ProcessEnv): TlsFiles | null {
+  const certFile = env.IPAM_TLS_CERT_FILE || null;
+  const keyFile = env.IPAM_TLS_KEY_FILE || null;
+  const clientCaFile = env.IPAM_TLS_CLIENT_CA_FILE || null;
+  if (!certFile !== !keyFile) throw new Error('IPAM_TLS_CERT_FILE and IPAM_TLS_KEY_FILE go together: set both or neither');
+  if (clientCaFile && !certFile) throw new Error('IPAM_TLS_CLIENT_CA_FILE needs IPAM_TLS_CERT_FILE and IPAM_TLS_KEY_FILE (HTTPS)');
+  return certFile && keyFile ? { certFile, keyFile, clientCaFile } : null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -118,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? (tokens.size || tokensFile ? '0.0.0.0' : '127.0.0.1'),
     databaseUrl,
     migrationsDatabaseUrl: env.IPAM_MIGRATIONS_DATABASE_URL ? withDefaultUser(env.IPAM_MIGRATIONS_DATABASE_URL, env) : databaseUrl,
+    migrate: migrateAtStart(env),
     natsUrl: natsUrl(env),
     tokens,
     tokensFile,
@@ -127,5 +161,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kubernetes: kubernetesConfig(env),
     aggregateCacheBytes: wholeNumber(env, 'IPAM_AGGREGATE_CACHE_MB', 160, { min: 1 }) * 1024 * 1024,
     auditSealIntervalMs: wholeNumber(env, 'IPAM_AUDIT_SEAL_INTERVAL_MS', 1000, { min: 10, max: 60_000 }),
+    tls: tlsFiles(env),
   };
 }

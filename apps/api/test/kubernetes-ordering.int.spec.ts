@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { changeSubject, type ChangeType, type Delivery, type KubeObject, type Prepared } from '@ipledger/messaging';
+import { changeSubject, type ChangeType, type Delivery, type KubeObject, type Outcome, type Prepared } from '@ipledger/messaging';
 import { createTestBus, type TestBus } from '../../../test/support/test-bus';
 import { createTestDatabase, eventually, type TestDatabase } from '../../../test/support/test-database';
 import { loadConfig } from '../src/config';
@@ -35,17 +35,21 @@ describe('two consumers and one object', () => {
     await db.drop();
   });
 
-  const deliver = (replica: number, type: ChangeType, object: KubeObject, streamSequence: number) => {
-    const delivery: Delivery = {
-      subject: changeSubject(bus.names, 'ippool'),
-      data: Buffer.from(JSON.stringify({ kind: 'ippool', type, object })),
-      messageId: `${object.metadata.uid}:${object.metadata.resourceVersion}`,
-      streamSequence,
-      deliveryCount: 1,
-    };
-    const prepared = apps[replica].get<unknown, { prepare(d: Delivery): Prepared }>(KubernetesConsumer).prepare(delivery);
-    if ('terminate' in prepared) throw new Error(prepared.terminate);
-    return prepared.run();
+  /** As JetStream would: a message that lost a race (a retry outcome) is delivered again until acknowledged. */
+  const deliver = async (replica: number, type: ChangeType, object: KubeObject, streamSequence: number): Promise<Outcome> => {
+    for (let deliveryCount = 1; ; deliveryCount++) {
+      const delivery: Delivery = {
+        subject: changeSubject(bus.names, 'ippool'),
+        data: Buffer.from(JSON.stringify({ kind: 'ippool', type, object })),
+        messageId: `${object.metadata.uid}:${object.metadata.resourceVersion}`,
+        streamSequence,
+        deliveryCount,
+      };
+      const prepared = apps[replica].get<unknown, { prepare(d: Delivery): Prepared }>(KubernetesConsumer).prepare(delivery);
+      if ('terminate' in prepared) throw new Error(prepared.terminate);
+      const outcome = await prepared.run();
+      if (!('retryAfterMs' in outcome)) return outcome;
+    }
   };
   const waiting = async () =>
     Number(

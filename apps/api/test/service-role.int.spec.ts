@@ -4,7 +4,8 @@ import { Client, Pool } from 'pg';
 import request from 'supertest';
 import { loadConfig } from '../src/config';
 import { createApp } from '../src/create-app';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
+import { readSnapshot, writeSnapshot } from '@ipledger/event-store';
+import { createTestDatabase, eventually, type TestDatabase } from '../../../test/support/test-database';
 
 /**
  * The API as a least-privilege role (migration 008, docs/operations.md "Database roles"): migrations as the
@@ -75,6 +76,18 @@ describe('the API as the ipledger_service role', () => {
     expect(events.rows[0].n).toBeGreaterThanOrEqual(8);
   });
 
+  it('seals the audit chain and writes snapshots with only SELECT and INSERT', async () => {
+    const { n } = (await service.query('SELECT count(*)::int AS n FROM events')).rows[0];
+    const head = await eventually(
+      async () => (await request(app.getHttpServer()).get('/v1/audit/head').expect(200)).body as { count: number },
+      (h) => h.count === n,
+    );
+    expect(head.count).toBe(n);
+    await writeSnapshot(service, 'pool-p', 1, { probe: 1 });
+    await writeSnapshot(service, 'pool-p', 1, { probe: 2 }); // a replica's second write at that version keeps the first
+    expect(await readSnapshot(service, 'pool-p')).toEqual({ version: 1, state: { probe: 1 } });
+  });
+
   it.each([
     ['UPDATE', "UPDATE events SET type = 'Forged'"],
     ['DELETE', 'DELETE FROM events'],
@@ -85,5 +98,36 @@ describe('the API as the ipledger_service role', () => {
     await expect(service.query(sql)).rejects.toMatchObject({ code: '42501' });
     const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM events WHERE type = 'Forged'");
     expect(rows[0].n).toBe(0);
+  });
+
+  // each statement would change a row if it were allowed (the owner's run of it, in a rolled-back
+  // transaction, proves that): the refusal is the permission, not an empty table
+  it.each([
+    ['UPDATE on stream_snapshots', "UPDATE stream_snapshots SET state = '{}'"],
+    ['DELETE on stream_snapshots', 'DELETE FROM stream_snapshots'],
+    ['TRUNCATE on stream_snapshots', 'TRUNCATE stream_snapshots'],
+    ["UPDATE on the previous release's snapshots", "UPDATE snapshots SET state = '{}'"],
+    ["DELETE on the previous release's snapshots", 'DELETE FROM snapshots'],
+    ['INSERT on schema_migrations', "INSERT INTO schema_migrations (name) VALUES ('999_forged.sql')"],
+    ['UPDATE on schema_migrations', "UPDATE schema_migrations SET name = name || '.forged'"],
+    ['DELETE on schema_migrations', 'DELETE FROM schema_migrations'],
+    ['TRUNCATE on schema_migrations', 'TRUNCATE schema_migrations'],
+    ['UPDATE on event_links', "UPDATE event_links SET hash = '\\x00'"],
+    ['DELETE on event_links', 'DELETE FROM event_links'],
+    ['TRUNCATE on event_links', 'TRUNCATE event_links'],
+  ])('is refused by PostgreSQL permissions: %s', async (_, sql) => {
+    const owner = await db.pool.connect();
+    try {
+      await owner.query('BEGIN');
+      // as the owner, with the append-only triggers out of the way, the statement does change rows
+      await owner.query("SET LOCAL session_replication_role = 'replica'");
+      await owner.query("INSERT INTO snapshots (stream_id, version, state) VALUES ('probe', 1, '{}') ON CONFLICT DO NOTHING");
+      const changed = await owner.query(sql);
+      expect(changed.command === 'TRUNCATE' || (changed.rowCount ?? 0) > 0).toBe(true);
+    } finally {
+      await owner.query('ROLLBACK');
+      owner.release();
+    }
+    await expect(service.query(sql)).rejects.toMatchObject({ code: '42501' });
   });
 });

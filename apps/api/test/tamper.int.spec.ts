@@ -35,6 +35,12 @@ const feedOrder = async (db: Pool): Promise<string[]> =>
 
 describe('the audit chain: one global chain sealed in the background', () => {
   let api: TestApi;
+  const allocate = (handle: string, pool: string) =>
+    api
+      .http()
+      .post('/v1/allocations')
+      .send({ handle, node: 'n', namespace: 'ns', pod: handle, pools: [pool] })
+      .expect(201);
 
   beforeAll(async () => {
     api = await startTestApi('tamper', { env: { IPAM_AUDIT_SEAL_INTERVAL_MS: '50' } });
@@ -67,6 +73,12 @@ describe('the audit chain: one global chain sealed in the background', () => {
           .expect(201),
       ),
     );
+    // enough events in pool q for the API to snapshot it (every 200 events at least)
+    for (let batch = 0; batch < 10; batch++) {
+      const handles = Array.from({ length: 10 }, (_, j) => `s${batch}-${j}`);
+      await Promise.all(handles.map((h) => allocate(h, 'q')));
+      await Promise.all(handles.map((h) => api.http().delete(`/v1/allocations/${h}`).expect(204)));
+    }
   });
   afterAll(() => api?.close());
 
@@ -96,8 +108,11 @@ describe('the audit chain: one global chain sealed in the background', () => {
     expect((await cli(api.db.url, 'ip-history', '10.6.0.02')).code).toBe(2);
   });
 
-  it('replay --verify: the read models rebuilt from the log match the live ones', async () => {
+  it('replay --verify: the read models rebuilt from the log match the live ones, and the snapshots the fold of their streams', async () => {
+    const { rows } = await api.db.pool.query("SELECT count(*)::int AS n FROM stream_snapshots WHERE stream_id = 'pool-q'");
+    expect(rows[0].n).toBeGreaterThanOrEqual(1);
     const { code, lines } = await cli(api.db.url, 'replay', '--verify');
+    expect(lines.at(-2)).toBe(`${rows[0].n} snapshot(s) checked; every one matches the fold of its stream`);
     expect(lines.at(-1)).toBe(`${await api.eventCount()} events replayed; every read model matches the log`);
     expect(code).toBe(0);
   });
@@ -149,13 +164,20 @@ describe('the audit chain: one global chain sealed in the background', () => {
   it('seals with several replicas at once: one link an event, none twice', async () => {
     const replicas = new Pool({ connectionString: api.db.url, max: 4 });
     try {
-      await api
-        .http()
-        .post('/v1/allocations')
-        .send({ handle: 'race', node: 'n', namespace: 'ns', pod: 'r', pools: ['q'] })
-        .expect(201);
-      await Promise.all(Array.from({ length: 4 }, () => sealChain(replicas)));
+      // a backlog of several batches, which four sealers (and the API's own) go at together
+      await api.db.pool.query(
+        `INSERT INTO events (stream_id, version, event_id, type, data)
+         SELECT 'race-' || (i % 7), i / 7 + 1, gen_random_uuid(), 'AuditProbe', '{}' FROM generate_series(0, 3499) i ORDER BY i`,
+      );
+      const sealers = Array.from({ length: 4 }, async () => {
+        let sealed = 0;
+        for (let round = 0; round < 20; round++) sealed += await sealChain(replicas, 250);
+        return sealed;
+      });
+      expect((await Promise.all(sealers)).every((n) => n >= 0)).toBe(true);
       const head = await sealedHead(api);
+      const { rows } = await api.db.pool.query('SELECT count(*)::int AS links, count(DISTINCT position)::int AS events FROM event_links');
+      expect(rows[0]).toEqual({ links: head.count, events: head.count });
       expect((await cli(api.db.url, 'verify-chain', '--head', `${head.count}:${head.hash}`)).code).toBe(0);
     } finally {
       await replicas.end();
@@ -344,6 +366,32 @@ describe('the audit chain: one global chain sealed in the background', () => {
       expect(rewritten.code).toBe(1);
     });
 
+    it('replay --verify names a snapshot edited, and one forged past its stream', async () => {
+      const url = await tamperedCopy(`ALTER TABLE stream_snapshots DISABLE TRIGGER USER;
+        UPDATE stream_snapshots SET state = jsonb_set(state, '{holders}', '[]') WHERE stream_id = 'pool-q';
+        INSERT INTO stream_snapshots (stream_id, version, state)
+          SELECT stream_id, 100000, state FROM stream_snapshots WHERE stream_id = 'pool-q' ORDER BY version DESC LIMIT 1`);
+      const version = await superuser(
+        source,
+        async (c) => (await c.query("SELECT max(version) AS v FROM stream_snapshots WHERE stream_id = 'pool-q'")).rows[0].v as number,
+      );
+      const { code, lines } = await cli(url, 'replay', '--verify');
+      expect(code).toBe(1);
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(
+            new RegExp(
+              `^DIFFERENT snapshot of pool-q at version ${version}: stored .*"holders":\\[\\].*, the fold of its events gives .*"holders":\\[\\["10\\.7\\.`,
+            ),
+          ),
+          expect.stringMatching(
+            /^DIFFERENT snapshot of pool-q at version 100000: the stream has \d+ events, fewer than the snapshot's version$/,
+          ),
+        ]),
+      );
+      expect(lines.at(-2)).toMatch(/^\d+ snapshot\(s\) checked; 2 differ from the fold of their stream$/);
+    });
+
     it('names a forged event inserted in the middle of the log', async () => {
       // committed "in" the transaction of an early event, so the feed orders it among the first ones
       const forged = `INSERT INTO events (position, transaction_id, stream_id, version, event_id, type, data)
@@ -358,5 +406,22 @@ describe('the audit chain: one global chain sealed in the background', () => {
       expect(rewritten.code).toBe(1);
       expect(rewritten.lines[0]).toContain(rewrittenChanged());
     });
+  });
+});
+
+describe('the audit chain trailing the log', () => {
+  let api: TestApi;
+  // the sealer runs at start-up, then not again within the test
+  beforeAll(async () => (api = await startTestApi('tamper-trailing', { env: { IPAM_AUDIT_SEAL_INTERVAL_MS: '60000' } })));
+  afterAll(() => api.close());
+
+  it('shows in ipledger_audit_unsealed_events what the chain does not cover yet, and the head does not count it', async () => {
+    await api.http().post('/v1/pools').send({ name: 'trail', cidr: '10.9.0.0/24' }).expect(201);
+    const gauge = async () => /^ipledger_audit_unsealed_events (\d+)$/m.exec((await api.http().get('/metrics').expect(200)).text)?.[1];
+    expect(await eventually(gauge, (value) => value === '1')).toBe('1');
+    expect(await headOf(api)).toEqual({ count: 0, hash: '0'.repeat(64), at: expect.any(String) });
+    await sealChain(api.db.pool);
+    expect(await gauge()).toBe('0');
+    expect((await headOf(api)).count).toBe(1);
   });
 });

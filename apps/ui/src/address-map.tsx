@@ -79,6 +79,13 @@ function Tooltip({ cell }: { cell: AddressCell | BlockCell }) {
           </dd>
         </dl>
       )}
+      {h?.heldForNode && (
+        <div data-held-for-node={h.heldForNode.node}>
+          <span class="pill held">held for node</span> {h.heldForNode.node}: pod deleted{' '}
+          {h.heldForNode.cause === 'node-not-ready' ? 'while the node was not Ready' : 'with its containers running'} at{' '}
+          {h.heldForNode.since}; freed by the node's CNI DEL, the node's deletion, or its grace period
+        </div>
+      )}
       {cell.range && (
         <div>
           StatefulSet range of{' '}

@@ -38,6 +38,8 @@ export interface Allocation {
   family: 4 | 6;
   statefulSet?: { namespace: string; name: string; ordinal: number };
   allocatedAt: string;
+  /** its pod is deleted but the sandbox may still use the address: not free yet */
+  heldForNode?: { node: string; cause: 'node-not-ready' | 'containers-running'; since: string };
 }
 
 export interface List<T> {

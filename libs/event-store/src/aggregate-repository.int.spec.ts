@@ -4,6 +4,8 @@ import { AggregateRepository, AggregateType } from './aggregate-repository';
 import { appendToStreams } from './append-to-streams';
 import { ConcurrencyError } from './concurrency-error';
 import { readSnapshot } from './read-snapshot';
+import { readSnapshots } from './read-snapshots';
+import { writeSnapshot } from './write-snapshot';
 import { readStream } from './read-stream';
 
 interface Counter {
@@ -157,6 +159,19 @@ describe('AggregateRepository', () => {
     const [viaMany] = await new AggregateRepository(pool).loadMany(manyType, ['1']);
     expect(manyType.evolved).toBe(3);
     expect(viaMany).toEqual(fresh);
+  });
+
+  it('keeps every snapshot as a row of its own; the newest version wins, whatever the order they were written in', async () => {
+    await writeSnapshot(pool, 'rows-1', 20, { total: 20 });
+    await writeSnapshot(pool, 'rows-1', 10, { total: 10 });
+    await writeSnapshot(pool, 'rows-1', 20, { total: -1 });
+    const { rows } = await pool.query("SELECT version, state FROM stream_snapshots WHERE stream_id = 'rows-1' ORDER BY version");
+    expect(rows).toEqual([
+      { version: 10, state: { total: 10 } },
+      { version: 20, state: { total: 20 } },
+    ]);
+    expect(await readSnapshot(pool, 'rows-1')).toEqual({ version: 20, state: { total: 20 } });
+    expect((await readSnapshots(pool, ['rows-1'])).get('rows-1')).toEqual({ version: 20, state: { total: 20 } });
   });
 
   it('spaces snapshots by the state when `every` is a function of it', async () => {

@@ -7,6 +7,11 @@ const MIGRATION_LOCK_KEY = 4_917_002_113;
 
 const MIGRATION_FILE = /^\d{3}_.+\.sql$/;
 
+/** The `NNN_*.sql` files of a migrations folder, in the order they apply. */
+export async function migrationFiles(migrationsDir: string): Promise<string[]> {
+  return (await readdir(migrationsDir)).filter((name) => MIGRATION_FILE.test(name)).sort();
+}
+
 /**
  * Applies every `NNN_*.sql` file of `migrationsDir` not yet recorded in `schema_migrations`, in
  * name order, each in its own transaction together with its record. Creates the database first
@@ -34,7 +39,7 @@ async function applyPending(client: Client, migrationsDir: string, log: (line: s
   await client.query('create table if not exists schema_migrations (name text primary key, applied_at timestamptz default now())');
   const { rows } = await client.query<{ name: string }>('select name from schema_migrations');
   const done = new Set(rows.map((row) => row.name));
-  const pending = (await readdir(migrationsDir)).filter((name) => MIGRATION_FILE.test(name) && !done.has(name)).sort();
+  const pending = (await migrationFiles(migrationsDir)).filter((name) => !done.has(name));
 
   for (const name of pending) {
     const sql = await readFile(join(migrationsDir, name), 'utf8');

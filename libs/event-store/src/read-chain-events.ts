@@ -22,8 +22,8 @@ export async function readChainEvents(db: Pool | PoolClient, after: FeedPoint | 
               schema_version as "schemaVersion", data::text as data, metadata::text as metadata, event_id::text as "eventId",
               (extract(epoch from recorded_at) * 1000000)::bigint::text as "recordedAtMicros"
          from events
-        where transaction_id < pg_snapshot_xmin(pg_current_snapshot()) and (transaction_id, position) > ($1::xid8, $2::bigint)
-        order by transaction_id, position
+        where transaction_id < pg_snapshot_xmin(pg_current_snapshot()) and (events.transaction_id, events.position) > ($1::xid8, $2::bigint)
+        order by events.transaction_id, events.position -- the columns, not the text forms selected under their names
         limit $3`,
       [from.transactionId, from.position, limit],
     ),

@@ -26,22 +26,39 @@ export interface AllocationView {
   statefulSet?: StatefulSetRef;
   /** the CNI network it was allocated through, when the request named one */
   network?: string;
+  /** present while the pod is deleted but its sandbox may still use the address (see held-for-node in the consumer) */
+  heldForNode?: HeldForNode;
 }
 
-export const ALLOCATION_SELECT = `SELECT a.handle, host(a.ip) AS ip, masklen(p.cidr) AS "prefixLength", p.cidr::text AS cidr, a.pool, host(p.gateway) AS gateway, a.node,
+export interface HeldForNode {
+  node: string;
+  /** node-not-ready: deleted while its node was not Ready; containers-running: force-deleted with containers running */
+  cause: 'node-not-ready' | 'containers-running';
+  since: string;
+}
+
+const ALLOCATION_COLUMNS = `a.handle, host(a.ip) AS ip, masklen(p.cidr) AS "prefixLength", p.cidr::text AS cidr, a.pool, host(p.gateway) AS gateway, a.node,
   a.namespace, a.pod, a.pod_uid AS "podUid", a.owner, a.family, ${rfc3339('a.allocated_at')} AS "allocatedAt",
   CASE WHEN a.statefulset IS NULL THEN NULL
-       ELSE json_build_object('namespace', a.namespace, 'name', a.statefulset, 'ordinal', a.ordinal) END AS "statefulSet", a.network
-  FROM allocations a JOIN pools p ON p.name = a.pool`;
+       ELSE json_build_object('namespace', a.namespace, 'name', a.statefulset, 'ordinal', a.ordinal) END AS "statefulSet", a.network`;
 
-export type AllocationRow = Omit<AllocationView, 'statefulSet' | 'gateway' | 'network'> & {
+export const ALLOCATION_SELECT = `SELECT ${ALLOCATION_COLUMNS} FROM allocations a JOIN pools p ON p.name = a.pool`;
+
+/** With the hold of a deleted pod's address, for the reads that answer GET and lists (the hot path's start needs none). */
+const ALLOCATION_READ = `SELECT ${ALLOCATION_COLUMNS},
+  CASE WHEN h.handle IS NULL THEN NULL ELSE json_build_object('node', h.node, 'cause', h.cause, 'since', ${rfc3339('h.held_at')}) END AS "heldForNode"
+  FROM allocations a JOIN pools p ON p.name = a.pool
+  LEFT JOIN kubernetes_held_addresses h ON h.handle = a.handle AND h.held_at >= a.allocated_at`;
+
+export type AllocationRow = Omit<AllocationView, 'statefulSet' | 'gateway' | 'network' | 'heldForNode'> & {
   statefulSet: StatefulSetRef | null;
   gateway: string | null;
   network: string | null;
+  heldForNode?: HeldForNode | null;
 };
 
 /** The optional fields are left out rather than null when they do not apply. */
-export const toAllocationView = ({ statefulSet, gateway, network, ...row }: AllocationRow): AllocationView => ({
+export const toAllocationView = ({ statefulSet, gateway, network, heldForNode, ...row }: AllocationRow): AllocationView => ({
   ...row,
   // PostgreSQL prints some IPv6 addresses dotted: show the service's one canonical text
   ip: canonicalIp(row.ip),
@@ -49,6 +66,7 @@ export const toAllocationView = ({ statefulSet, gateway, network, ...row }: Allo
   ...(gateway === null ? {} : { gateway: canonicalIp(gateway) }),
   ...(statefulSet ? { statefulSet } : {}),
   ...(network === null ? {} : { network }),
+  ...(heldForNode ? { heldForNode } : {}),
 });
 
 /**
@@ -78,7 +96,7 @@ export function allocationFromEvent(event: RecordedEvent, pool: { cidr: string; 
 
 /** What a handle holds now, IPv4 first. */
 export async function findAllocationsByHandle(db: Queryable, handle: string): Promise<AllocationView[]> {
-  const { rows } = await db.query<AllocationRow>(prepared(`${ALLOCATION_SELECT} WHERE a.handle = $1 ORDER BY a.family`, [handle]));
+  const { rows } = await db.query<AllocationRow>(prepared(`${ALLOCATION_READ} WHERE a.handle = $1 ORDER BY a.family`, [handle]));
   return rows.map(toAllocationView);
 }
 
@@ -104,7 +122,7 @@ export async function listAllocations(
   if (after) where.push(`(a.handle, a.family) > ($${params.push(after[0])}, $${params.push(after[1])})`);
   const { rows } = await db.query<AllocationRow>(
     prepared(
-      `${ALLOCATION_SELECT} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY a.handle, a.family LIMIT $${params.push(page.limit + 1)}`,
+      `${ALLOCATION_READ} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY a.handle, a.family LIMIT $${params.push(page.limit + 1)}`,
       params,
     ),
   );

@@ -3,7 +3,6 @@ import { draftPool, PoolAggregate, type CommandMetadata, type PoolEvent, type Po
 import { ConcurrencyError, type RecordedEvent } from '@ipledger/event-store';
 import { BatchQueue } from './batch-queue';
 import { EventWriter, type Change } from './event-writer';
-import { conflictPause } from './retry-on-conflict';
 import { runUnfenced } from './write-fence';
 
 /** One request's part in a batch: a decision on its pool as the batch left it so far. */
@@ -22,8 +21,6 @@ interface Queued {
 
 type Decided = { events: PoolEvent[]; answer(recorded: RecordedEvent[]): unknown } | { refused: unknown };
 
-const ATTEMPTS = 20;
-
 /**
  * Group commit: the requests that meet (see BatchQueue) are decided one after another on a draft
  * of each pool's state, in arrival order per pool, and appended in one transaction (one commit,
@@ -33,15 +30,17 @@ const ATTEMPTS = 20;
  *
  * The first attempt decides on the cached states without reading them (AggregateRepository's
  * trustCache), and the event store's expected versions stay the guard: a version conflict
- * (another replica, or a dual-stack or StatefulSet command of this one, appended to a pool)
- * re-decides the batch on fresh state; any other failure, such as the unique index of the
- * allocations read model catching a handle twice, fails the batch's requests, which decide again
- * from the start. Work inside a write fence (the Kubernetes consumer) does not come here: its
+ * (another replica, or a dual-stack or StatefulSet command of this one, appended to a pool), or
+ * any other failure such as the unique index of the allocations read model catching a handle
+ * twice, fails the batch's requests, which decide again from the start (their handler's retry,
+ * the one level that retries), the pools that fell behind read afresh. Work inside a write fence (the Kubernetes consumer) does not come here: its
  * fence must be checked in a transaction of its own.
  */
 @Injectable()
 export class PoolGroupCommit {
   private readonly queue: BatchQueue<Queued>;
+  /** pools whose cached state another writer moved past: the next batch on them reads them */
+  private readonly behind = new Set<string>();
 
   constructor(private readonly writer: EventWriter) {
     // under no one command's write fence either
@@ -64,43 +63,39 @@ export class PoolGroupCommit {
 
   private async commit(batch: Map<string, Queued[]>): Promise<void> {
     const pools = [...batch.keys()];
-    for (let attempt = 1; ; attempt++) {
-      // first on the cached states as they stand: the append's expected versions prove them current
-      const loaded = await this.writer.loadMany(PoolAggregate, pools, { trustCache: attempt === 1 });
-      // a handle is new in at most one pool of a batch (the allocations key): a second is decided again after this batch
-      const handles = new Set<string>();
-      const decided = pools.map((pool, i) => this.decide(loaded[i].state, batch.get(pool)!, handles));
-      const changes: Change[] = pools.map((pool, i) => {
-        const made = decided[i].filter((d) => 'events' in d);
-        return {
-          type: PoolAggregate,
-          loaded: loaded[i],
-          events: made.flatMap((d) => d.events),
-          metadata: batch
-            .get(pool)!
-            .flatMap(({ work }, j) => ('events' in decided[i][j] ? decided[i][j].events.map(() => work.metadata) : [])),
-        };
-      });
-      let recorded: RecordedEvent[];
-      try {
-        recorded = await this.writer.append(changes);
-      } catch (err) {
-        if (err instanceof ConcurrencyError && attempt < ATTEMPTS) {
-          // the first attempt's cached state fell behind (another replica wrote): load and go again at once
-          if (attempt > 1) await conflictPause(attempt);
-          continue;
-        }
-        throw err;
-      }
-      pools.forEach((pool, i) =>
-        answer(
-          batch.get(pool)!,
-          decided[i],
-          recorded.filter((e) => e.streamId === loaded[i].streamId),
-        ),
-      );
-      return;
+    // on the cached states as they stand (the append's expected versions prove them current), unless one fell behind
+    const trustCache = !pools.some((pool) => this.behind.has(pool));
+    const loaded = await this.writer.loadMany(PoolAggregate, pools, { trustCache });
+    pools.forEach((pool) => this.behind.delete(pool));
+    // a handle is new in at most one pool of a batch (the allocations key): a second is decided again after this batch
+    const handles = new Set<string>();
+    const decided = pools.map((pool, i) => this.decide(loaded[i].state, batch.get(pool)!, handles));
+    const changes: Change[] = pools.map((pool, i) => {
+      const made = decided[i].filter((d) => 'events' in d);
+      return {
+        type: PoolAggregate,
+        loaded: loaded[i],
+        events: made.flatMap((d) => d.events),
+        metadata: batch
+          .get(pool)!
+          .flatMap(({ work }, j) => ('events' in decided[i][j] ? decided[i][j].events.map(() => work.metadata) : [])),
+      };
+    });
+    let recorded: RecordedEvent[];
+    try {
+      recorded = await this.writer.append(changes);
+    } catch (err) {
+      // another writer moved a pool: the requests' own retry (one level, see retryOnConflict) decides again, on fresh state
+      if (err instanceof ConcurrencyError) pools.forEach((pool) => this.behind.add(pool));
+      throw err;
     }
+    pools.forEach((pool, i) =>
+      answer(
+        batch.get(pool)!,
+        decided[i],
+        recorded.filter((e) => e.streamId === loaded[i].streamId),
+      ),
+    );
   }
 
   /** The pool's requests in order on one draft, each seeing the events of those before it. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { DeletePoolCommand, DomainError, type CommandMetadata } from '@ipledger/domain';
@@ -21,7 +22,7 @@ import type { Pool } from 'pg';
 import type { Config, KubernetesConsumerConfig } from '../config';
 import { isDatabaseUnavailable } from '../infrastructure/database-unavailable';
 import { EventWriter } from '../infrastructure/event-writer';
-import { isConflict, retryOnConflict } from '../infrastructure/retry-on-conflict';
+import { conflictDelayMs, conflictsGoUp, isConflict } from '../infrastructure/retry-on-conflict';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 import { runFenced, type WriteFence } from '../infrastructure/write-fence';
 import { Metrics } from '../metrics/metrics';
@@ -39,7 +40,9 @@ import {
   StaleMessage,
   statefulSetsWithoutRange,
   takeUnparkRequests,
+  trimStoredObjects,
 } from './kubernetes-objects';
+import { releaseForUnreachableNodes } from './held-for-node';
 import { collectLeaks } from './leak-collector';
 import { applyNode } from './node.applier';
 import { applyPod } from './pod.applier';
@@ -58,14 +61,19 @@ const APPLIERS: Record<KubeKind, (ctx: ApplyContext, change: ObjectChange) => Pr
 /** How often a replica looks for parked messages an operator asked to have applied again. */
 const UNPARK_POLL_MS = 1000;
 
+/** How often held addresses are checked against their node's grace: a quarter of it, within these bounds. */
+const HELD_POLL_MIN_MS = 500;
+const HELD_POLL_MAX_MS = 15_000;
+
 /** Stream retention when the API has to create the stream (the watcher normally does). */
 const STREAM_MAX_AGE_SECONDS = 7 * 24 * 3600;
 
 /**
  * Applies what the watcher publishes through the same commands as REST. Messages of one object
  * are applied in order, different objects concurrently; a sync marker waits for every message
- * before it. A refusal by the domain is final (recorded as the object's status, acknowledged); any
- * other error is retried later.
+ * before it. A refusal by the domain is final (recorded as the object's status, acknowledged); a
+ * lost race (CONCURRENCY_CONFLICT) goes back for redelivery at once, the one level that retries it
+ * (no command inside retries on its own); any other error is retried later, with a growing delay.
  */
 @Injectable()
 export class KubernetesConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -73,8 +81,8 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   private consumer: DurableConsumer | null = null;
   private stopped = false;
   private jsm: JetStreamManager | null = null;
-  private unparkTimer: NodeJS.Timeout | undefined;
-  private unparking: Promise<void> | null = null;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly running = new Set<Promise<void>>();
 
   constructor(
     @Inject(KUBERNETES_CONFIG) private readonly config: KubernetesConsumerConfig,
@@ -96,6 +104,8 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     const jsm = await nc.jetstreamManager();
     await ensureStream(jsm, this.config.names, STREAM_MAX_AGE_SECONDS, this.config.streamReplicas);
     if (this.stopped) return;
+    const trimmed = await trimStoredObjects(this.db);
+    if (trimmed) this.logger.log(`trimmed ${trimmed} object(s) an older release stored whole`);
     this.consumer = new DurableConsumer(
       nc.jetstream(),
       jsm,
@@ -110,20 +120,46 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     );
     await this.consumer.start();
     this.jsm = jsm;
-    this.unparkTimer = setInterval(() => {
-      if (this.unparking) return;
-      this.unparking = this.redeliverUnparked()
-        .catch((err: Error) => this.logger.warn(`unpark requests not read: ${err.message}`))
-        .finally(() => (this.unparking = null));
-    }, UNPARK_POLL_MS);
+    this.every(UNPARK_POLL_MS, 'unpark requests not read', () => this.redeliverUnparked());
+    const grace = this.config.unreachableNodeGraceSeconds;
+    this.every(Math.min(HELD_POLL_MAX_MS, Math.max(HELD_POLL_MIN_MS, (grace * 1000) / 4)), 'held addresses not checked', () =>
+      this.releaseHeldForUnreachableNodes(),
+    );
     this.logger.log(`consuming ${this.config.names.stream} as ${this.config.durable}`);
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.unparkTimer);
-    await this.unparking;
+    this.timers.forEach((timer) => clearInterval(timer));
+    await Promise.all(this.running);
     await this.consumer?.stop();
+  }
+
+  /** Periodic work, one run at a time; a failure is logged and the next tick tries again. */
+  private every(ms: number, failure: string, work: () => Promise<void>): void {
+    let run: Promise<void> | null = null;
+    this.timers.push(
+      setInterval(() => {
+        if (run) return;
+        run = work()
+          .catch((err: Error) => this.logger.warn(`${failure}: ${err.message}`))
+          .finally(() => {
+            this.running.delete(run!);
+            run = null;
+          });
+        this.running.add(run);
+      }, ms),
+    );
+  }
+
+  /** Addresses held for a node that stayed not Ready past IPAM_UNREACHABLE_NODE_GRACE_SECONDS are released (every replica looks; releases are idempotent). */
+  private async releaseHeldForUnreachableNodes(): Promise<void> {
+    const correlationId = randomUUID();
+    const metadata: CommandMetadata = { actor: 'watcher', source: 'kubernetes', correlationId, causationId: correlationId };
+    const released = await releaseForUnreachableNodes(this.context(metadata), this.config.unreachableNodeGraceSeconds);
+    for (const handle of released) {
+      this.logger.warn(`released handle ${handle}: held for a node not Ready for ${this.config.unreachableNodeGraceSeconds} s`);
+    }
   }
 
   private prepare(delivery: Delivery): Prepared {
@@ -139,11 +175,14 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       return {
         key: `sync/${sync.kind}`,
         barrier: true,
-        run: () => this.applySync(sync, delivery).catch((err: Error) => this.parkSync(sync, delivery, err)),
+        run: () =>
+          conflictsGoUp(() => this.applySync(sync, delivery)).catch(
+            (err: Error) => conflictRedelivery(err, delivery) ?? this.parkSync(sync, delivery, err),
+          ),
       };
     }
     const change = message.change;
-    return { key: `${change.kind}/${objectKey(change.object)}`, run: () => this.applyChange(change, delivery) };
+    return { key: `${change.kind}/${objectKey(change.object)}`, run: () => conflictsGoUp(() => this.applyChange(change, delivery)) };
   }
 
   private metadata(delivery: Delivery, correlationId: string): CommandMetadata {
@@ -168,6 +207,8 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       await this.applyFenced(change, delivery);
     } catch (err) {
       if (err instanceof StaleMessage) return ACKED;
+      const again = conflictRedelivery(err, delivery);
+      if (again) return again;
       if (!this.parks(err, delivery)) throw err;
       await this.park(change, delivery, err as Error);
     }
@@ -182,16 +223,14 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
    */
   private async applyFenced(change: ObjectChange, delivery: Delivery): Promise<void> {
     const ctx = this.context(this.metadata(delivery, change.object.metadata.uid));
-    await retryOnConflict(async () => {
-      const fence: WriteFence = {
-        reads: new Map(),
-        check: (client) => claimObject(client, change, delivery.streamSequence, 'applying'),
-      };
-      const status = await runFenced(fence, () =>
-        this.refusalAsStatus(change.kind, `${change.type} ${objectKey(change.object)}`, () => APPLIERS[change.kind](ctx, change)),
-      );
-      await this.writer.confirm({ ...fence, check: (client) => claimObject(client, change, delivery.streamSequence, status) });
-    });
+    const fence: WriteFence = {
+      reads: new Map(),
+      check: (client) => claimObject(client, change, delivery.streamSequence, 'applying'),
+    };
+    const status = await runFenced(fence, () =>
+      this.refusalAsStatus(change.kind, `${change.type} ${objectKey(change.object)}`, () => APPLIERS[change.kind](ctx, change)),
+    );
+    await this.writer.confirm({ ...fence, check: (client) => claimObject(client, change, delivery.streamSequence, status) });
   }
 
   /**
@@ -200,8 +239,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
    * is no fault of the message and never counts.
    */
   private parks(err: unknown, delivery: Delivery): boolean {
-    const lostRace = isConflict(err) || (err instanceof DomainError && err.code === 'CONCURRENCY_CONFLICT');
-    return delivery.deliveryCount >= this.config.maxAttempts && !isDatabaseUnavailable(err) && !lostRace;
+    return delivery.deliveryCount >= this.config.maxAttempts && !isDatabaseUnavailable(err) && !isConflict(err);
   }
 
   /** A sync marker has no object to park: it is set aside (logged, counted), and the next sync does its work. */
@@ -240,7 +278,11 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       if ('terminate' in prepared) continue;
       this.logger.log(`${request.kind} ${request.key}: applying parked message ${stored.seq} again`);
       await prepared.run().then(
-        (outcome) => this.settled(delivery, outcome),
+        async (outcome) => {
+          this.settled(delivery, outcome);
+          // a lost race: asked again, for the next poll
+          if ('retryAfterMs' in outcome) await requestUnpark(this.db, [request]).catch(() => undefined);
+        },
         async (err: Error) => {
           // the database went away meanwhile: ask again
           await requestUnpark(this.db, [request]).catch(() => undefined);
@@ -250,12 +292,12 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     }
   }
 
-  /** A refusal by the domain is final for this message: it becomes the object's status instead of a retry. */
+  /** A refusal by the domain is final for this message: it becomes the object's status instead of a retry. A lost race is no refusal. */
   private async refusalAsStatus(kind: KubeKind, what: string, apply: () => Promise<string>): Promise<string> {
     try {
       return await apply();
     } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
+      if (!(err instanceof DomainError) || isConflict(err)) throw err;
       const status = `refused: ${err.code}: ${err.message}`;
       this.logger.warn(`${kind} ${what} ${status}`);
       this.metrics.kubernetesMessages.inc({ kind, outcome: 'refused' });
@@ -338,4 +380,9 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       this.metrics.kubernetesMessages.inc({ kind, outcome: 'acked' });
     }
   }
+}
+
+/** A lost race is no fault of the message: it is decided again on fresh state at its redelivery, soon, and never parked. */
+function conflictRedelivery(err: unknown, delivery: Delivery): Outcome | null {
+  return isConflict(err) ? { retryAfterMs: conflictDelayMs(delivery.deliveryCount), error: err as Error } : null;
 }

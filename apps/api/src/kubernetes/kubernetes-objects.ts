@@ -1,4 +1,4 @@
-import { objectKey, type KubeObject, type ObjectChange } from '@ipledger/messaging';
+import { objectKey, trimObject, type KubeKind, type KubeObject, type ObjectChange } from '@ipledger/messaging';
 import type { Queryable } from '@ipledger/projections';
 
 /**
@@ -137,4 +137,23 @@ export async function setStatus(db: Queryable, kind: string, key: string, status
     status,
     deleted ?? false,
   ]);
+}
+
+/**
+ * Trims the objects an older release stored whole (a StatefulSet's pod template, env values
+ * included) as messages are trimmed now. A row a newer message replaced meanwhile is left alone.
+ */
+export async function trimStoredObjects(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ kind: KubeKind; key: string; seq: string; object: KubeObject }>(
+    'SELECT kind, key, stream_sequence AS seq, object FROM kubernetes_objects WHERE object IS NOT NULL',
+  );
+  if (rows.length === 0) return 0;
+  const trimmed = rows.map((r) => ({ kind: r.kind, key: r.key, seq: r.seq, object: trimObject(r.kind, r.object) }));
+  const { rowCount } = await db.query(
+    `UPDATE kubernetes_objects o SET object = t.object
+       FROM jsonb_to_recordset($1) AS t(kind text, key text, seq bigint, object jsonb)
+      WHERE o.kind = t.kind AND o.key = t.key AND o.stream_sequence = t.seq AND o.object IS DISTINCT FROM t.object`,
+    [JSON.stringify(trimmed)],
+  );
+  return rowCount ?? 0;
 }

@@ -8,6 +8,8 @@ interface Missing {
   pod: string;
   pod_uid: string | null;
   allocated_at: Date;
+  /** older than the grace period, by the database's clock */
+  past_grace: boolean;
 }
 
 export interface LeakReport {
@@ -17,11 +19,15 @@ export interface LeakReport {
 
 /**
  * Only pods' addresses are ever collected (owner = pod): an external allocation (a VM, a load
- * balancer) has no pod to miss, so no sync is evidence against it.
+ * balancer) has no pod to miss, so no sync is evidence against it; nor is an address held for its
+ * node (its pod is gone on purpose, and its own rules free it).
  * Addresses whose pod vanished while nobody watched (its delete never reached us) are released once
  * two consecutive pod syncs did not list the pod and the address is older than the grace period.
- * Only addresses allocated before a sync's list count as missed by it, and just before releasing,
- * the pod is looked up once more among the pods the watch has reported since.
+ * Only addresses allocated before a sync's marker arrived count as missed by it (one false miss of
+ * an address allocated between the list and then is harmless: two consecutive ones are needed),
+ * and just before releasing, the pod is looked up once more among the pods the watch has reported
+ * since. Every time here is the database's (allocated_at, received_at, now()): the watcher's
+ * listedAt is only recorded.
  */
 export async function collectLeaks(
   ctx: ApplyContext,
@@ -31,13 +37,15 @@ export async function collectLeaks(
 ): Promise<LeakReport> {
   const { db } = ctx;
   const { rows: missing } = await db.query<Missing>(
-    `SELECT handle, min(namespace) AS namespace, min(pod) AS pod, min(pod_uid) AS pod_uid, min(allocated_at) AS allocated_at
+    `SELECT handle, min(namespace) AS namespace, min(pod) AS pod, min(pod_uid) AS pod_uid, min(allocated_at) AS allocated_at,
+            max(allocated_at) <= now() - make_interval(secs => $2::integer) AS past_grace
        FROM allocations a
-      WHERE a.owner = 'pod' AND a.allocated_at < $2
+      WHERE a.owner = 'pod' AND a.allocated_at < (SELECT received_at FROM kubernetes_syncs WHERE sync_id = $1)
+        AND NOT EXISTS (SELECT 1 FROM kubernetes_held_addresses h WHERE h.handle = a.handle)
         AND NOT EXISTS (SELECT 1 FROM kubernetes_sync_items i
                          WHERE i.sync_id = $1 AND i.key = a.namespace || '/' || a.pod AND (a.pod_uid IS NULL OR i.uid = a.pod_uid))
       GROUP BY handle`,
-    [sync.syncId, sync.listedAt],
+    [sync.syncId, graceSeconds],
   );
   const { rows: suspects } = await db.query<{ handle: string; syncs: SyncRef[] }>(
     'SELECT handle, syncs FROM kubernetes_leak_suspects WHERE handle = ANY ($1)',
@@ -45,7 +53,6 @@ export async function collectLeaks(
   );
   const earlier = new Map(suspects.map((s) => [s.handle, s.syncs]));
   const thisSync: SyncRef = { syncId: sync.syncId, listedAt: sync.listedAt.toISOString() };
-  const graceEnd = Date.now() - graceSeconds * 1000;
   const suspected = missing.map((m) => {
     const before = earlier.get(m.handle) ?? [];
     const last = before[before.length - 1]?.syncId;
@@ -60,7 +67,7 @@ export async function collectLeaks(
      ON CONFLICT (handle) DO UPDATE SET syncs = EXCLUDED.syncs`,
     [JSON.stringify(suspected.map(({ handle, namespace, pod, pod_uid, syncs }) => ({ handle, namespace, pod, pod_uid, syncs })))],
   );
-  const due = suspected.filter((s) => s.syncs.length >= 2 && s.allocated_at.getTime() <= graceEnd);
+  const due = suspected.filter((s) => s.syncs.length >= 2 && s.past_grace);
   const released: string[] = [];
   for (const leak of due) {
     if (!(await podSeenSince(ctx, leak))) {

@@ -1,11 +1,21 @@
 import { DeleteNodeCommand, SetNodeLabelsCommand } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
 import { deleteOnce, type ApplyContext } from './apply-context';
+import { forgetReadiness, nodeReadiness, recordReadiness, releaseForDeletedNode } from './held-for-node';
 
-/** A Node's labels replace the stored ones (PUT semantics); a deleted Node is deleted. */
-export async function applyNode({ commands, metadata }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
+/** Nodes carry the labels pools are chosen by (PUT semantics), and the Ready condition held addresses wait on. */
+export async function applyNode(ctx: ApplyContext, { type, object }: ObjectChange): Promise<string> {
+  const { commands, db, metadata } = ctx;
   const { name, labels } = object.metadata;
-  if (type === 'DELETED') return deleteOnce(commands.execute(new DeleteNodeCommand(name, metadata)), 'NODE_NOT_FOUND');
+  if (type === 'DELETED') {
+    const released = await releaseForDeletedNode(ctx, name);
+    await forgetReadiness(db, name);
+    const status = await deleteOnce(commands.execute(new DeleteNodeCommand(name, metadata)), 'NODE_NOT_FOUND');
+    return released.length ? `${status}; released ${released.length} handle(s) held for it` : status;
+  }
   await commands.execute(new SetNodeLabelsCommand(name, labels ?? {}, metadata));
-  return 'labels applied';
+  const ready = nodeReadiness(object);
+  if (ready === null) return 'labels applied';
+  await recordReadiness(db, name, ready, metadata.streamSequence ?? 0);
+  return `labels applied; ${ready ? 'Ready' : 'not Ready'}`;
 }

@@ -2,9 +2,11 @@ import { ReleaseIpCommand } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
 import { findPodHandles } from '@ipledger/projections';
 import type { ApplyContext } from './apply-context';
+import { holdCause, holdForNode, podNode, readiness } from './held-for-node';
 
 /**
- * A deleted Pod releases its addresses (a CNI DEL may never come: node gone, plugin crashed).
+ * A deleted Pod releases its addresses (a CNI DEL may never come: node gone, plugin crashed),
+ * unless its sandbox may still use them: then they are held for its node (see held-for-node.ts).
  * Only those given to this pod's uid, or recorded without one, go: a new pod of the same name
  * (a StatefulSet pod restarted) keeps what it was given. Live pods are only recorded.
  */
@@ -13,8 +15,20 @@ export async function applyPod({ commands, db, metadata }: ApplyContext, { type,
   const { name, uid } = object.metadata;
   const namespace = object.metadata.namespace as string;
   const handles = (await findPodHandles(db, namespace, name)).filter((h) => h.podUid === null || h.podUid === uid);
+  if (handles.length === 0) return 'deleted';
+  const node = podNode(object);
+  const cause = node ? holdCause(object, await readiness(db, node)) : null;
+  if (node && cause) {
+    await holdForNode(
+      db,
+      handles.map((h) => h.handle),
+      { namespace, name, uid, node },
+      cause,
+    );
+    return `held ${handles.length} handle(s) for node ${node} (${cause})`;
+  }
   for (const { handle } of handles) {
     await commands.execute(new ReleaseIpCommand(handle, metadata, { podUid: uid, reason: { cause: 'pod-deleted', podUid: uid } }));
   }
-  return handles.length ? `released ${handles.length} handle(s)` : 'deleted';
+  return `released ${handles.length} handle(s)`;
 }

@@ -59,7 +59,7 @@ export async function markSyncDone(db: Pool, sync: CompleteSync): Promise<void> 
     `DELETE FROM kubernetes_syncs s WHERE s.kind = $1 AND (
        (s.completed_at IS NOT NULL AND s.sync_id NOT IN (
           SELECT sync_id FROM kubernetes_syncs WHERE kind = $1 AND completed_at IS NOT NULL ORDER BY completed_at DESC LIMIT 2))
-       OR (s.completed_at IS NULL AND s.listed_at < now() - interval '1 hour'))`,
+       OR (s.completed_at IS NULL AND s.received_at < now() - interval '1 hour'))`,
     [sync.kind],
   );
 }

@@ -7,6 +7,17 @@ export class StatefulSetRefDto {
   @ApiProperty() ordinal!: number;
 }
 
+export class HeldForNodeDto {
+  @ApiProperty({ description: 'the node whose sandbox may still use the address' }) node!: string;
+  @ApiProperty({
+    enum: ['node-not-ready', 'containers-running'],
+    description:
+      'node-not-ready: the pod was deleted while its node was not Ready; containers-running: force-deleted with running containers',
+  })
+  cause!: 'node-not-ready' | 'containers-running';
+  @ApiProperty({ format: 'date-time', description: 'when the pod was deleted and the address held' }) since!: string;
+}
+
 export class AllocationDto {
   @ApiProperty() handle!: string;
   @ApiProperty({ example: '10.4.0.17' }) ip!: string;
@@ -29,6 +40,12 @@ export class AllocationDto {
   @ApiPropertyOptional({ example: 'k8s-pod-network', description: 'the CNI network (config `name`) it was allocated through' })
   network?: string;
   @ApiProperty({ format: 'date-time' }) allocatedAt!: string;
+  @ApiPropertyOptional({
+    type: HeldForNodeDto,
+    description:
+      'present while its pod is deleted but its sandbox may still use the address: not free until the node CNI DEL or GC, the node object is deleted, or IPAM_UNREACHABLE_NODE_GRACE_SECONDS after the node was last Ready',
+  })
+  heldForNode?: HeldForNodeDto;
 }
 
 export class AllocationItemsDto {
