@@ -13,6 +13,8 @@ export * from './write-snapshot';
 export * from './prepared';
 export * from './verify-chain';
 export * from './read-feed-lag';
+export * from './connection-string';
+export * from './connect-postgres';
 export * from './event-link';
 export type { ChainHead, EventLink } from './event-links';
 export * from './read-chain-head';
