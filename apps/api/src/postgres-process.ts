@@ -33,8 +33,8 @@ function run(bin: string, tool: string, args: string[], user: PostgresUser | nul
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(user && { uid: user.uid, gid: user.gid }),
   });
-  child.stdout!.on('data', (chunk: Buffer) => output.add(chunk));
-  child.stderr!.on('data', (chunk: Buffer) => output.add(chunk));
+  child.stdout.on('data', (chunk: Buffer) => output.add(chunk));
+  child.stderr.on('data', (chunk: Buffer) => output.add(chunk));
   return child;
 }
 
