@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
-import { natsUrl, streamNames, streamReplicas, type StreamNames } from '@ipledger/messaging';
+import { natsSecurity, natsUrl, streamNames, streamReplicas, type NatsSecurity, type StreamNames } from '@ipledger/messaging';
 import { wholeNumber } from '@ipledger/runtime';
 import { DEFAULT_DATA_DIR, DEFAULT_EMBEDDED_PORT } from './embedded-database';
 
@@ -22,6 +22,8 @@ export interface Config {
   /** IPAM_MIGRATE: apply pending migrations at start (on, the default), or leave them to `ipledger migrate` (off) */
   migrate: boolean;
   natsUrl: string;
+  /** IPAM_NATS_CA_FILE, IPAM_NATS_CERT_FILE, IPAM_NATS_KEY_FILE (or a tls:// URL), IPAM_NATS_CREDS_FILE */
+  natsSecurity: NatsSecurity;
   /** from IPAM_TOKENS; empty with IPAM_TOKENS_FILE */
   tokens: Map<string, TokenGrant>;
   /** IPAM_TOKENS_FILE: the same entries, one a line or comma-separated, re-read when the file changes */
@@ -153,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     migrationsDatabaseUrl: env.IPAM_MIGRATIONS_DATABASE_URL ? withDefaultUser(env.IPAM_MIGRATIONS_DATABASE_URL, env) : databaseUrl,
     migrate: migrateAtStart(env),
     natsUrl: natsUrl(env),
+    natsSecurity: natsSecurity(env, natsUrl(env)),
     tokens,
     tokensFile,
     defaultMatchLabel: env.IPAM_DEFAULT_MATCH_LABEL || null,

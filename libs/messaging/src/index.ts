@@ -9,3 +9,4 @@ export * from './watch-change';
 export * from './nats-servers';
 export * from './nats-env';
 export * from './transforms/kube-transform';
+export * from './nats-security';
