@@ -89,7 +89,7 @@ describe('NATS over TLS with client certificates and .creds (IPAM_NATS_CA_FILE, 
     kube.upsert('node', { metadata: { name: 'tls-node', labels: { 'pool-group': 'rack-tls' } } });
     watcher = await startWatcherProcess({ ...bus.env, ...natsEnv, KUBECONFIG: kube.writeKubeconfig(dir), IPAM_WATCHER_KINDS: 'node' });
     const ready = await eventually(
-      () => fetch(`${watcher.url}/readyz`).then(async (r) => ({ status: r.status, body: await r.json() })),
+      () => fetch(`${watcher.url}/readyz`).then(async (r) => ({ status: r.status, body: (await r.json()) as { checks: unknown } })),
       (r) => r.status === 200,
       20_000,
     );
