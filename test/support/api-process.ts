@@ -53,7 +53,8 @@ export interface ApiProcessOptions {
 
 /** Spawns the API (not waiting for anything) and collects its lines; stderr is also passed on, as a failing test's clue. */
 async function spawnApi(databaseUrl: string, options: ApiProcessOptions): Promise<{ child: ChildProcess; port: number; lines: string[] }> {
-  const port = await freePort();
+  // a given PORT: a restarted API where its clients (a node's CNI config) already point
+  const port = options.env?.PORT ? Number(options.env.PORT) : await freePort();
   const root = options.root ?? ROOT;
   const entry =
     options.from === 'dist'

@@ -121,7 +121,10 @@ function parseTimeout(value: unknown): number {
 }
 
 function parseUrl(value: unknown): string {
-  if (typeof value !== 'string') throw invalid('ipam.url is required: the ipledger API, e.g. "http://ipledger.kube-system.svc:3000"');
+  if (typeof value !== 'string')
+    throw invalid(
+      'ipam.url is required: the ipledger API as the host reaches it without cluster DNS, e.g. "http://<cluster IP of the Service ipledger-api>:8080"',
+    );
   let url: URL;
   try {
     url = new URL(value);
