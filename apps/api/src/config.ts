@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { userInfo } from 'node:os';
+import { formatConnectionString, parseConnectionString } from '@ipledger/event-store';
 import { natsSecurity, natsUrl, streamNames, streamReplicas, type NatsSecurity, type StreamNames } from '@ipledger/messaging';
 import { wholeNumber } from '@ipledger/runtime';
 import { DEFAULT_DATA_DIR, DEFAULT_EMBEDDED_PORT } from './embedded-database';
@@ -85,11 +85,12 @@ export function parseTokens(text: string | undefined, source = 'IPAM_TOKENS'): M
   return tokens;
 }
 
-/** Like libpq, a URL without a user name connects as PGUSER or the operating-system user (node-postgres alone would send none). */
+/**
+ * The URL read as libpq reads it (host lists, target_session_attrs, sslmode...), refused at start
+ * when malformed; like libpq, one without a user name connects as PGUSER or the operating-system user.
+ */
 export function withDefaultUser(databaseUrl: string, env: NodeJS.ProcessEnv = process.env): string {
-  const url = new URL(databaseUrl);
-  if (!url.username) url.username = env.PGUSER ?? userInfo().username;
-  return url.toString();
+  return formatConnectionString(parseConnectionString(databaseUrl, env));
 }
 
 function kubernetesConfig(env: NodeJS.ProcessEnv): KubernetesConsumerConfig | null {

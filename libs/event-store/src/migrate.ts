@@ -1,6 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client, DatabaseError } from 'pg';
+import { DatabaseError } from 'pg';
+import { connectPostgres, type PostgresClient } from './connect-postgres';
+import { parseConnectionString, withDatabase } from './connection-string';
 
 /** Session advisory lock key (per database) held while migrating, so replicas starting together take turns. */
 const MIGRATION_LOCK_KEY = 4_917_002_113;
@@ -35,7 +37,7 @@ export async function runMigrations(
   }
 }
 
-async function applyPending(client: Client, migrationsDir: string, log: (line: string) => void): Promise<string[]> {
+async function applyPending(client: PostgresClient, migrationsDir: string, log: (line: string) => void): Promise<string[]> {
   await client.query('create table if not exists schema_migrations (name text primary key, applied_at timestamptz default now())');
   const { rows } = await client.query<{ name: string }>('select name from schema_migrations');
   const done = new Set(rows.map((row) => row.name));
@@ -57,16 +59,14 @@ async function applyPending(client: Client, migrationsDir: string, log: (line: s
   return pending;
 }
 
-async function connectCreatingDatabase(databaseUrl: string, log: (line: string) => void): Promise<Client> {
+async function connectCreatingDatabase(databaseUrl: string, log: (line: string) => void): Promise<PostgresClient> {
   try {
     return await connect(databaseUrl);
   } catch (error) {
     if (!(error instanceof DatabaseError && error.code === '3D000')) throw error; // 3D000: database does not exist
   }
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.slice(1));
-  url.pathname = '/postgres';
-  const admin = await connect(url.toString());
+  const name = parseConnectionString(databaseUrl).database;
+  const admin = await connect(withDatabase(databaseUrl, 'postgres'));
   try {
     await admin.query(`create database ${admin.escapeIdentifier(name)}`);
     log(`created database ${name}`);
@@ -80,16 +80,10 @@ async function connectCreatingDatabase(databaseUrl: string, log: (line: string) 
   return connect(databaseUrl);
 }
 
-async function connect(connectionString: string): Promise<Client> {
-  const client = new Client({ connectionString });
+async function connect(connectionString: string): Promise<PostgresClient> {
+  const client = await connectPostgres(connectionString);
   // a lost connection also fails the query in flight, which is what the caller sees; unheard, the
   // 'error' event would end the process instead
   client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return client;
-  } catch (error) {
-    await client.end().catch(() => undefined);
-    throw error;
-  }
+  return client;
 }
