@@ -27,7 +27,8 @@ export class StaleMessage extends Error {}
  */
 export async function claimObject(db: Queryable, change: ObjectChange, streamSequence: number, status: string): Promise<void> {
   const { metadata } = change.object;
-  const kept = change.kind === 'statefulset' && change.type !== 'DELETED' ? change.object : null;
+  // a StatefulSet to reconcile again later; an IPPool's generation for its status (observedGeneration)
+  const kept = (change.kind === 'statefulset' || change.kind === 'ippool') && change.type !== 'DELETED' ? change.object : null;
   const { rowCount } = await db.query(
     `INSERT INTO kubernetes_objects (kind, key, uid, resource_version, stream_sequence, deleted, status, object)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
