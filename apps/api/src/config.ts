@@ -38,6 +38,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** null when the consumer is off (the default without NATS_URL): the API then serves REST only */
   kubernetes: KubernetesConsumerConfig | null;
+  /** IPAM_REQUIRE_SYNC_REPLICATION: not ready while the database server has no synchronous standby */
+  requireSyncReplication: boolean;
   /** the aggregate cache's memory bound, in bytes (estimated from the states' address runs and holders) */
   aggregateCacheBytes: number;
   /** how often the background sealer extends the audit chain over newly committed events */
@@ -147,6 +149,12 @@ function tlsFiles(env: NodeJS.ProcessEnv): TlsFiles | null {
   return certFile && keyFile ? { certFile, keyFile, clientCaFile } : null;
 }
 
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const value = env[name] || 'false';
+  if (value !== 'true' && value !== 'false') throw new Error(`${name} "${value}" must be true or false`);
+  return value === 'true';
+}
+
 /** 127.0.0.0/8, ::1 (also as ::ffff:127.x.y.z) and localhost: addresses only this machine reaches. */
 export function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
@@ -190,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     statementTimeoutMs: wholeNumber(env, 'IPAM_STATEMENT_TIMEOUT_MS', 10_000),
     requestTimeoutMs: wholeNumber(env, 'IPAM_REQUEST_TIMEOUT_MS', 30_000),
     kubernetes: kubernetesConfig(env),
+    requireSyncReplication: flag(env, 'IPAM_REQUIRE_SYNC_REPLICATION'),
     aggregateCacheBytes: wholeNumber(env, 'IPAM_AGGREGATE_CACHE_MB', 160, { min: 1 }) * 1024 * 1024,
     auditSealIntervalMs: wholeNumber(env, 'IPAM_AUDIT_SEAL_INTERVAL_MS', 1000, { min: 10, max: 60_000 }),
     tls: tlsFiles(env),
