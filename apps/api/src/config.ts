@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { formatConnectionString, parseConnectionString } from '@ipledger/event-store';
-import { natsUrl, streamNames, streamReplicas, type StreamNames } from '@ipledger/messaging';
+import { natsSecurity, natsUrl, streamNames, streamReplicas, type NatsSecurity, type StreamNames } from '@ipledger/messaging';
 import { wholeNumber } from '@ipledger/runtime';
 import { DEFAULT_DATA_DIR, DEFAULT_EMBEDDED_PORT } from './embedded-database';
 
@@ -25,6 +25,8 @@ export interface Config {
   /** IPAM_MIGRATE: apply pending migrations at start (on, the default), or leave them to `ipledger migrate` (off) */
   migrate: boolean;
   natsUrl: string;
+  /** IPAM_NATS_CA_FILE, IPAM_NATS_CERT_FILE, IPAM_NATS_KEY_FILE (or a tls:// URL), IPAM_NATS_CREDS_FILE */
+  natsSecurity: NatsSecurity;
   /** from IPAM_TOKENS; empty with IPAM_TOKENS_FILE */
   tokens: Map<string, TokenGrant>;
   /** IPAM_TOKENS_FILE: the same entries, one a line or comma-separated, re-read when the file changes */
@@ -191,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     migrationsDatabaseUrl: env.IPAM_MIGRATIONS_DATABASE_URL ? withDefaultUser(env.IPAM_MIGRATIONS_DATABASE_URL, env) : databaseUrl,
     migrate: migrateAtStart(env),
     natsUrl: natsUrl(env),
+    natsSecurity: natsSecurity(env, natsUrl(env)),
     defaultMatchLabel: env.IPAM_DEFAULT_MATCH_LABEL || null,
     statementTimeoutMs: wholeNumber(env, 'IPAM_STATEMENT_TIMEOUT_MS', 10_000),
     requestTimeoutMs: wholeNumber(env, 'IPAM_REQUEST_TIMEOUT_MS', 30_000),
