@@ -1,4 +1,4 @@
-import { objectKey, type KubeObject, type ObjectChange } from '@ipledger/messaging';
+import { objectKey, type KubeKind, type KubeObject, type ObjectChange } from '@ipledger/messaging';
 import type { Queryable } from '@ipledger/projections';
 
 /**
@@ -15,6 +15,25 @@ export async function alreadyApplied(db: Queryable, change: ObjectChange, stream
   return rows.length > 0;
 }
 
+/**
+ * What is kept of an object in its row: a StatefulSet whole (it is reconciled again at syncs), of
+ * a Pod where it runs and the addresses the cluster reports for it (`ipledger check`).
+ */
+const KEPT: Partial<Record<KubeKind, (object: KubeObject) => KubeObject>> = {
+  statefulset: (object) => object,
+  pod: ({ metadata, spec = {}, status = {} }) => ({
+    metadata: {
+      name: metadata.name,
+      namespace: metadata.namespace,
+      uid: metadata.uid,
+      resourceVersion: metadata.resourceVersion,
+      creationTimestamp: metadata.creationTimestamp,
+    },
+    spec: { nodeName: spec.nodeName, hostNetwork: spec.hostNetwork },
+    status: { phase: status.phase, podIPs: status.podIPs ?? (status.podIP ? [{ ip: status.podIP }] : undefined) },
+  }),
+};
+
 /** A newer message of the object was applied first, by this replica or another: this one must change nothing. */
 export class StaleMessage extends Error {}
 
@@ -27,7 +46,7 @@ export class StaleMessage extends Error {}
  */
 export async function claimObject(db: Queryable, change: ObjectChange, streamSequence: number, status: string): Promise<void> {
   const { metadata } = change.object;
-  const kept = change.kind === 'statefulset' && change.type !== 'DELETED' ? change.object : null;
+  const kept = change.type === 'DELETED' ? null : (KEPT[change.kind]?.(change.object) ?? null);
   const { rowCount } = await db.query(
     `INSERT INTO kubernetes_objects (kind, key, uid, resource_version, stream_sequence, deleted, status, object)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
