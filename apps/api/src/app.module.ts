@@ -17,6 +17,7 @@ import { createPgPool } from './infrastructure/pg-pool';
 import { TokenRegistry } from './infrastructure/token-registry';
 import { CONFIG, PG_POOL } from './infrastructure/tokens';
 import { KubernetesModule } from './kubernetes/kubernetes.module';
+import { InventoryMetrics } from './metrics/inventory.metrics';
 import { Metrics } from './metrics/metrics';
 import { NodesModule } from './nodes/nodes.module';
 import { PoolsModule } from './pools/pools.module';
@@ -48,6 +49,7 @@ export class AppModule implements OnApplicationShutdown {
         inject: [PG_POOL],
       },
       Metrics,
+      InventoryMetrics,
       KeyedMutex,
       EventWriter,
     ];
