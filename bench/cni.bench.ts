@@ -1,21 +1,26 @@
 /**
  * npm run bench:cni — what a pod start and stop cost through CNI: ADD then DEL through Debian's
  * bridge plugin into one network namespace, first with ipledger-ipam (against the built API) and
- * then with Debian's host-local, in the same run; and the plugin's own start-up (VERSION).
- * Needs root (ip netns) and containernetworking-plugins.
+ * then with Debian's host-local, in the same run; the plugin's size and start-up (VERSION), as the
+ * single executable, as the node script it is made of, and host-local's; and pod sandboxes started
+ * and removed through containerd's CRI, as kubelet does, with either IPAM (a private containerd each).
+ * Needs root (ip netns), containernetworking-plugins, containerd and busybox-static.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { cniBinDir, cniCall, NetworkSandbox, suffix, unusedPrivateRange } from '../test/support/cni-runner';
+import { cniBinDir, cniCall, DEBIAN_CNI_DIR, NetworkSandbox, PLUGIN_SCRIPT, suffix, unusedPrivateRange } from '../test/support/cni-runner';
+import { PrivateContainerd } from '../test/support/private-containerd';
 import { call, expectStatus, freshDatabase, median, ms, percentile, startApi } from './support';
 
 const execFileAsync = promisify(execFile);
 const ROUNDS = Number(process.env.BENCH_CNI_ROUNDS ?? 100);
 const WARM_UP = 5;
 const VERSION_CALLS = Number(process.env.BENCH_CNI_VERSION_CALLS ?? 50);
+const CRI_PODS = Number(process.env.BENCH_CNI_CRI_PODS ?? 50);
 
 interface Figures {
   add: number[];
@@ -44,11 +49,11 @@ async function addDelRounds(bridgePlugin: string, env: Record<string, string>, c
   return figures;
 }
 
-async function versionTimes(plugin: string): Promise<number[]> {
+async function versionTimes(plugin: string, args: string[] = []): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < WARM_UP + VERSION_CALLS; i++) {
     const t0 = performance.now();
-    const outcome = await cniCall(plugin, { CNI_COMMAND: 'VERSION' }, { cniVersion: '1.0.0' });
+    const outcome = await cniCall(plugin, { CNI_COMMAND: 'VERSION' }, { cniVersion: '1.0.0' }, args);
     if (outcome.status !== 0) throw new Error(`VERSION failed: ${outcome.stdout}`);
     if (i >= WARM_UP) times.push(performance.now() - t0);
   }
@@ -76,14 +81,60 @@ async function httpClientStartUp(base: string): Promise<Record<string, number[]>
   return times;
 }
 
+interface CriFigures {
+  oneAtATime: number[];
+  atOnce: number[];
+  removal: number[];
+}
+
+/** A private containerd whose only CNI config is `plugins` (bridge + the IPAM under test); its bin dir is the suite's. */
+async function criNode(binDir: string, name: string, plugin: object): Promise<PrivateContainerd> {
+  const confDir = mkdtempSync(join(tmpdir(), `cri-conf-${name}-`));
+  writeFileSync(join(confDir, `10-${name}.conflist`), JSON.stringify({ cniVersion: '1.0.0', name, plugins: [plugin] }));
+  return PrivateContainerd.start(binDir, confDir);
+}
+
+/**
+ * RunPodSandbox timed, CRI_PODS sandboxes one at a time (each stopped and removed before the next)
+ * and CRI_PODS at once; the two runtimes' one-at-a-time rounds interleave, so the machine's noise hits both alike.
+ */
+async function criRounds(nodes: Record<string, PrivateContainerd>): Promise<Record<string, CriFigures>> {
+  const figures: Record<string, CriFigures> = Object.fromEntries(
+    Object.keys(nodes).map((name) => [name, { oneAtATime: [], atOnce: [], removal: [] }]),
+  );
+  const start = async (node: PrivateContainerd, name: string) => {
+    const t0 = performance.now();
+    const id = await node.runPodSandbox({ name, namespace: 'bench', uid: randomUUID() });
+    return { id, ms: performance.now() - t0 };
+  };
+  for (let i = 0; i < WARM_UP + CRI_PODS; i++) {
+    for (const [name, node] of Object.entries(nodes)) {
+      const { id, ms: runMs } = await start(node, `pod-${i}`);
+      const t0 = performance.now();
+      await node.removePodSandbox(id);
+      if (i < WARM_UP) continue;
+      figures[name].oneAtATime.push(runMs);
+      figures[name].removal.push(performance.now() - t0);
+    }
+  }
+  for (const [name, node] of Object.entries(nodes)) {
+    const started = await Promise.all(Array.from({ length: CRI_PODS }, (_, i) => start(node, `burst-${i}`)));
+    figures[name].atOnce = started.map((s) => s.ms);
+    await Promise.all(started.map((s) => node.removePodSandbox(s.id)));
+  }
+  return figures;
+}
+
 const line = (what: string, samples: number[]) =>
-  `${what.padEnd(28)} p50 ${ms(median(samples)).padStart(10)}  p99 ${ms(percentile(samples, 99)).padStart(10)}`;
+  `${what.padEnd(44)} p50 ${ms(median(samples)).padStart(10)}  p99 ${ms(percentile(samples, 99)).padStart(10)}`;
 
 async function main(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('bench:cni makes network namespaces: run it as root');
   const id = suffix();
   const sandbox = new NetworkSandbox();
   const bin = cniBinDir();
+  symlinkSync(join(DEBIAN_CNI_DIR, 'loopback'), join(bin.dir, 'loopback'));
+  const criNodes: PrivateContainerd[] = [];
   const dataDir = mkdtempSync(join(tmpdir(), 'host-local-'));
   const db = await freshDatabase('cni');
   const api = await startApi(db.url);
@@ -121,6 +172,7 @@ async function main(): Promise<void> {
       ROUNDS,
     );
     const ipledgerVersion = await versionTimes(join(bin.dir, 'ipledger-ipam'));
+    const scriptVersion = await versionTimes(process.execPath, [PLUGIN_SCRIPT]);
     const hostLocalVersion = await versionTimes(join(bin.dir, 'host-local'));
     const clients = await httpClientStartUp(api.base);
     // the API's own share: the same requests from this process over a kept-alive connection
@@ -136,6 +188,35 @@ async function main(): Promise<void> {
       direct.del.push(performance.now() - t0);
     }
 
+    // CRI: the same pool and host-local range, on bridges of their own
+    const bridgePlugin = (name: string, ipam: object) => ({
+      type: 'bridge',
+      bridge: `iplb${name[0]}${id}`,
+      isGateway: false,
+      ipMasq: false,
+      ipam,
+    });
+    for (const name of ['ipledger', 'hostlocal']) sandbox.own(`iplb${name[0]}${id}`);
+    const hostLocalData = join(dataDir, 'cri');
+    mkdirSync(hostLocalData);
+    criNodes.push(
+      await criNode(
+        bin.dir,
+        `ipledger-${id}`,
+        bridgePlugin('ipledger', { type: 'ipledger-ipam', url: api.base, node: 'bench-node', pools: ['bench'] }),
+      ),
+      await criNode(
+        bin.dir,
+        `hostlocal-${id}`,
+        bridgePlugin('hostlocal', {
+          type: 'host-local',
+          dataDir: hostLocalData,
+          ranges: [[{ subnet: `${range}.128.0/17`, gateway: `${range}.128.1` }]],
+        }),
+      ),
+    );
+    const cri = await criRounds({ 'ipledger-ipam': criNodes[0], 'host-local': criNodes[1] });
+
     console.log(`bench:cni — ${ROUNDS} ADD+DEL rounds each through the bridge plugin, one at a time (after ${WARM_UP} not counted)`);
     console.log(line('ADD  ipledger-ipam', ipledger.add));
     console.log(line('ADD  host-local', hostLocal.add));
@@ -145,11 +226,35 @@ async function main(): Promise<void> {
     console.log(`DEL p50 ratio ipledger-ipam / host-local: ${(median(ipledger.del) / median(hostLocal.del)).toFixed(2)}`);
     console.log(line('API POST /v1/allocations', direct.add) + '   (from this process, keep-alive)');
     console.log(line('API DELETE /v1/allocations', direct.del));
-    console.log(line('VERSION ipledger-ipam', ipledgerVersion) + '   (plugin start-up: node and the bundle)');
-    console.log(line('VERSION host-local', hostLocalVersion));
+    const size = (file: string) => {
+      const bytes = statSync(file).size;
+      return bytes < 1 << 20 ? `${(bytes / 1024).toFixed(0)} KiB` : `${(bytes / (1 << 20)).toFixed(1)} MiB`;
+    };
+    console.log(line('VERSION ipledger-ipam', ipledgerVersion) + `   (the single executable, ${size(join(bin.dir, 'ipledger-ipam'))})`);
+    console.log(line('VERSION node ipledger-ipam.js', scriptVersion) + `   (the node script, ${size(PLUGIN_SCRIPT)} + node)`);
+    console.log(line('VERSION host-local', hostLocalVersion) + `   (${size(join(DEBIAN_CNI_DIR, 'host-local'))})`);
     for (const [name, samples] of Object.entries(clients)) console.log(line(`process with ${name}`, samples));
     console.log(`ADD p50 ${median(ipledger.add) < 60 ? 'meets' : 'misses'} the 60 ms aim`);
+    console.log(
+      `CRI (private containerd, bridge): RunPodSandbox of ${CRI_PODS} pod sandboxes one at a time (each removed next), and ${CRI_PODS} at once`,
+    );
+    for (const mode of ['oneAtATime', 'atOnce', 'removal'] as const) {
+      const what = {
+        oneAtATime: 'RunPodSandbox one at a time',
+        atOnce: `RunPodSandbox ${CRI_PODS} at once`,
+        removal: 'Stop+RemovePodSandbox',
+      }[mode];
+      for (const [name, figures] of Object.entries(cri)) console.log(line(`${what} ${name}`, figures[mode]));
+      const ratio = median(cri['ipledger-ipam'][mode]) / median(cri['host-local'][mode]);
+      console.log(
+        `${what}: p50 ratio ipledger-ipam / host-local ${ratio.toFixed(2)}${mode === 'removal' ? '' : ratio <= 1.3 ? ' (meets the 1.3 aim)' : ' (misses the 1.3 aim)'}`,
+      );
+    }
   } finally {
+    for (const node of criNodes) {
+      await node.stop();
+      rmSync(node.cniConfDir, { recursive: true, force: true });
+    }
     await sandbox.cleanup();
     await api.stop();
     await db.drop();

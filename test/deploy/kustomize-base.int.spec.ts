@@ -76,6 +76,22 @@ function customResourceValidator(crd: KubeObject) {
   return (object: unknown) => (validate(object) ? [] : validate.errors!.map((e) => `${e.instancePath || '/'} ${e.message}`));
 }
 
+interface Toleration {
+  key?: string;
+  operator?: 'Exists' | 'Equal';
+  value?: string;
+  effect?: string;
+}
+
+/** Kubernetes' rule (k8s.io/api/core/v1 Toleration.ToleratesTaint): an empty effect or key with Exists matches all. */
+function tolerates(tolerations: Toleration[], taint: { key: string; value?: string; effect: string }): boolean {
+  return tolerations.some((t) => {
+    if (t.effect && t.effect !== taint.effect) return false;
+    if (t.operator === 'Exists') return !t.key || t.key === taint.key;
+    return t.key === taint.key && (t.value ?? '') === (taint.value ?? '');
+  });
+}
+
 describe('deploy/ kustomize base', () => {
   const objects = render();
   const find = (kind: string, name: string) => {
@@ -150,7 +166,126 @@ describe('deploy/ kustomize base', () => {
     expect(container.resources.limits.memory).toEqual(expect.any(String));
     const fromSecret = (name: string) => container.env.find((e: { name: string }) => e.name === name)?.valueFrom?.secretKeyRef;
     expect(fromSecret('DATABASE_URL')).toEqual({ name: 'ipledger', key: 'DATABASE_URL' });
-    expect(fromSecret('IPAM_TOKENS')).toEqual({ name: 'ipledger', key: 'IPAM_TOKENS' });
+  });
+
+  describe('a control plane that needs no pod IP', () => {
+    const controlPlane = () => [
+      find('Deployment', 'ipledger-api'),
+      find('Deployment', 'ipledger-watcher'),
+      find('Job', 'ipledger-migrate'),
+    ];
+    const env = (container: any, name: string) => container.env?.find((e: { name: string }) => e.name === name);
+
+    it('runs the API, the watcher and the migrations on the host network, cluster-critical, on nodes not ready yet and control planes', () => {
+      for (const workload of controlPlane()) {
+        const pod = workload.spec.template.spec;
+        const what = `${workload.kind} ${workload.metadata.name}`;
+        expect({ what, hostNetwork: pod.hostNetwork, dnsPolicy: pod.dnsPolicy, priorityClassName: pod.priorityClassName }).toEqual({
+          what,
+          hostNetwork: true,
+          dnsPolicy: 'ClusterFirstWithHostNet',
+          priorityClassName: 'system-cluster-critical',
+        });
+        // the taints a new cluster's nodes carry until a CNI config exists, and kubeadm's control-plane taint
+        const taints = [
+          { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' },
+          { key: 'node.kubernetes.io/not-ready', effect: 'NoExecute' },
+          { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' },
+        ];
+        expect({ what, untolerated: taints.filter((taint) => !tolerates(pod.tolerations ?? [], taint)) }).toEqual({
+          what,
+          untolerated: [],
+        });
+      }
+    });
+
+    it('never puts two API replicas on one node, and replaces them one at a time without a surge pod', () => {
+      const api = find('Deployment', 'ipledger-api');
+      const terms = api.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+      expect(
+        terms.some(
+          (term: any) =>
+            term.topologyKey === 'kubernetes.io/hostname' &&
+            Object.entries(term.labelSelector.matchLabels).every(([k, v]) => api.spec.template.metadata.labels[k] === v),
+        ),
+      ).toBe(true);
+      expect(api.spec.strategy.rollingUpdate).toEqual({ maxSurge: 0, maxUnavailable: 1 });
+      expect(find('PodDisruptionBudget', 'ipledger-api').spec.minAvailable).toBe(1);
+    });
+
+    it('listens on host ports clear of Kubernetes, NodePorts, exporters and development ports, behind a Service on 8080', () => {
+      const clashes = (port: number) =>
+        (port >= 10248 && port <= 10260) ||
+        (port >= 30000 && port <= 32767) ||
+        (port >= 9100 && port <= 9999) ||
+        port === 6789 ||
+        (port >= 6800 && port <= 7300) ||
+        [22, 53, 80, 443, 2379, 2380, 3000, 4222, 5000, 5432, 6443, 8000, 8080, 8443].includes(port);
+      for (const name of ['ipledger-api', 'ipledger-watcher']) {
+        const [container] = find('Deployment', name).spec.template.spec.containers;
+        const port = container.ports[0].containerPort;
+        expect({ name, port, env: Number(env(container, 'PORT').value), clashes: clashes(port) }).toEqual({
+          name,
+          port,
+          env: port,
+          clashes: false,
+        });
+      }
+      const service = find('Service', 'ipledger-api');
+      expect(service.spec.ports).toEqual([{ name: 'http', port: 8080, targetPort: 'http' }]);
+    });
+
+    it('gives the API its tokens as a file from the Secret, re-read on rotation, never in the environment', () => {
+      const pod = find('Deployment', 'ipledger-api').spec.template.spec;
+      const [container] = pod.containers;
+      expect(env(container, 'IPAM_TOKENS')).toBeUndefined();
+      const file: string = env(container, 'IPAM_TOKENS_FILE').value;
+      const mount = container.volumeMounts.find((m: { mountPath: string }) => file.startsWith(`${m.mountPath}/`));
+      // a subPath mount never sees the Secret's updates
+      expect(mount).toMatchObject({ readOnly: true });
+      expect(mount.subPath).toBeUndefined();
+      const volume = pod.volumes.find((v: { name: string }) => v.name === mount.name);
+      expect(volume.secret).toMatchObject({
+        secretName: 'ipledger',
+        items: [{ key: 'IPAM_TOKENS', path: file.slice(mount.mountPath.length + 1) }],
+      });
+    });
+
+    it('migrates in a Job of its own as the schema owner; the API pods never migrate and never see the owner', () => {
+      const job = find('Job', 'ipledger-migrate').spec.template.spec;
+      expect(job.containers).toHaveLength(1);
+      expect(job.containers[0].args).toEqual(['node', 'dist/cli.js', 'migrate']);
+      expect(env(job.containers[0], 'IPAM_MIGRATIONS_DATABASE_URL').valueFrom.secretKeyRef).toEqual({
+        name: 'ipledger-migrations',
+        key: 'IPAM_MIGRATIONS_DATABASE_URL',
+      });
+      expect(env(job.containers[0], 'DATABASE_URL')).toBeUndefined();
+      const api = find('Deployment', 'ipledger-api').spec.template.spec;
+      expect(api.initContainers).toBeUndefined();
+      for (const container of api.containers) {
+        expect(env(container, 'IPAM_MIGRATE')).toEqual({ name: 'IPAM_MIGRATE', value: 'off' });
+        expect(env(container, 'IPAM_MIGRATIONS_DATABASE_URL')).toBeUndefined();
+        expect(container.args).not.toContain('migrate');
+      }
+      const secrets = JSON.stringify(api);
+      expect(secrets).not.toMatch(/ipledger-migrations/);
+    });
+
+    it('probes: start-up on /healthz for 5 minutes, readiness on /readyz (the database only), liveness on /healthz', () => {
+      for (const name of ['ipledger-api', 'ipledger-watcher']) {
+        const [container] = find('Deployment', name).spec.template.spec.containers;
+        const { startupProbe, readinessProbe, livenessProbe } = container;
+        expect({ name, startup: startupProbe.httpGet, readiness: readinessProbe.httpGet, liveness: livenessProbe.httpGet }).toEqual({
+          name,
+          startup: { path: '/healthz', port: 'http' },
+          readiness: { path: '/readyz', port: 'http' },
+          liveness: { path: '/healthz', port: 'http' },
+        });
+        expect(startupProbe.periodSeconds * startupProbe.failureThreshold).toBeGreaterThanOrEqual(name === 'ipledger-api' ? 300 : 120);
+        // the startup probe covers the start: liveness needs no initial delay of its own
+        expect(livenessProbe.initialDelaySeconds).toBeUndefined();
+      }
+    });
   });
 
   it('selects the API pods from the Service and the PodDisruptionBudget, and keeps one up', () => {

@@ -45,17 +45,23 @@ export interface ApiProcessOptions {
   from: 'dist' | 'source';
   nodeArgs?: string[];
   env?: NodeJS.ProcessEnv;
+  /** the path that must answer 200 before startApiProcess resolves: /readyz (default), /healthz for an API up but not ready */
+  until?: string;
+  /** another checkout to run (the previous release's sources, say) */
+  root?: string;
 }
 
 /** Spawns the API (not waiting for anything) and collects its lines; stderr is also passed on, as a failing test's clue. */
 async function spawnApi(databaseUrl: string, options: ApiProcessOptions): Promise<{ child: ChildProcess; port: number; lines: string[] }> {
-  const port = await freePort();
+  // a given PORT: a restarted API where its clients (a node's CNI config) already point
+  const port = options.env?.PORT ? Number(options.env.PORT) : await freePort();
+  const root = options.root ?? ROOT;
   const entry =
     options.from === 'dist'
-      ? [join(ROOT, 'dist/api/main.js')]
-      : ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(ROOT, 'apps/api/src/main.ts')];
+      ? [join(root, 'dist/api/main.js')]
+      : ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(root, 'apps/api/src/main.ts')];
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry], {
-    cwd: ROOT,
+    cwd: root,
     env: {
       ...process.env,
       PORT: String(port),
@@ -84,8 +90,8 @@ export async function startApiProcess(databaseUrl: string, options: ApiProcessOp
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode} (from ${options.from}: built?)`);
-    if (i > 600) throw new Error('the API did not become ready within 60 s');
-    const ready = await call(base, 'GET', '/readyz').catch(() => null);
+    if (i > 600) throw new Error(`the API did not answer ${options.until ?? '/readyz'} within 60 s`);
+    const ready = await call(base, 'GET', options.until ?? '/readyz').catch(() => null);
     if (ready?.status === 200) break;
     await new Promise((r) => setTimeout(r, 100));
   }

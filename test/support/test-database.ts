@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { Client, Pool } from 'pg';
-import { runMigrations } from '@ipledger/event-store';
+import { Pool } from 'pg';
+import { connectPostgres, postgresConfig, runMigrations, withDatabase } from '@ipledger/event-store';
 
 export const MIGRATIONS_DIR = path.join(__dirname, '../../migrations');
 
@@ -13,14 +13,11 @@ export function uniqueDatabaseName(file: string): string {
 }
 
 export function databaseUrl(name: string): string {
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
+  return withDatabase(SERVER_URL, name);
 }
 
 export async function dropDatabase(name: string): Promise<void> {
-  const admin = new Client({ connectionString: SERVER_URL });
-  await admin.connect();
+  const admin = await connectPostgres(SERVER_URL);
   try {
     await admin.query(`drop database if exists ${admin.escapeIdentifier(name)} with (force)`);
   } finally {
@@ -39,7 +36,7 @@ export async function createTestDatabase(file: string): Promise<TestDatabase> {
   const name = uniqueDatabaseName(file);
   await runMigrations(databaseUrl(name), MIGRATIONS_DIR);
   const url = databaseUrl(name);
-  const pool = new Pool({ connectionString: url, max: 20 });
+  const pool = new Pool({ ...postgresConfig(url), max: 20 });
   // the server is shared: a connection another suite's test terminates while idle fails the next query instead
   pool.on('error', () => undefined);
   return {

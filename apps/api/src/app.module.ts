@@ -11,6 +11,7 @@ import type { Config } from './config';
 import { HealthModule } from './health/health.module';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { AuthGuard } from './http/auth.guard';
+import { DatabaseServer } from './infrastructure/database-server';
 import { EventWriter } from './infrastructure/event-writer';
 import { KeyedMutex } from './infrastructure/keyed-mutex';
 import { createPgPool } from './infrastructure/pg-pool';
@@ -34,19 +35,27 @@ export class AppModule implements OnApplicationShutdown {
   static forRoot(config: Config): DynamicModule {
     const shared = [
       { provide: CONFIG, useValue: config },
+      { provide: DatabaseServer, useValue: new DatabaseServer() },
       {
         provide: PG_POOL,
         // statement_timeout: no single statement of the API holds a database core for long
-        useFactory: () =>
+        useFactory: (server: DatabaseServer) =>
           createPgPool(
-            { connectionString: config.databaseUrl, max: 20, statement_timeout: config.statementTimeoutMs || undefined },
-            { cancellable: true, jit: false },
+            config.databaseUrl,
+            { max: 20, statement_timeout: config.statementTimeoutMs || undefined },
+            { cancellable: true, jit: false, events: server.events },
           ),
+        inject: [DatabaseServer],
       },
       {
         provide: AggregateRepository,
-        useFactory: (db: Pool) => new AggregateRepository(db, { upcast, cacheBytes: config.aggregateCacheBytes }),
-        inject: [PG_POOL],
+        useFactory: (db: Pool, server: DatabaseServer) => {
+          const repository = new AggregateRepository(db, { upcast, cacheBytes: config.aggregateCacheBytes });
+          // states cached from the old server may be ahead of what the new one holds: reload them all
+          server.onChange(() => repository.forgetAll());
+          return repository;
+        },
+        inject: [PG_POOL, DatabaseServer],
       },
       Metrics,
       InventoryMetrics,

@@ -93,7 +93,7 @@ async function run(
       return 0;
     }
   }
-  const db = createPgPool({ connectionString: databaseUrl, max: 1 });
+  const db = createPgPool(databaseUrl, { max: 1 });
   try {
     if (option === '--rebuild') return await rebuild(db, out);
     if (command === 'replay') {

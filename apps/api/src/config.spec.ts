@@ -30,10 +30,32 @@ describe('configuration from the environment', () => {
   });
 
   it('migrates as the owner named by IPAM_MIGRATIONS_DATABASE_URL, else as DATABASE_URL', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://api@db/x' }).migrationsDatabaseUrl).toBe('postgres://api@db/x');
+    expect(loadConfig({ DATABASE_URL: 'postgres://api@db/x' }).migrationsDatabaseUrl).toBe('postgres://api@db:5432/x');
     expect(
       loadConfig({ DATABASE_URL: 'postgres://api@db/x', IPAM_MIGRATIONS_DATABASE_URL: 'postgres://db/x', PGUSER: 'owner' }),
-    ).toMatchObject({ databaseUrl: 'postgres://api@db/x', migrationsDatabaseUrl: 'postgres://owner@db/x' });
+    ).toMatchObject({ databaseUrl: 'postgres://api@db:5432/x', migrationsDatabaseUrl: 'postgres://owner@db:5432/x' });
+  });
+
+  it('reads a libpq host list in DATABASE_URL, and refuses a malformed one at start without echoing it', () => {
+    const url = 'postgres://api:pw@h1:5432,h2:5433/x?target_session_attrs=read-write&sslmode=verify-full&sslrootcert=/ca.crt';
+    expect(loadConfig({ DATABASE_URL: url }).databaseUrl).toBe(
+      'postgres://api:pw@h1:5432,h2:5433/x?target_session_attrs=read-write&sslmode=verify-full&sslrootcert=%2Fca.crt',
+    );
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://api:pw@h1,h2/x?sslmode=sometimes' })).toThrow(
+      /^sslmode "sometimes" must be one of/,
+    );
+  });
+
+  it('migrates at start unless IPAM_MIGRATE=off, and refuses any other value', () => {
+    expect(loadConfig({}).migrate).toBe(true);
+    expect(loadConfig({ IPAM_MIGRATE: 'on' }).migrate).toBe(true);
+    expect(loadConfig({ IPAM_MIGRATE: 'off' }).migrate).toBe(false);
+    expect(() => loadConfig({ IPAM_MIGRATE: 'no' })).toThrow('IPAM_MIGRATE "no" must be on or off');
+  });
+
+  it('embeds no PostgreSQL for a migrations-only run (IPAM_MIGRATIONS_DATABASE_URL alone)', () => {
+    expect(embeddedDatabaseConfig({ IPAM_MIGRATIONS_DATABASE_URL: 'postgres://owner@db/x' })).toBeNull();
+    expect(embeddedDatabaseConfig({})).not.toBeNull();
   });
 
   it('bounds statements and requests by default', () => {
@@ -60,6 +82,7 @@ describe('configuration from the environment', () => {
       leakGraceSeconds: 300,
       maxAttempts: 10,
       streamReplicas: 1,
+      unreachableNodeGraceSeconds: 600,
     });
     expect(
       loadConfig({

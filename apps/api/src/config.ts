@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { userInfo } from 'node:os';
+import { formatConnectionString, parseConnectionString } from '@ipledger/event-store';
 import { natsUrl, streamNames, streamReplicas, type StreamNames } from '@ipledger/messaging';
 import { wholeNumber } from '@ipledger/runtime';
 import { DEFAULT_DATA_DIR, DEFAULT_EMBEDDED_PORT } from './embedded-database';
@@ -19,6 +19,8 @@ export interface Config {
   databaseUrl: string;
   /** the schema owner's URL for migrations (and the operator CLI): IPAM_MIGRATIONS_DATABASE_URL, else DATABASE_URL */
   migrationsDatabaseUrl: string;
+  /** IPAM_MIGRATE: apply pending migrations at start (on, the default), or leave them to `ipledger migrate` (off) */
+  migrate: boolean;
   natsUrl: string;
   /** from IPAM_TOKENS; empty with IPAM_TOKENS_FILE */
   tokens: Map<string, TokenGrant>;
@@ -37,6 +39,15 @@ export interface Config {
   auditSealIntervalMs: number;
   /** IPAM_METRICS_POOLS: per-pool gauges for every pool, the n fullest, or none */
   metricsPools: 'all' | 'off' | number;
+  /** HTTPS instead of HTTP: IPAM_TLS_CERT_FILE and IPAM_TLS_KEY_FILE (re-read when they change), null without them */
+  tls: TlsFiles | null;
+}
+
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
+  /** IPAM_TLS_CLIENT_CA_FILE: a client must present a certificate this CA signed */
+  clientCaFile: string | null;
 }
 
 export interface KubernetesConsumerConfig {
@@ -74,11 +85,12 @@ export function parseTokens(text: string | undefined, source = 'IPAM_TOKENS'): M
   return tokens;
 }
 
-/** Like libpq, a URL without a user name connects as PGUSER or the operating-system user (node-postgres alone would send none). */
+/**
+ * The URL read as libpq reads it (host lists, target_session_attrs, sslmode...), refused at start
+ * when malformed; like libpq, one without a user name connects as PGUSER or the operating-system user.
+ */
 export function withDefaultUser(databaseUrl: string, env: NodeJS.ProcessEnv = process.env): string {
-  const url = new URL(databaseUrl);
-  if (!url.username) url.username = env.PGUSER ?? userInfo().username;
-  return url.toString();
+  return formatConnectionString(parseConnectionString(databaseUrl, env));
 }
 
 function kubernetesConfig(env: NodeJS.ProcessEnv): KubernetesConsumerConfig | null {
@@ -97,14 +109,24 @@ function kubernetesConfig(env: NodeJS.ProcessEnv): KubernetesConsumerConfig | nu
   };
 }
 
+/** off: a separate step (a Kubernetes Job running `ipledger migrate` as the schema owner) migrates; the API only checks. */
+function migrateAtStart(env: NodeJS.ProcessEnv): boolean {
+  const mode = env.IPAM_MIGRATE || 'on';
+  if (mode !== 'on' && mode !== 'off') throw new Error(`IPAM_MIGRATE "${mode}" must be on or off`);
+  return mode === 'on';
+}
+
 export interface EmbeddedDatabaseConfig {
   dataDir: string;
   port: number;
 }
 
-/** Without DATABASE_URL the API runs a PostgreSQL of its own (IPAM_DATA_DIR, IPAM_EMBEDDED_POSTGRES_PORT); null with it. */
+/**
+ * Without DATABASE_URL the API runs a PostgreSQL of its own (IPAM_DATA_DIR, IPAM_EMBEDDED_POSTGRES_PORT); null with it,
+ * or with IPAM_MIGRATIONS_DATABASE_URL alone (the migrations Job: the schema owner's server, nothing to embed).
+ */
 export function embeddedDatabaseConfig(env: NodeJS.ProcessEnv = process.env): EmbeddedDatabaseConfig | null {
-  if (env.DATABASE_URL) return null;
+  if (env.DATABASE_URL || env.IPAM_MIGRATIONS_DATABASE_URL) return null;
   const port = Number(env.IPAM_EMBEDDED_POSTGRES_PORT || DEFAULT_EMBEDDED_PORT);
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     throw new Error(`IPAM_EMBEDDED_POSTGRES_PORT "${env.IPAM_EMBEDDED_POSTGRES_PORT}" is not a port number`);
@@ -116,6 +138,15 @@ function metricsPools(value: string | undefined): 'all' | 'off' | number {
   const top = /^top:([1-9]\d{0,6})$/.exec(value);
   if (!top) throw new Error(`IPAM_METRICS_POOLS "${value}" must be all, off or top:<n> (n from 1 to 9999999)`);
   return Number(top[1]);
+}
+
+function tlsFiles(env: NodeJS.ProcessEnv): TlsFiles | null {
+  const certFile = env.IPAM_TLS_CERT_FILE || null;
+  const keyFile = env.IPAM_TLS_KEY_FILE || null;
+  const clientCaFile = env.IPAM_TLS_CLIENT_CA_FILE || null;
+  if (!certFile !== !keyFile) throw new Error('IPAM_TLS_CERT_FILE and IPAM_TLS_KEY_FILE go together: set both or neither');
+  if (clientCaFile && !certFile) throw new Error('IPAM_TLS_CLIENT_CA_FILE needs IPAM_TLS_CERT_FILE and IPAM_TLS_KEY_FILE (HTTPS)');
+  return certFile && keyFile ? { certFile, keyFile, clientCaFile } : null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -130,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? (tokens.size || tokensFile ? '0.0.0.0' : '127.0.0.1'),
     databaseUrl,
     migrationsDatabaseUrl: env.IPAM_MIGRATIONS_DATABASE_URL ? withDefaultUser(env.IPAM_MIGRATIONS_DATABASE_URL, env) : databaseUrl,
+    migrate: migrateAtStart(env),
     natsUrl: natsUrl(env),
     tokens,
     tokensFile,
@@ -140,5 +172,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     aggregateCacheBytes: wholeNumber(env, 'IPAM_AGGREGATE_CACHE_MB', 160, { min: 1 }) * 1024 * 1024,
     metricsPools: metricsPools(env.IPAM_METRICS_POOLS),
     auditSealIntervalMs: wholeNumber(env, 'IPAM_AUDIT_SEAL_INTERVAL_MS', 1000, { min: 10, max: 60_000 }),
+    tls: tlsFiles(env),
   };
 }

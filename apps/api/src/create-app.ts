@@ -1,3 +1,4 @@
+import type { Server as HttpsServer } from 'node:https';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -6,6 +7,7 @@ import { AppModule } from './app.module';
 import type { Config } from './config';
 import { useJsonBodyParser } from './http/json-body';
 import { logRequests } from './http/access-log';
+import { httpsOptions, reloadOnChange } from './http/https';
 import { requestContext, resumeRequestContext } from './http/request-context';
 import { requestDeadline } from './http/request-deadline';
 import { measureRequests, Metrics } from './metrics/metrics';
@@ -26,6 +28,7 @@ export async function createApp(config: Config, options: { logger?: false | AppL
     // a client that sends its request slowly (slowloris) is cut off like a slow handler
     requestTimeout: config.requestTimeoutMs,
     frameworkErrors: refuseUnroutableUrl,
+    ...(config.tls ? { https: httpsOptions(config.tls) } : {}),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger,
@@ -33,6 +36,15 @@ export async function createApp(config: Config, options: { logger?: false | AppL
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
+  if (config.tls) {
+    const tlsLogger = new Logger('tls');
+    tlsLogger.log(`serving HTTPS${config.tls.clientCaFile ? ', client certificates required' : ''}`);
+    const stop = reloadOnChange(app.getHttpServer() as HttpsServer, config.tls, tlsLogger);
+    fastify.addHook('onClose', (_instance, done) => {
+      stop();
+      done();
+    });
+  }
   fastify.decorateRequest('context', null);
   fastify.addHook('onRequest', requestContext(requestDeadline(config.requestTimeoutMs)));
   fastify.addHook('onRequest', refuseNulInUrl);

@@ -4,6 +4,7 @@ import { runMigrations } from '@ipledger/event-store';
 import { redactUrl } from '@ipledger/runtime';
 import { loadConfig } from './config';
 import { createApp } from './create-app';
+import { Readiness } from './health/readiness';
 import { AppLogger } from './infrastructure/app-logger';
 import { openDatabase } from './database';
 import { MIGRATIONS_DIR } from './migrations-dir';
@@ -18,8 +19,12 @@ async function main(): Promise<void> {
   // which hooks the same signals, stops its server before the process exits
   const database = await openDatabase(process.env, (line) => logger.log(line));
   const config = loadConfig(database.env);
-  const applied = await runMigrations(config.migrationsDatabaseUrl, MIGRATIONS_DIR, (line) => logger.log(line));
-  logger.log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+  if (config.migrate) {
+    const applied = await runMigrations(config.migrationsDatabaseUrl, MIGRATIONS_DIR, (line) => logger.log(line));
+    logger.log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+  } else {
+    logger.log('IPAM_MIGRATE=off: no migrations at start; /readyz answers 503 while the schema is behind this release');
+  }
   const app = await createApp(config, { logger: appLogger });
   await app.listen(config.port, config.host);
   if (config.tokens.size === 0 && !config.tokensFile) {
@@ -30,6 +35,10 @@ async function main(): Promise<void> {
     logger.log(
       `listening on ${config.host}:${config.port} with ${config.tokensFile ? `tokens from ${config.tokensFile}` : `${config.tokens.size} token(s)`}`,
     );
+  }
+  if (!config.migrate) {
+    const schema = (await app.get(Readiness).report()).checks.schema;
+    if (schema.status !== 'ok') logger.warn(`not ready: ${schema.message}`);
   }
   logger.log(
     config.kubernetes

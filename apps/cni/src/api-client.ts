@@ -4,6 +4,12 @@ import type { IpamConfig } from './cni-config';
 import { CNI_CODES, CniError } from './cni-error';
 import type { Log } from './diagnostics';
 
+interface TlsOptions {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+}
+
 export interface ApiAnswer {
   status: number;
   body: unknown;
@@ -21,15 +27,27 @@ class TimeoutError extends Error {
 }
 
 /**
+ * node's codes for a certificate it does not trust (unknown CA, wrong name, expired) and for a
+ * server's TLS alert (our certificate refused): retrying cannot help, the configuration must change.
+ */
+const isTlsFailure = (code: string | undefined) =>
+  code !== undefined && (/CERT|SIGNATURE|SELF_SIGNED|ISSUER/.test(code) || /^ERR_SSL_.*ALERT/.test(code));
+
+/**
  * One HTTP exchange with node:http (node:https for an https url, loaded only then). Not fetch:
  * loading fetch's implementation (undici) costs more than starting node itself, on every call
  * kubelet makes (bench:cni measures both). No keep-alive: the process ends after one call.
  */
-async function exchange(url: string, method: string, headers: Record<string, string>, payload: string | undefined, timeoutMs: number) {
-  // the bundle turns this import() into a require: no ESM loader starts, and TLS loads only for https
-  const client = url.startsWith('https:') ? await import('node:https') : http;
+function exchange(
+  url: string,
+  options: { method: string; headers: Record<string, string> } & TlsOptions,
+  payload: string | undefined,
+  timeoutMs: number,
+) {
+  // TLS loads only for https; not import(): a single executable application has no loader for it
+  const client = url.startsWith('https:') ? process.getBuiltinModule('node:https') : http;
   return new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = client.request(url, { method, headers, agent: false }, (res) => {
+    const req = client.request(url, { ...options, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', reject);
@@ -65,6 +83,7 @@ export class ApiClient {
 
   async request(method: string, path: string, body?: unknown): Promise<ApiAnswer> {
     const headers: Record<string, string> = { accept: 'application/json', ...this.authorization() };
+    const tls = this.tlsFiles();
     const payload = body === undefined ? undefined : JSON.stringify(body);
     if (payload !== undefined)
       Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) });
@@ -74,7 +93,7 @@ export class ApiClient {
       let problem: string;
       if (left <= 0) throw this.unavailable(method, path, 'no time left');
       try {
-        const { status, text } = await exchange(this.ipam.url + path, method, headers, payload, left);
+        const { status, text } = await exchange(this.ipam.url + path, { method, headers, ...tls }, payload, left);
         const answer = { status, body: text ? parseJson(text) : null };
         if (status < 500) return answer;
         problem = `answered ${status} ${describe(answer.body)}`;
@@ -82,6 +101,7 @@ export class ApiClient {
       } catch (err) {
         if (err instanceof CniError) throw err;
         if (err instanceof TimeoutError) throw this.unavailable(method, path, `no answer within ${this.ipam.timeoutSeconds} s`);
+        if (isTlsFailure((err as { code?: string }).code)) throw this.tlsFailure(method, path, err as Error & { code: string });
         problem = `cannot be reached (${(err as { code?: string }).code ?? (err as Error).message})`;
       }
       this.log(`${method} ${path}: attempt ${attempt}: ${problem}; trying again`);
@@ -105,6 +125,32 @@ export class ApiClient {
       `the ipledger API at ${this.ipam.url} is unavailable: ${problem}; try again later`,
       `${method} ${path}`,
     );
+  }
+
+  private tlsFailure(method: string, path: string, err: Error & { code: string }): CniError {
+    const hint = this.ipam.caFile
+      ? `is ${this.ipam.caFile} the CA that signed it, and ipam.url a name the certificate carries?`
+      : 'set ipam.caFile to the CA that signed it';
+    return new CniError(
+      CNI_CODES.TLS_FAILURE,
+      `TLS with the ipledger API at ${this.ipam.url} failed: ${err.code} (${err.message}); ${/ALERT/.test(err.code) ? 'it refused our certificate (ipam.certFile, ipam.keyFile)' : hint}`,
+      `${method} ${path}`,
+    );
+  }
+
+  /** Like the token file, read on every call: a rotated CA or client certificate needs no restart. */
+  private tlsFiles(): TlsOptions {
+    const read = (key: 'caFile' | 'certFile' | 'keyFile') => {
+      const file = this.ipam[key];
+      if (!file) return undefined;
+      try {
+        return readFileSync(file);
+      } catch (err) {
+        throw new CniError(CNI_CODES.INVALID_CONFIG, `ipam.${key} ${file} cannot be read: ${(err as Error).message}`);
+      }
+    };
+    const [ca, cert, key] = [read('caFile'), read('certFile'), read('keyFile')];
+    return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
   }
 
   /** The token file is read on every call, so a rotated token needs no restart of anything. */

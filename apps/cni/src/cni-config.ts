@@ -22,6 +22,11 @@ export type PoolRule = { pools: string[] } | { poolSelector: string } | { matchL
 export interface IpamConfig {
   url: string;
   tokenFile?: string;
+  /** PEM file of the CA(s) that signed the API's certificate (an https url); without it, the system's CAs */
+  caFile?: string;
+  /** a client certificate and its key, for an API that requires them (IPAM_TLS_CLIENT_CA_FILE) */
+  certFile?: string;
+  keyFile?: string;
   node: string;
   rule: PoolRule;
   families?: (4 | 6)[];
@@ -116,7 +121,10 @@ function parseTimeout(value: unknown): number {
 }
 
 function parseUrl(value: unknown): string {
-  if (typeof value !== 'string') throw invalid('ipam.url is required: the ipledger API, e.g. "http://ipledger.kube-system.svc:3000"');
+  if (typeof value !== 'string')
+    throw invalid(
+      'ipam.url is required: the ipledger API as the host reaches it without cluster DNS, e.g. "http://<cluster IP of the Service ipledger-api>:8080"',
+    );
   let url: URL;
   try {
     url = new URL(value);
@@ -145,13 +153,28 @@ function parseAttachments(value: unknown): Attachment[] | undefined {
   return (value as Attachment[]).map(({ containerID, ifname }) => ({ containerID, ifname }));
 }
 
+/** caFile, certFile and keyFile: files for an https url only, the certificate and its key together. */
+function parseTlsFiles(ipam: Record<string, unknown>, url: string): Pick<IpamConfig, 'caFile' | 'certFile' | 'keyFile'> {
+  const files = {
+    caFile: optional(ipam, 'caFile', isString, 'a file path'),
+    certFile: optional(ipam, 'certFile', isString, 'a file path'),
+    keyFile: optional(ipam, 'keyFile', isString, 'a file path'),
+  };
+  const given = Object.entries(files).filter(([, file]) => file !== undefined);
+  if (given.length && !url.startsWith('https:')) throw invalid(`ipam.${given[0][0]} needs an https ipam.url (got ${JSON.stringify(url)})`);
+  if (!files.certFile !== !files.keyFile) throw invalid('ipam.certFile and ipam.keyFile go together: give both or neither');
+  return Object.fromEntries(given);
+}
+
 /** The ipam section; `node` falls back to NODE_NAME, then the host name. */
 export function parseIpamConfig(ipam: unknown, env: NodeJS.ProcessEnv): IpamConfig {
   if (!isObject(ipam)) throw invalid('the network config has no "ipam" object');
   const node = optional(ipam, 'node', isString, 'a node name') ?? (env.NODE_NAME || hostname());
+  const url = parseUrl(ipam.url);
   return {
-    url: parseUrl(ipam.url),
+    url,
     ...(ipam.tokenFile === undefined ? {} : { tokenFile: optional(ipam, 'tokenFile', isString, 'a file path') }),
+    ...parseTlsFiles(ipam, url),
     node,
     rule: parseRule(ipam),
     ...(ipam.families === undefined ? {} : { families: parseFamilies(ipam.families) }),

@@ -11,6 +11,8 @@ export const CNI_CODES = {
   API_REFUSED: 100,
   /** CHECK: the handle does not hold exactly the addresses of prevResult */
   CHECK_MISMATCH: 101,
+  /** the TLS handshake with the API failed: its certificate is not trusted (ipam.caFile), or it refused ours */
+  TLS_FAILURE: 102,
 } as const;
 
 /** A failure the plugin reports to the runtime as a CNI error (stdout JSON, exit status 1). */

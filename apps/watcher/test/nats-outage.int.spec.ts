@@ -8,7 +8,11 @@ import { createTestBus, type TestBus } from '../../../test/support/test-bus';
 import { eventually } from '../../../test/support/test-database';
 import { startWatcherProcess, type WatcherProcess } from '../../../test/support/watcher-process';
 
-/** NATS goes away and comes back: the watcher waits, says so on /readyz, and no change made meanwhile is lost. */
+/**
+ * NATS goes away and comes back: the watcher waits, says so on /readyz, and no change made meanwhile
+ * is lost. The API stays ready throughout (REST, and so every CNI ADD, needs no bus); its
+ * `/readyz?verbose` reports the bus down, then up.
+ */
 describe('watcher and consumer across a NATS outage', () => {
   let dir: string;
   let nats: PrivateNats;
@@ -20,6 +24,11 @@ describe('watcher and consumer across a NATS outage', () => {
   const labels = async (name: string) => (await api.http().get(`/v1/nodes/${name}`)).body.labels;
   const readyz = () =>
     fetch(`${watcher.url}/readyz`).then(async (r) => ({ status: r.status, body: (await r.json()) as { checks: Record<string, string> } }));
+
+  const apiKubernetesCheck = async () => {
+    const res = await api.http().get('/readyz?verbose');
+    return { status: res.status, kubernetes: res.body.checks?.kubernetes };
+  };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'nats-outage-'));
@@ -46,28 +55,51 @@ describe('watcher and consumer across a NATS outage', () => {
         (l) => l?.zone === 'a',
       ),
     ).toEqual({ zone: 'a' });
-    await nats.stop();
-    expect((await eventually(readyz, (r) => r.status === 503)).body.checks).toMatchObject({ nats: 'unreachable' });
-    expect((await api.http().get('/readyz')).status).toBe(503);
-    kube.upsert('node', { metadata: { name: 'worker-1', labels: { zone: 'b' } } });
-    kube.upsert('node', { metadata: { name: 'worker-2', labels: { zone: 'c' } } });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    await nats.start();
-    expect(
-      await eventually(
-        () => labels('worker-1'),
-        (l) => l?.zone === 'b',
-        60_000,
-      ),
-    ).toEqual({ zone: 'b' });
-    expect(
-      await eventually(
-        () => labels('worker-2'),
-        (l) => l?.zone === 'c',
-        30_000,
-      ),
-    ).toEqual({ zone: 'c' });
-    expect((await eventually(readyz, (r) => r.status === 200)).body.checks).toEqual({ nats: 'ok', node: 'synced' });
-    await api.http().get('/readyz').expect(200);
+    // the API's readiness, sampled from before the stop until after the bus is back
+    const readiness: number[] = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        readiness.push((await api.http().get('/readyz')).status);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    try {
+      await nats.stop();
+      expect((await eventually(readyz, (r) => r.status === 503)).body.checks).toMatchObject({ nats: 'unreachable' });
+      expect(await eventually(apiKubernetesCheck, (r) => r.kubernetes?.status === 'failed')).toEqual({
+        status: 200,
+        kubernetes: { status: 'failed', required: false, message: 'the NATS bus is unreachable' },
+      });
+      await api.http().get('/readyz').expect(200);
+      kube.upsert('node', { metadata: { name: 'worker-1', labels: { zone: 'b' } } });
+      kube.upsert('node', { metadata: { name: 'worker-2', labels: { zone: 'c' } } });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await nats.start();
+      expect(
+        await eventually(
+          () => labels('worker-1'),
+          (l) => l?.zone === 'b',
+          60_000,
+        ),
+      ).toEqual({ zone: 'b' });
+      expect(
+        await eventually(
+          () => labels('worker-2'),
+          (l) => l?.zone === 'c',
+          30_000,
+        ),
+      ).toEqual({ zone: 'c' });
+      expect((await eventually(readyz, (r) => r.status === 200)).body.checks).toEqual({ nats: 'ok', node: 'synced' });
+      expect(await eventually(apiKubernetesCheck, (r) => r.kubernetes?.status === 'ok')).toEqual({
+        status: 200,
+        kubernetes: { status: 'ok', required: false },
+      });
+    } finally {
+      sampling = false;
+      await sampler;
+    }
+    expect(readiness.length).toBeGreaterThan(10);
+    expect(readiness.filter((status) => status !== 200)).toEqual([]);
   });
 });

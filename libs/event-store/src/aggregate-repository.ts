@@ -63,6 +63,8 @@ export class AggregateRepository {
   private readonly cache = new Map<string, Entry>();
   private readonly cacheBytes: number;
   private cachedBytes = 0;
+  /** moves with forgetAll: a load that spans it started from states that may be gone */
+  private generation = 0;
 
   private readonly upcast: (event: RecordedEvent) => RecordedEvent;
 
@@ -90,6 +92,7 @@ export class AggregateRepository {
    * stream only this process writes costs no read at all.
    */
   async loadMany<S>(type: AggregateType<S>, ids: readonly string[], options: { trustCache?: boolean } = {}): Promise<Array<Loaded<S>>> {
+    const generation = this.generation;
     const streamIds = ids.map((id) => `${type.streamPrefix}-${id}`);
     const cached = streamIds.map((streamId) => this.cache.get(streamId));
     const uncached = streamIds.filter((_, i) => !cached[i]);
@@ -99,6 +102,7 @@ export class AggregateRepository {
     const events = unread.length > 0 ? await readStreams(this.pool, unread) : [];
     const byStream = new Map<string, RecordedEvent[]>(streamIds.map((streamId) => [streamId, []]));
     for (const event of events) byStream.get(event.streamId)!.push(event);
+    if (generation !== this.generation) return this.loadMany(type, ids, options);
     return streamIds.map((streamId, i) => {
       const entry = entries[i];
       this.advance(type, streamId, entry, byStream.get(streamId)!);
@@ -145,14 +149,27 @@ export class AggregateRepository {
     this.evict(streamId);
   }
 
+  /**
+   * Drops every cached state: the database server changed (a failover), and one that replicated
+   * asynchronously may hold streams shorter than the cache. A load in flight starts over, so no
+   * caller decides on a state the new server may not have.
+   */
+  forgetAll(): void {
+    this.generation++;
+    this.cache.clear();
+    this.cachedBytes = 0;
+  }
+
   /** The estimated bytes the cached states hold (see AggregateType.sizeOf). */
   get cachedSize(): number {
     return this.cachedBytes;
   }
 
   private async loadStream<S>(type: AggregateType<S>, streamId: string): Promise<Loaded<S>> {
+    const generation = this.generation;
     const entry = await this.cachedOrSnapshot(type, streamId);
     const events = await readStream(this.pool, streamId, entry.version);
+    if (generation !== this.generation) return this.loadStream(type, streamId);
     this.advance(type, streamId, entry, events);
     return { streamId, state: entry.state as S, version: entry.version };
   }

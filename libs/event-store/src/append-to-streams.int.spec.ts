@@ -67,6 +67,21 @@ describe('appendToStreams', () => {
     expect(await readStream(pool, 'nobody')).toEqual([]);
   });
 
+  it('refuses an expected version past the stream head, as after a failover to a standby that missed commits', async () => {
+    await appendToStreams(pool, [{ streamId: 'short', expectedVersion: 0, events: [added(1), added(2)] }]);
+    const ahead = { streamId: 'short', expectedVersion: 3, events: [added(4)] };
+    // both ways an append is made: in a transaction, and in one statement with its projections
+    for (const options of [{}, { sameStatement: 'nothing as (select 1)' }]) {
+      await expect(appendToStreams(pool, [ahead], options)).rejects.toMatchObject({
+        streamId: 'short',
+        expectedVersion: 3,
+        actualVersion: 2,
+      });
+    }
+    await expect(appendToStreams(pool, [ahead])).rejects.toThrow(ConcurrencyError);
+    expect((await readStream(pool, 'short')).map((event) => event.version)).toEqual([1, 2]);
+  });
+
   it('refuses a stale expected version', async () => {
     await appendToStreams(pool, [{ streamId: 'stale', expectedVersion: 0, events: [added(1), added(2)] }]);
 

@@ -29,6 +29,9 @@ export interface AppendOptions {
   sameStatement?: string;
 }
 
+/** SQLSTATE of an append past a stream's head (migrations/016_contiguous_versions.sql). */
+export const STREAM_GAP = 'IL001';
+
 /** An events row as the insert's one JSON parameter carries it. */
 interface Row {
   stream_id: string;
@@ -54,7 +57,9 @@ export async function appendToStreams(pool: Pool, appends: StreamAppend[], optio
     await client.query('begin');
     await options.beforeWrite?.(client);
     // Versions are contiguous, so a stream that moved past its expected version already holds
-    // version expected+1 and the insert clashes on (stream_id, version). Only streams appended
+    // version expected+1 and the insert clashes on (stream_id, version); one shorter than expected
+    // (a failover to a standby that missed commits) is refused by the events_contiguous trigger
+    // (migration 016). Either way the insert alone tells. Only streams appended
     // with no events (a pure version guard) need the explicit check: one round trip saved on the
     // hot path.
     const guards = appends.filter((append) => append.events.length === 0);
@@ -71,7 +76,7 @@ export async function appendToStreams(pool: Pool, appends: StreamAppend[], optio
     broken = await rollback(client);
     // The version check passed but a concurrent append committed the same (stream, version)
     // first: re-read to name the stream that moved.
-    if (!broken && isVersionClash(error)) throw (await findConflict(client, appends)) ?? error;
+    if (!broken && (isVersionClash(error) || isGap(error))) throw (await findConflict(client, appends)) ?? error;
     throw error;
   } finally {
     client.release(broken);
@@ -89,7 +94,7 @@ async function appendInOneStatement(pool: Pool, rows: Row[], appends: StreamAppe
   } catch (error) {
     // the statement's sub-statements run in no set order: a read model's unique key may catch a
     // decision made on a stale stream before the version clash does, and the moved stream is the cause
-    if (isUniqueViolation(error)) throw (await findConflict(client, appends)) ?? error;
+    if (isUniqueViolation(error) || isGap(error)) throw (await findConflict(client, appends)) ?? error;
     throw error;
   } finally {
     client.release();
@@ -153,6 +158,11 @@ async function insert(client: PoolClient, rows: Row[], appends: StreamAppend[], 
 
 function isUniqueViolation(error: unknown): error is DatabaseError {
   return error instanceof DatabaseError && error.code === '23505';
+}
+
+/** events_contiguous (migration 016): the stream is shorter than the append expected. */
+function isGap(error: unknown): boolean {
+  return error instanceof DatabaseError && error.code === STREAM_GAP;
 }
 
 function isVersionClash(error: unknown): boolean {

@@ -1,11 +1,18 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client, DatabaseError } from 'pg';
+import { DatabaseError } from 'pg';
+import { connectPostgres, type PostgresClient } from './connect-postgres';
+import { parseConnectionString, withDatabase } from './connection-string';
 
 /** Session advisory lock key (per database) held while migrating, so replicas starting together take turns. */
 const MIGRATION_LOCK_KEY = 4_917_002_113;
 
 const MIGRATION_FILE = /^\d{3}_.+\.sql$/;
+
+/** The `NNN_*.sql` files of a migrations folder, in the order they apply. */
+export async function migrationFiles(migrationsDir: string): Promise<string[]> {
+  return (await readdir(migrationsDir)).filter((name) => MIGRATION_FILE.test(name)).sort();
+}
 
 /**
  * Applies every `NNN_*.sql` file of `migrationsDir` not yet recorded in `schema_migrations`, in
@@ -30,11 +37,11 @@ export async function runMigrations(
   }
 }
 
-async function applyPending(client: Client, migrationsDir: string, log: (line: string) => void): Promise<string[]> {
+async function applyPending(client: PostgresClient, migrationsDir: string, log: (line: string) => void): Promise<string[]> {
   await client.query('create table if not exists schema_migrations (name text primary key, applied_at timestamptz default now())');
   const { rows } = await client.query<{ name: string }>('select name from schema_migrations');
   const done = new Set(rows.map((row) => row.name));
-  const pending = (await readdir(migrationsDir)).filter((name) => MIGRATION_FILE.test(name) && !done.has(name)).sort();
+  const pending = (await migrationFiles(migrationsDir)).filter((name) => !done.has(name));
 
   for (const name of pending) {
     const sql = await readFile(join(migrationsDir, name), 'utf8');
@@ -52,16 +59,14 @@ async function applyPending(client: Client, migrationsDir: string, log: (line: s
   return pending;
 }
 
-async function connectCreatingDatabase(databaseUrl: string, log: (line: string) => void): Promise<Client> {
+async function connectCreatingDatabase(databaseUrl: string, log: (line: string) => void): Promise<PostgresClient> {
   try {
     return await connect(databaseUrl);
   } catch (error) {
     if (!(error instanceof DatabaseError && error.code === '3D000')) throw error; // 3D000: database does not exist
   }
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.slice(1));
-  url.pathname = '/postgres';
-  const admin = await connect(url.toString());
+  const name = parseConnectionString(databaseUrl).database;
+  const admin = await connect(withDatabase(databaseUrl, 'postgres'));
   try {
     await admin.query(`create database ${admin.escapeIdentifier(name)}`);
     log(`created database ${name}`);
@@ -75,16 +80,10 @@ async function connectCreatingDatabase(databaseUrl: string, log: (line: string) 
   return connect(databaseUrl);
 }
 
-async function connect(connectionString: string): Promise<Client> {
-  const client = new Client({ connectionString });
+async function connect(connectionString: string): Promise<PostgresClient> {
+  const client = await connectPostgres(connectionString);
   // a lost connection also fails the query in flight, which is what the caller sees; unheard, the
   // 'error' event would end the process instead
   client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return client;
-  } catch (error) {
-    await client.end().catch(() => undefined);
-    throw error;
-  }
+  return client;
 }

@@ -8,3 +8,4 @@ export * from './subjects';
 export * from './watch-change';
 export * from './nats-servers';
 export * from './nats-env';
+export * from './transforms/kube-transform';

@@ -1,9 +1,19 @@
-/** The part of a Kubernetes object every consumer relies on; the rest travels untouched. */
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+}
+
+/** The metadata every kind keeps once trimmed (transforms/): managedFields and other annotations never travel. */
 export interface KubeObjectMeta {
   name: string;
   namespace?: string;
   uid: string;
   resourceVersion: string;
+  generation?: number;
+  ownerReferences?: OwnerReference[];
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   creationTimestamp?: string;

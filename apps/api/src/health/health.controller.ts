@@ -1,19 +1,14 @@
-import { Controller, Get, Inject, Optional, ServiceUnavailableException } from '@nestjs/common';
-import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import type { Pool } from 'pg';
+import { Controller, Get, HttpStatus, Query, Res, ServiceUnavailableException } from '@nestjs/common';
+import { ApiOkResponse, ApiQuery, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { ErrorResponse } from '../http/error-response';
-import { PG_POOL } from '../infrastructure/tokens';
-import { BusConnection } from '../kubernetes/bus-connection';
 import { ApiPublicRoute } from '../http/api-route';
+import { Readiness } from './readiness';
 
 @ApiTags('operations')
 @Controller()
 export class HealthController {
-  constructor(
-    @Inject(PG_POOL) private readonly db: Pool,
-    /** absent with IPAM_KUBERNETES_CONSUMER=off: the bus is then not this API's business */
-    @Optional() private readonly bus?: BusConnection,
-  ) {}
+  constructor(private readonly readiness: Readiness) {}
 
   @Get('healthz')
   @ApiOkResponse({ description: 'the process is up' })
@@ -22,22 +17,32 @@ export class HealthController {
     return { status: 'ok' };
   }
 
+  /**
+   * Ready when what REST allocation needs answers: the database, at this release's schema. With
+   * `?verbose` every check is reported, those that do not decide readiness too (the Kubernetes
+   * consumer's bus): `{status, checks: {<name>: {status, required, message?}}}`, 200 or 503.
+   */
   @Get('readyz')
-  @ApiOkResponse({ description: 'the database and the bus answer' })
+  @ApiQuery({
+    name: 'verbose',
+    required: false,
+    allowEmptyValue: true,
+    description: 'report every check (the Kubernetes consumer too), each {status: ok|failed|off, required, message?}',
+  })
+  @ApiOkResponse({ description: 'the database answers and its schema is current' })
   @ApiServiceUnavailableResponse({ type: ErrorResponse })
-  @ApiPublicRoute('Readiness: the database (and the bus when consuming) answer', 503)
-  async readyz() {
-    const database = await this.db.query('SELECT 1').then(
-      () => true,
-      () => false,
-    );
-    const bus = this.bus ? await this.bus.isReachable() : null;
-    const down = [...(database ? [] : ['the database']), ...(bus === false ? ['the NATS bus'] : [])];
-    if (down.length)
-      throw new ServiceUnavailableException({
-        code: 'UNAVAILABLE',
-        message: `${down.join(' and ')} ${down.length > 1 ? 'are' : 'is'} unreachable`,
-      });
-    return { status: 'ready', checks: { database: 'ok', ...(bus ? { bus: 'ok' } : {}) } };
+  @ApiPublicRoute('Readiness: the database answers at the current schema; ?verbose reports every check', 503)
+  async readyz(@Query('verbose') verbose: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
+    const report = await this.readiness.report();
+    const status = report.ready ? 'ready' : 'not ready';
+    if (verbose !== undefined) {
+      if (!report.ready) reply.status(HttpStatus.SERVICE_UNAVAILABLE);
+      return { status, checks: report.checks };
+    }
+    const required = Object.entries(report.checks).filter(([, outcome]) => outcome.required);
+    const failed = required.filter(([, outcome]) => outcome.status !== 'ok');
+    if (failed.length)
+      throw new ServiceUnavailableException({ code: 'UNAVAILABLE', message: failed.map(([, outcome]) => outcome.message).join('; ') });
+    return { status, checks: Object.fromEntries(required.map(([name, outcome]) => [name, outcome.status])) };
   }
 }

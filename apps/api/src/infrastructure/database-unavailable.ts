@@ -1,6 +1,6 @@
 /**
- * Connection-level failures of Postgres: the server is restarting, unreachable or refusing
- * connections. A dependency is down, not a bug: HTTP answers 503 and the consumer retries without
+ * Connection-level failures of Postgres: the server is restarting, failing over, unreachable or
+ * refusing connections. A dependency is down, not a bug: HTTP answers 503 and the consumer retries without
  * counting the attempt toward parking.
  */
 const UNAVAILABLE_CODES = new Set([
@@ -18,6 +18,9 @@ const UNAVAILABLE_CODES = new Set([
   '08004',
   '08006',
   '53300', // too_many_connections
+  // read_only_sql_transaction: a write reached a standby, the old primary demoted in a failover; its
+  // connection leaves the pool (connect-postgres.ts) and the next one finds the new primary
+  '25006',
 ]);
 
 /** node-postgres raises these without a code when the socket closes under a client. */

@@ -1,17 +1,23 @@
 import { Logger } from '@nestjs/common';
+import { postgresConfig, type ConnectionEvents } from '@ipledger/event-store';
 import { Pool, type ClientBase, type PoolConfig } from 'pg';
 import { CancellablePool } from './cancellable-pool';
 
 /**
- * A pool whose connections can never crash the process. pg-pool listens for errors only on idle
+ * A pool of libpq-style connections (host lists, target_session_attrs, sslmode: connect-postgres.ts)
+ * whose connections can never crash the process. pg-pool listens for errors only on idle
  * clients; a client checked out when the server goes away (a restart, a failover, a terminated
  * backend) emits 'error' with no listener, and Node exits. Every client gets a listener of its
  * own for its whole life: the query in flight still fails (and is answered 503), the broken
- * client is discarded on release, and the pool connects afresh once the server is back.
+ * client is discarded on release, and the pool's next connection finds the server that now matches.
  */
-export function createPgPool(config: PoolConfig, options: { cancellable?: boolean; jit?: boolean } = {}): Pool {
+export function createPgPool(
+  databaseUrl: string,
+  config: Omit<PoolConfig, 'connectionString'>,
+  options: { cancellable?: boolean; jit?: boolean; events?: ConnectionEvents } = {},
+): Pool {
   const logger = new Logger('postgres');
-  const poolConfig: PoolConfig = { connectionTimeoutMillis: 5_000, ...config };
+  const poolConfig: PoolConfig = { connectionTimeoutMillis: 5_000, ...postgresConfig(databaseUrl, options.events), ...config };
   // The API's statements are short by design (indexed lookups, bounded pages), and PostgreSQL
   // prices JIT compilation on estimated cost: on tables not analyzed since a bulk load, a generic
   // plan of the allocation read was estimated high enough to be compiled on every execution, 0.6 s

@@ -3,6 +3,7 @@ import { DomainError } from '@ipledger/domain';
 import { ConcurrencyError } from '@ipledger/event-store';
 import { backoffDelayMs } from '@ipledger/runtime';
 import { currentRequestContext } from '../http/request-context';
+import { isDatabaseUnavailable } from './database-unavailable';
 
 /**
  * Another writer got there first: a stream moved on (expected version) or a read model's unique
@@ -22,6 +23,13 @@ const CONFLICT_BACKOFF = { baseMs: 4, maxMs: 100 };
 
 const ATTEMPTS = 20;
 
+/**
+ * A failover takes seconds (Patroni: the leader key's TTL, then a promotion), and the pool's next
+ * connections find the new primary; a database down for longer is answered 503 rather than waited on.
+ */
+const FAILOVER_BACKOFF = { baseMs: 100, maxMs: 1_000 };
+const FAILOVER_WAIT_MS = 10_000;
+
 /** Set while an outer level retries conflicts: every level below it tries once and lets the conflict go up. */
 const retriedAbove = new AsyncLocalStorage<true>();
 
@@ -33,17 +41,28 @@ export const conflictsGoUp = <T>(work: () => Promise<T>): Promise<T> => retriedA
 
 /**
  * Retries happen at one level only, the outermost, which knows the deadline: a REST request's
- * (its abort signal), or ATTEMPTS tries without one. Nested calls (a handler's inside another
+ * (its abort signal), or ATTEMPTS tries without one. A REST request also waits out a database
+ * lost under it (a failover, a restart) for up to FAILOVER_WAIT_MS; work outside a request (the
+ * Kubernetes consumer) is redelivered instead. Nested calls (a handler's inside another
  * handler's, or inside the consumer's `conflictsGoUp`) run their work once.
  */
 export async function retryOnConflict<T>(work: (attempt: number) => Promise<T>): Promise<T> {
   if (retriedAbove.getStore()) return work(1);
   const signal = currentRequestContext()?.signal;
   return retriedAbove.run(true, async () => {
+    let unavailable = 0;
+    const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       try {
         return await work(attempt);
       } catch (err) {
+        if (signal && !signal.aborted && Date.now() - started < FAILOVER_WAIT_MS && isDatabaseUnavailable(err)) {
+          // the work decides again on a fresh connection: an append that did commit before its
+          // connection broke is then found (its expected version moved) and answered as a repeat
+          await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(++unavailable, FAILOVER_BACKOFF)));
+          attempt--;
+          continue;
+        }
         if (!isConflict(err)) throw err;
         if (attempt >= ATTEMPTS || signal?.aborted) {
           throw new DomainError(

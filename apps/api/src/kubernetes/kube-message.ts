@@ -1,4 +1,13 @@
-import { KUBE_KINDS, parseSubject, type KubeKind, type ObjectChange, type StreamNames, type SyncMarker } from '@ipledger/messaging';
+import {
+  KUBE_KINDS,
+  parseSubject,
+  trimObject,
+  type KubeKind,
+  type KubeObject,
+  type ObjectChange,
+  type StreamNames,
+  type SyncMarker,
+} from '@ipledger/messaging';
 
 export type KubeMessage = { change: ObjectChange } | { sync: SyncMarker };
 
@@ -13,7 +22,11 @@ function check(condition: boolean, what: string): asserts condition {
   if (!condition) throw new MalformedMessage(what);
 }
 
-/** Reads what the watcher published, refusing anything that is not a whole object or sync marker. */
+/**
+ * Reads what the watcher published, refusing anything that is not an object change or sync marker.
+ * The object is trimmed as the watcher trims it on receipt: a message of an older watcher, which
+ * published whole objects, is applied and stored without its env values, volumes or managedFields.
+ */
 export function parseKubeMessage(names: StreamNames, subject: string, data: Uint8Array): KubeMessage {
   const route = parseSubject(names, subject);
   check(route !== null, `subject ${subject} is not a Kubernetes kind`);
@@ -36,7 +49,7 @@ function parseChange(body: Record<string, unknown>, subject: string, kind: KubeK
   check(isText(name) && isText(uid) && isText(resourceVersion), `${subject}: metadata needs name, uid and resourceVersion`);
   check(NAMESPACED.has(kind) === isText(namespace), `${subject}: ${name} ${NAMESPACED.has(kind) ? 'needs' : 'cannot have'} a namespace`);
   check(object.spec === undefined || isObject(object.spec), `${subject}: ${name} spec is not an object`);
-  return body as unknown as ObjectChange;
+  return { kind, type: body.type, object: trimObject(kind, object as unknown as KubeObject) };
 }
 
 function parseSync(body: Record<string, unknown>, subject: string): SyncMarker {

@@ -40,6 +40,7 @@ import {
   StaleMessage,
   statefulSetsWithoutRange,
   takeUnparkRequests,
+  trimStoredObjects,
 } from './kubernetes-objects';
 import { releaseForUnreachableNodes } from './held-for-node';
 import { collectLeaks } from './leak-collector';
@@ -103,6 +104,8 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     const jsm = await nc.jetstreamManager();
     await ensureStream(jsm, this.config.names, STREAM_MAX_AGE_SECONDS, this.config.streamReplicas);
     if (this.stopped) return;
+    const trimmed = await trimStoredObjects(this.db);
+    if (trimmed) this.logger.log(`trimmed ${trimmed} object(s) an older release stored whole`);
     this.consumer = new DurableConsumer(
       nc.jetstream(),
       jsm,

@@ -1,4 +1,4 @@
-import { objectKey, type KubeKind, type KubeObject, type ObjectChange } from '@ipledger/messaging';
+import { objectKey, trimObject, type KubeKind, type KubeObject, type ObjectChange } from '@ipledger/messaging';
 import type { Queryable } from '@ipledger/projections';
 
 /**
@@ -16,23 +16,10 @@ export async function alreadyApplied(db: Queryable, change: ObjectChange, stream
 }
 
 /**
- * What is kept of an object in its row: a StatefulSet whole (it is reconciled again at syncs), of
- * a Pod where it runs and the addresses the cluster reports for it (`ipledger check`).
+ * The kinds whose (trimmed) object is kept in its row: a StatefulSet, reconciled again at syncs;
+ * a Pod, for where it runs and the addresses the cluster reports (`ipledger check`).
  */
-const KEPT: Partial<Record<KubeKind, (object: KubeObject) => KubeObject>> = {
-  statefulset: (object) => object,
-  pod: ({ metadata, spec = {}, status = {} }) => ({
-    metadata: {
-      name: metadata.name,
-      namespace: metadata.namespace,
-      uid: metadata.uid,
-      resourceVersion: metadata.resourceVersion,
-      creationTimestamp: metadata.creationTimestamp,
-    },
-    spec: { nodeName: spec.nodeName, hostNetwork: spec.hostNetwork },
-    status: { phase: status.phase, podIPs: status.podIPs ?? (status.podIP ? [{ ip: status.podIP }] : undefined) },
-  }),
-};
+const KEPT: ReadonlySet<KubeKind> = new Set(['statefulset', 'pod']);
 
 /** A newer message of the object was applied first, by this replica or another: this one must change nothing. */
 export class StaleMessage extends Error {}
@@ -46,7 +33,7 @@ export class StaleMessage extends Error {}
  */
 export async function claimObject(db: Queryable, change: ObjectChange, streamSequence: number, status: string): Promise<void> {
   const { metadata } = change.object;
-  const kept = change.type === 'DELETED' ? null : (KEPT[change.kind]?.(change.object) ?? null);
+  const kept = change.type !== 'DELETED' && KEPT.has(change.kind) ? change.object : null;
   const { rowCount } = await db.query(
     `INSERT INTO kubernetes_objects (kind, key, uid, resource_version, stream_sequence, deleted, status, object)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -156,4 +143,24 @@ export async function setStatus(db: Queryable, kind: string, key: string, status
     status,
     deleted ?? false,
   ]);
+}
+
+/**
+ * Trims the objects an older release stored whole (a StatefulSet's pod template, env values
+ * included) as messages are trimmed now. A row a newer message replaced meanwhile is left alone.
+ */
+export async function trimStoredObjects(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ kind: KubeKind; key: string; seq: string; object: KubeObject }>(
+    // only StatefulSets were ever stored whole; pods are stored trimmed from the start (and are many)
+    `SELECT kind, key, stream_sequence AS seq, object FROM kubernetes_objects WHERE object IS NOT NULL AND kind = 'statefulset'`,
+  );
+  if (rows.length === 0) return 0;
+  const trimmed = rows.map((r) => ({ kind: r.kind, key: r.key, seq: r.seq, object: trimObject(r.kind, r.object) }));
+  const { rowCount } = await db.query(
+    `UPDATE kubernetes_objects o SET object = t.object
+       FROM jsonb_to_recordset($1) AS t(kind text, key text, seq bigint, object jsonb)
+      WHERE o.kind = t.kind AND o.key = t.key AND o.stream_sequence = t.seq AND o.object IS DISTINCT FROM t.object`,
+    [JSON.stringify(trimmed)],
+  );
+  return rowCount ?? 0;
 }

@@ -43,6 +43,7 @@ export class NodeInstaller {
       apiUrl: settings.apiUrl,
       ...(settings.tokenSource ? { tokenFile: tokenPath(settings.hostNetDir) } : {}),
     });
+    mkdirSync(settings.netDir, { recursive: true });
     if (writeAtomically(this.conflistPath, conflist, 0o644)) {
       this.log(`wrote ${this.conflistPath} for node ${settings.nodeName}, API ${settings.apiUrl}`);
     }

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   KUBE_RESOURCE_PATHS,
+  KUBE_TRANSFORMS,
   objectKey,
   type ChangeType,
   type KubeKind,
@@ -40,6 +41,12 @@ export interface ReflectorOptions {
    * consecutive syncs, and a healthy watch would otherwise never produce a second one.
    */
   resyncSeconds?: number;
+  /**
+   * Applied to every object as it is received, before the store or the sink sees it, as client-go's
+   * `SetTransform` (default: the kind's trim, KUBE_TRANSFORMS): the store holds, and the bus
+   * carries, only the fields ipledger reads.
+   */
+  transform?: (object: KubeObject) => KubeObject;
 }
 
 export interface ReflectorStats {
@@ -72,6 +79,7 @@ export class Reflector {
   private readonly store = new Map<string, KubeObject>();
   private readonly counters: ReflectorStats = { lists: 0, watches: 0, expiredRelists: 0, errors: 0, events: 0, bookmarks: 0, resyncs: 0 };
   private readonly backoff: Backoff;
+  private readonly transform: (object: KubeObject) => KubeObject;
   private lastResourceVersion: string | undefined;
   private abort: AbortController | undefined;
   private loop: Promise<void> | undefined;
@@ -85,6 +93,7 @@ export class Reflector {
   constructor(private readonly options: ReflectorOptions) {
     this.kind = options.kind;
     this.path = KUBE_RESOURCE_PATHS[options.kind];
+    this.transform = options.transform ?? KUBE_TRANSFORMS[options.kind];
     const { baseMs = 200, maxMs = 30_000, resetAfterMs = 60_000 } = options.backoff ?? {};
     this.backoff = new Backoff({ baseMs, maxMs }, resetAfterMs);
   }
@@ -221,7 +230,8 @@ export class Reflector {
         token = undefined;
         continue;
       }
-      items.push(...page.items);
+      // page by page: only one page of whole objects is ever held
+      for (const object of page.items) items.push(this.transform(object));
       token = page.metadata.continue || undefined;
       if (!token) return { metadata: page.metadata, items };
     }
@@ -245,7 +255,7 @@ export class Reflector {
       if (event.type === 'BOOKMARK') {
         this.counters.bookmarks++;
       } else {
-        await this.emit(event.type, event.object);
+        await this.emit(event.type, this.transform(event.object));
         this.counters.events++;
       }
       this.lastResourceVersion = event.object.metadata.resourceVersion;
