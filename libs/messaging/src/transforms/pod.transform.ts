@@ -15,9 +15,9 @@ export function trimPod(object: KubeObject): KubeObject {
   for (const key of CONTAINER_STATUSES) {
     const statuses = object.status?.[key];
     if (!Array.isArray(statuses)) continue;
-    const states = statuses
-      .filter((s) => isRecord(s) && isRecord(s.state))
-      .map((s) => ({ state: stateName(s.state as Record<string, unknown>) }));
+    const states = (statuses as unknown[])
+      .filter(isRecord)
+      .flatMap((entry) => (isRecord(entry.state) ? [{ state: stateName(entry.state) }] : []));
     if (states.length) status[key] = states;
   }
   return trimmed(object, pick(object.spec, ['nodeName', 'hostNetwork']), status);
