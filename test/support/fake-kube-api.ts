@@ -45,6 +45,14 @@ export interface FakeKubeRequest {
   status: number;
 }
 
+export interface FakeKubeStatusPatch {
+  kind: KubeKind;
+  name: string;
+  /** HTTP status answered */
+  status: number;
+  body: string;
+}
+
 /** What a test writes: the server fills in uid, resourceVersion, creationTimestamp, kind and apiVersion. */
 export type KubeObjectInput = Omit<KubeObject, 'metadata'> & { metadata: Partial<KubeObjectMeta> & { name: string } };
 
@@ -75,6 +83,8 @@ export interface FakeKubeApi {
   activeWatches(kind: KubeKind): number;
   /** every request answered, in order */
   requests: FakeKubeRequest[];
+  /** every PATCH of a status subresource, in order */
+  statusPatches: FakeKubeStatusPatch[];
   requestCount(kind: KubeKind, verb: FakeKubeVerb): number;
   close(): Promise<void>;
 }
@@ -92,7 +102,9 @@ const REASONS: Record<number, string> = {
   403: 'Forbidden',
   404: 'NotFound',
   405: 'MethodNotAllowed',
+  409: 'Conflict',
   410: 'Expired',
+  415: 'UnsupportedMediaType',
   429: 'TooManyRequests',
   500: 'InternalError',
   503: 'ServiceUnavailable',
@@ -132,6 +144,7 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
   const watches = new Set<OpenWatch>();
   const failures = new Map<KubeKind, Failure[]>();
   const requests: FakeKubeRequest[] = [];
+  const statusPatches: FakeKubeStatusPatch[] = [];
   const kindsByPath = new Map(KUBE_KINDS.map((kind) => [KUBE_RESOURCE_PATHS[kind], kind]));
 
   function record(kind: KubeKind, type: HistoryEvent['type'], object: KubeObject): void {
@@ -232,8 +245,48 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
     return failure.status;
   }
 
+  /** PATCH `<path>/<name>/status` (application/merge-patch+json): only the status changes; a `metadata.uid` in it is a precondition. */
+  function patchStatus(kind: KubeKind, name: string, request: http.IncomingMessage, response: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const existing = stores[kind].get(name);
+      let status: number;
+      if (options.token && request.headers.authorization !== `Bearer ${options.token}`) status = fail(response, 401, 'Unauthorized');
+      else if (request.headers['content-type'] !== 'application/merge-patch+json')
+        status = fail(response, 415, `unsupported media type ${request.headers['content-type']}`);
+      else if (!existing) status = fail(response, 404, `${kind} ${name} not found`);
+      else {
+        const patch = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { metadata?: { uid?: string }; status?: unknown };
+        if (patch.metadata?.uid && patch.metadata.uid !== existing.metadata.uid) {
+          status = fail(
+            response,
+            409,
+            `Precondition failed: UID in precondition: ${patch.metadata.uid}, UID in object meta: ${existing.metadata.uid}`,
+          );
+        } else {
+          const object: KubeObject = {
+            ...existing,
+            metadata: { ...existing.metadata, resourceVersion: String(++rv) },
+            status: mergePatch(existing.status ?? {}, patch.status ?? {}) as Record<string, unknown>,
+          };
+          stores[kind].set(name, object);
+          record(kind, 'MODIFIED', object);
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.end(JSON.stringify(object));
+          status = 200;
+        }
+      }
+      statusPatches.push({ kind, name, status, body: Buffer.concat(chunks).toString('utf8') });
+    });
+  }
+
   const handle: http.RequestListener = (request, response) => {
     const url = new URL(request.url ?? '/', 'http://fake');
+    const subresource = /^(.+)\/([^/]+)\/status$/.exec(url.pathname);
+    const statusKind = subresource ? kindsByPath.get(subresource[1]) : undefined;
+    if (statusKind === 'ippool' && request.method === 'PATCH')
+      return patchStatus(statusKind, decodeURIComponent(subresource![2]), request, response);
     const kind = kindsByPath.get(url.pathname);
     if (!kind) return void fail(response, 404, `no resource at ${url.pathname}`);
     const verb: FakeKubeVerb = ['1', 'true'].includes(url.searchParams.get('watch') ?? '') ? 'watch' : 'list';
@@ -254,6 +307,7 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
   const api: FakeKubeApi = {
     url,
     requests,
+    statusPatches,
     writeKubeconfig(dir, cluster = {}) {
       const path = join(dir, 'kubeconfig');
       const user = options.token ? { token: options.token } : {};
@@ -275,8 +329,12 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
       const namespace = type.namespaced ? (input.metadata.namespace ?? 'default') : undefined;
       const key = objectKey({ metadata: { name: input.metadata.name, namespace } });
       const existing = stores[kind].get(key);
+      // as for a CRD with a status subresource: the generation counts changes of spec, and writes of the object keep the status
+      const specChanged = !existing || JSON.stringify(existing.spec) !== JSON.stringify(input.spec);
+      const generation = existing?.metadata.generation === undefined ? 1 : existing.metadata.generation + (specChanged ? 1 : 0);
       const object: KubeObject = {
         ...structuredClone(input),
+        ...(kind === 'ippool' && existing?.status ? { status: existing.status } : {}),
         apiVersion: type.apiVersion,
         kind: type.kind,
         metadata: {
@@ -284,6 +342,7 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
           name: input.metadata.name,
           ...(namespace ? { namespace } : {}),
           uid: input.metadata.uid ?? existing?.metadata.uid ?? randomUUID(),
+          generation,
           resourceVersion: String(++rv),
           creationTimestamp: existing?.metadata.creationTimestamp ?? input.metadata.creationTimestamp ?? new Date().toISOString(),
         },
@@ -331,6 +390,17 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
     },
   };
   return api;
+}
+
+/** RFC 7386: objects merge key by key, null removes, anything else (arrays too) replaces. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  const result: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = mergePatch(result[key], value);
+  }
+  return result;
 }
 
 function statusBody(code: number, message: string) {

@@ -1,5 +1,5 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { upcast } from '@ipledger/domain';
 import { AggregateRepository } from '@ipledger/event-store';
@@ -10,7 +10,6 @@ import { CheckModule } from './check/check.module';
 import type { Config } from './config';
 import { HealthModule } from './health/health.module';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
-import { AuthGuard } from './http/auth.guard';
 import { DatabaseServer } from './infrastructure/database-server';
 import { EventWriter } from './infrastructure/event-writer';
 import { KeyedMutex } from './infrastructure/keyed-mutex';
@@ -76,12 +75,7 @@ export class AppModule implements OnApplicationShutdown {
         HealthModule,
         KubernetesModule.forRoot(config),
       ],
-      providers: [
-        ...shared,
-        TokenRegistry,
-        { provide: APP_GUARD, useClass: AuthGuard },
-        { provide: APP_FILTER, useClass: AllExceptionsFilter },
-      ],
+      providers: [...shared, TokenRegistry, { provide: APP_FILTER, useClass: AllExceptionsFilter }],
       exports: shared.map((provider) => ('provide' in provider ? provider.provide : provider)),
     };
   }

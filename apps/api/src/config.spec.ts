@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { embeddedDatabaseConfig, loadConfig, parseTokens } from './config';
 
@@ -21,6 +22,28 @@ describe('configuration from the environment', () => {
     expect(config).toMatchObject({ host: '0.0.0.0', port: 9000, defaultMatchLabel: 'pool-group' });
     expect(config.tokens.get('abc')).toEqual({ role: 'admin', name: 'ops' });
     expect(config.tokens.get('def')).toEqual({ role: 'reader', name: expect.stringMatching(/^reader-[0-9a-f]{8}$/) });
+  });
+
+  it('names a token without a name by its role and an id drawn at load time, nothing of its digest', () => {
+    const token = 'def';
+    const digest = createHash('sha256').update(token).digest('hex');
+    const names = Array.from({ length: 20 }, () => parseTokens(`${token}:reader`).get(token)!.name);
+    // the old name was the role and the digest's first 8 hex digits; a name drawn anew at each load derives from nothing of the token
+    for (const name of names) expect(name).not.toContain(digest.slice(0, 8));
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('fails closed: without tokens it listens on loopback only, unless IPAM_AUTH=off says to serve openly', () => {
+    for (const host of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', '::ffff:127.0.0.1', 'localhost'])
+      expect(loadConfig({ HOST: host })).toMatchObject({ host, auth: 'on' });
+    for (const host of ['0.0.0.0', '::', '', '10.0.0.5', 'ipledger.example'])
+      expect(() => loadConfig({ HOST: host })).toThrow(
+        /refusing to listen on .* with no tokens.*set IPAM_TOKENS or IPAM_TOKENS_FILE, or IPAM_AUTH=off/,
+      );
+    expect(loadConfig({ HOST: '0.0.0.0', IPAM_AUTH: 'off' })).toMatchObject({ host: '0.0.0.0', auth: 'off' });
+    expect(loadConfig({ HOST: '0.0.0.0', IPAM_TOKENS: 'abc:admin' })).toMatchObject({ host: '0.0.0.0', auth: 'on' });
+    expect(() => loadConfig({ IPAM_AUTH: 'off', IPAM_TOKENS: 'abc:admin' })).toThrow(/IPAM_AUTH=off/);
+    expect(() => loadConfig({ IPAM_AUTH: 'no' })).toThrow(/IPAM_AUTH "no" must be on or off/);
   });
 
   it('reads a token file (one entry a line, # comments), binds every interface for it, and refuses both sources at once', () => {
@@ -80,9 +103,10 @@ describe('configuration from the environment', () => {
       durable: 'ipledger-api',
       concurrency: 16,
       leakGraceSeconds: 300,
+      unreachableNodeGraceSeconds: 600,
       maxAttempts: 10,
       streamReplicas: 1,
-      unreachableNodeGraceSeconds: 600,
+      ipPoolStatusIntervalMs: 2000,
     });
     expect(
       loadConfig({

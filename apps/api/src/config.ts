@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { formatConnectionString, parseConnectionString } from '@ipledger/event-store';
 import { natsUrl, streamNames, streamReplicas, type StreamNames } from '@ipledger/messaging';
 import { wholeNumber } from '@ipledger/runtime';
@@ -14,8 +15,10 @@ export interface TokenGrant {
 
 export interface Config {
   port: number;
-  /** with no tokens the API is open, so it binds loopback only */
+  /** with no tokens the API is open, so it binds loopback only (any other address needs IPAM_AUTH=off) */
   host: string;
+  /** IPAM_AUTH: "off" lets the API serve without tokens on a non-loopback address */
+  auth: 'on' | 'off';
   databaseUrl: string;
   /** the schema owner's URL for migrations (and the operator CLI): IPAM_MIGRATIONS_DATABASE_URL, else DATABASE_URL */
   migrationsDatabaseUrl: string;
@@ -61,13 +64,15 @@ export interface KubernetesConsumerConfig {
   unreachableNodeGraceSeconds: number;
   /** IPAM_NATS_REPLICAS: the stream's copies when the API creates it */
   streamReplicas: number;
+  /** IPAM_IPPOOL_STATUS_INTERVAL_MS: how often the IPPools' status is read and, where changed, published for the watcher */
+  ipPoolStatusIntervalMs: number;
 }
 
 const ROLES: readonly Role[] = ['reader', 'allocator', 'admin'];
 
 /**
  * `token:role[:name],...` (commas or new lines; `#` starts a comment line); the name defaults to
- * role plus a short digest of the token.
+ * the role and a random id drawn at load time: nothing derived from the token reaches the event log.
  */
 export function parseTokens(text: string | undefined, source = 'IPAM_TOKENS'): Map<string, TokenGrant> {
   const tokens = new Map<string, TokenGrant>();
@@ -79,8 +84,7 @@ export function parseTokens(text: string | undefined, source = 'IPAM_TOKENS'): M
     if (!token || !ROLES.includes(role as Role)) {
       throw new Error(`${source} entry "${entry.replace(token ?? '', '***')}" must be token:role with role one of ${ROLES.join(', ')}`);
     }
-    const digest = createHash('sha256').update(token).digest('hex').slice(0, 8);
-    tokens.set(token, { role: role as Role, name: name || `${role}-${digest}` });
+    tokens.set(token, { role: role as Role, name: name || `${role}-${randomBytes(4).toString('hex')}` });
   }
   return tokens;
 }
@@ -104,6 +108,7 @@ function kubernetesConfig(env: NodeJS.ProcessEnv): KubernetesConsumerConfig | nu
     concurrency: wholeNumber(env, 'IPAM_KUBERNETES_CONCURRENCY', 16, { min: 1 }),
     leakGraceSeconds: wholeNumber(env, 'IPAM_LEAK_GRACE_SECONDS', 300),
     streamReplicas: streamReplicas(env),
+    ipPoolStatusIntervalMs: wholeNumber(env, 'IPAM_IPPOOL_STATUS_INTERVAL_MS', 2000, { min: 100 }),
     maxAttempts: wholeNumber(env, 'IPAM_KUBERNETES_MAX_ATTEMPTS', 10, { min: 1 }),
     unreachableNodeGraceSeconds: wholeNumber(env, 'IPAM_UNREACHABLE_NODE_GRACE_SECONDS', 600),
   };
@@ -149,22 +154,44 @@ function tlsFiles(env: NodeJS.ProcessEnv): TlsFiles | null {
   return certFile && keyFile ? { certFile, keyFile, clientCaFile } : null;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** 127.0.0.0/8, ::1 (also as ::ffff:127.x.y.z) and localhost: addresses only this machine reaches. */
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  const address = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (isIP(address) === 6) return address === '::1' || /^::ffff:127\./.test(address);
+  return isIP(address) === 4 && address.startsWith('127.');
+}
+
+/** Where the API listens and who may use it: fails closed, refusing to serve openly beyond loopback unless IPAM_AUTH=off. */
+export function accessConfig(env: NodeJS.ProcessEnv): Pick<Config, 'port' | 'host' | 'auth' | 'tokens' | 'tokensFile'> {
   const tokens = parseTokens(env.IPAM_TOKENS);
   const tokensFile = env.IPAM_TOKENS_FILE || null;
   if (tokensFile && tokens.size) throw new Error('set IPAM_TOKENS or IPAM_TOKENS_FILE, not both');
+  const auth = env.IPAM_AUTH || 'on';
+  if (auth !== 'on' && auth !== 'off') throw new Error(`IPAM_AUTH "${auth}" must be on or off`);
+  const open = !tokens.size && !tokensFile;
+  if (auth === 'off' && !open)
+    throw new Error('IPAM_AUTH=off turns access checks off: unset IPAM_TOKENS and IPAM_TOKENS_FILE, or IPAM_AUTH');
   const port = Number(env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT "${env.PORT}" is not a port number`);
+  const host = env.HOST ?? (open ? '127.0.0.1' : '0.0.0.0');
+  if (open && auth === 'on' && !isLoopback(host)) {
+    throw new Error(
+      `refusing to listen on ${host || 'every address'}:${port} with no tokens, which would let anyone who reaches it change everything: ` +
+        'set IPAM_TOKENS or IPAM_TOKENS_FILE, or IPAM_AUTH=off to serve without access checks',
+    );
+  }
+  return { port, host, auth, tokens, tokensFile };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = withDefaultUser(env.DATABASE_URL ?? 'postgres://127.0.0.1:5432/ipledger', env);
   return {
-    port,
-    host: env.HOST ?? (tokens.size || tokensFile ? '0.0.0.0' : '127.0.0.1'),
+    ...accessConfig(env),
     databaseUrl,
     migrationsDatabaseUrl: env.IPAM_MIGRATIONS_DATABASE_URL ? withDefaultUser(env.IPAM_MIGRATIONS_DATABASE_URL, env) : databaseUrl,
     migrate: migrateAtStart(env),
     natsUrl: natsUrl(env),
-    tokens,
-    tokensFile,
     defaultMatchLabel: env.IPAM_DEFAULT_MATCH_LABEL || null,
     statementTimeoutMs: wholeNumber(env, 'IPAM_STATEMENT_TIMEOUT_MS', 10_000),
     requestTimeoutMs: wholeNumber(env, 'IPAM_REQUEST_TIMEOUT_MS', 30_000),

@@ -4,6 +4,8 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
+import { authorize, declarePluginAccess } from './http/access';
+import { TokenRegistry } from './infrastructure/token-registry';
 import type { Config } from './config';
 import { useJsonBodyParser } from './http/json-body';
 import { logRequests } from './http/access-log';
@@ -48,6 +50,8 @@ export async function createApp(config: Config, options: { logger?: false | AppL
   fastify.decorateRequest('context', null);
   fastify.addHook('onRequest', requestContext(requestDeadline(config.requestTimeoutMs)));
   fastify.addHook('onRequest', refuseNulInUrl);
+  fastify.addHook('onRequest', authorize(app.get(TokenRegistry)));
+  fastify.addHook('onRoute', declarePluginAccess);
   fastify.addHook('preValidation', resumeRequestContext);
   if (logger) logRequests(fastify, logger);
   measureRequests(fastify, app.get(Metrics));

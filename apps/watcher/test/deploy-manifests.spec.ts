@@ -22,17 +22,19 @@ describe('deploy/ manifests', () => {
     expect(Object.keys(spec.properties).sort()).toEqual(['cidr', 'disabled', 'gateway', 'nodeSelector', 'reserved']);
   });
 
-  it('grant the watcher get, list and watch on every kind it follows, and nothing more', () => {
+  it("grant the watcher get, list and watch on every kind it follows, patch on the IPPools' status, and nothing more", () => {
     const docs = documents('watcher-rbac.yaml');
     const role = docs.find((d) => d.kind === 'ClusterRole');
     const binding = docs.find((d) => d.kind === 'ClusterRoleBinding');
     const account = docs.find((d) => d.kind === 'ServiceAccount');
     expect(binding.roleRef.name).toBe(role.metadata.name);
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: account.metadata.name, namespace: account.metadata.namespace }]);
-    const granted = role.rules.flatMap((rule: { apiGroups: string[]; resources: string[]; verbs: string[] }) => {
-      expect(rule.verbs).toEqual(['get', 'list', 'watch']);
-      return rule.apiGroups.flatMap((group) => rule.resources.map((resource) => `${group}/${resource}`));
-    });
+    const rules = role.rules as Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
+    const reads = rules.filter((rule) => rule.verbs.join() === 'get,list,watch');
+    expect(rules.filter((rule) => !reads.includes(rule))).toEqual([
+      { apiGroups: ['ipam.ipledger.io'], resources: ['ippools/status'], verbs: ['patch'] },
+    ]);
+    const granted = reads.flatMap((rule) => rule.apiGroups.flatMap((group) => rule.resources.map((resource) => `${group}/${resource}`)));
     // /api/v1/nodes -> "/nodes" (the core group is ""), /apis/apps/v1/statefulsets -> "apps/statefulsets"
     const watched = KUBE_KINDS.map((kind) =>
       KUBE_RESOURCE_PATHS[kind].replace(/^\/api\/v1\//, '/').replace(/^\/apis\/([^/]+)\/[^/]+\//, '$1/'),

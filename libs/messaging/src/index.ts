@@ -8,4 +8,5 @@ export * from './subjects';
 export * from './watch-change';
 export * from './nats-servers';
 export * from './nats-env';
+export * from './ippool-status';
 export * from './transforms/kube-transform';

@@ -12,6 +12,7 @@ export interface KubeObjectMeta {
   namespace?: string;
   uid: string;
   resourceVersion: string;
+  /** bumped by the API server at each change of spec; an IPPool's status names the one it reflects */
   generation?: number;
   ownerReferences?: OwnerReference[];
   labels?: Record<string, string>;

@@ -34,7 +34,7 @@ export class AllocationsController {
   @ApiCreatedResponse({ type: AllocationItemsDto, description: 'new addresses, one per family' })
   @ApiOkResponse({ type: AllocationItemsDto, description: 'the handle already held these addresses (a retried request)' })
   @ApiConflictResponse({ type: ErrorResponse, description: 'POOL_EXHAUSTED, IP_IN_USE, NO_ELIGIBLE_POOL' })
-  @ApiRoute('Allocate addresses to a handle (idempotent per handle)', 400, 404, 409, 413)
+  @ApiRoute('allocator', 'Allocate addresses to a handle (idempotent per handle)', 400, 404, 409, 413)
   async allocate(
     @Body() body: CreateAllocationDto,
     @Metadata() metadata: CommandMetadata,
@@ -47,7 +47,7 @@ export class AllocationsController {
 
   @Get()
   @ApiOkResponse({ type: AllocationListDto })
-  @ApiRoute('List allocations, filtered, or as they were at an instant', 400)
+  @ApiRoute('reader', 'List allocations, filtered, or as they were at an instant', 400)
   async list(@Query() query: ListAllocationsQueryDto): Promise<AllocationListDto> {
     const { limit, continue: token, at, ...filter } = query;
     if (at === undefined) return listAllocations(this.db, filter, { limit, continue: token });
@@ -66,7 +66,7 @@ export class AllocationsController {
   @Get(':handle')
   @PathParams('handle')
   @ApiOkResponse({ type: AllocationItemsDto })
-  @ApiRoute('Get the addresses a handle holds', 400, 404)
+  @ApiRoute('reader', 'Get the addresses a handle holds', 400, 404)
   async get(@Param('handle') handle: string): Promise<AllocationItemsDto> {
     const items = await findAllocationsByHandle(this.db, handle);
     if (items.length === 0) throw new DomainError('ALLOCATION_NOT_FOUND', `handle "${handle}" holds no address`);
@@ -77,7 +77,7 @@ export class AllocationsController {
   @PathParams('handle')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'released, or nothing was held' })
-  @ApiRoute("Release a handle's addresses (idempotent)", 400, 409)
+  @ApiRoute('allocator', "Release a handle's addresses (idempotent)", 400, 409)
   async release(@Param('handle') handle: string, @Metadata() metadata: CommandMetadata): Promise<void> {
     await this.commands.execute(new ReleaseIpCommand(handle, metadata));
   }

@@ -22,7 +22,7 @@ export class AuditController {
   @Get('ips/:ip/history')
   @PathParams('ip')
   @ApiOkResponse({ type: IpHistoryDto })
-  @ApiRoute('Every allocation, release and reservation of an address', 400)
+  @ApiRoute('reader', 'Every allocation, release and reservation of an address', 400)
   async ipHistory(@Param('ip') ip: string): Promise<IpHistoryDto> {
     return { items: await ipHistory(this.db, formatIp(ipArgument(ip))) };
   }
@@ -30,7 +30,7 @@ export class AuditController {
   @Get('pools/:name/history')
   @PathParams('name')
   @ApiOkResponse({ type: EventPageDto, description: "the pool's own events, oldest first" })
-  @ApiRoute("A pool's own events, oldest first", 400, 404)
+  @ApiRoute('reader', "A pool's own events, oldest first", 400, 404)
   async poolHistory(@Param('name') name: string, @Query() query: StreamPageQueryDto): Promise<EventPageDto> {
     const events = await readStream(this.db, `${PoolAggregate.streamPrefix}-${name}`, query.after ?? 0, { limit: query.limit });
     if (events.length === 0 && !query.after) throw new DomainError('POOL_NOT_FOUND', `pool "${name}" has no history`);
@@ -40,7 +40,7 @@ export class AuditController {
 
   @Get('audit/head')
   @ApiOkResponse({ type: AuditHeadDto, description: 'the head of the audit chain; events of the last moments may not be in it yet' })
-  @ApiRoute('The head of the audit chain, to keep outside the database and check with `ipledger verify-chain --head`')
+  @ApiRoute('reader', 'The head of the audit chain, to keep outside the database and check with `ipledger verify-chain --head`')
   async auditHead(): Promise<AuditHeadDto> {
     const head = await readChainHead(this.db);
     return head

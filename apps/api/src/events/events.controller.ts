@@ -15,7 +15,7 @@ export class EventsController {
   /** The global log in commit order; paging never skips an event that committed late. */
   @Get()
   @ApiOkResponse({ type: EventPageDto })
-  @ApiRoute('Read the event log in commit order', 400)
+  @ApiRoute('reader', 'Read the event log in commit order', 400)
   async list(@Query() query: ListEventsQueryDto): Promise<EventPageDto> {
     const page = await readAll(this.db, {
       after: query.after ?? null,

@@ -1,5 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import type { Role } from '../config';
+import { DeclareAccess } from './access';
 import { ErrorResponse } from './error-response';
 
 type ErrorStatus = 400 | 404 | 409 | 413;
@@ -18,13 +20,21 @@ const errors = (statuses: number[]) =>
   statuses.map((status) => ApiResponse({ status, type: ErrorResponse, description: DESCRIPTIONS[status] }));
 
 /**
- * A route behind the bearer token: its summary, the security requirement (so Swagger UI's "Try
- * it out" sends the token) and its error answers, all in the one error shape. Placed under the
- * route's own response decorators, which may describe a status more precisely.
+ * A route behind the bearer token: the lowest role that may run it (API.md "Access": reader for
+ * GET, allocator for writing allocations, admin for the rest; the auth hook reads it from the
+ * matched route), its summary, the security requirement (so Swagger UI's "Try it out" sends the
+ * token) and its error answers, all in the one error shape. Placed under the route's own response
+ * decorators, which may describe a status more precisely. A handler without it (or
+ * ApiPublicRoute) is refused to everyone.
  */
-export const ApiRoute = (summary: string, ...statuses: ErrorStatus[]) =>
-  applyDecorators(ApiOperation({ summary }), ApiBearerAuth(), ...errors([...statuses, 401, 403, 503]));
+export const ApiRoute = (role: Role, summary: string, ...statuses: ErrorStatus[]) =>
+  applyDecorators(
+    DeclareAccess(role),
+    ApiOperation({ summary, description: `Needs the \`${role}\` role (or a higher one) when tokens are configured.` }),
+    ApiBearerAuth(),
+    ...errors([...statuses, 401, 403, 503]),
+  );
 
 /** A route open to anyone (probes, metrics scrapes): no security requirement. */
 export const ApiPublicRoute = (summary: string, ...statuses: 503[]) =>
-  applyDecorators(ApiOperation({ summary, security: [] }), ...errors(statuses));
+  applyDecorators(DeclareAccess('public'), ApiOperation({ summary, security: [] }), ...errors(statuses));

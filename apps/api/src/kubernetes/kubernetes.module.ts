@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { Config } from '../config';
 import { CONFIG } from '../infrastructure/tokens';
 import { BusConnection } from './bus-connection';
+import { IpPoolStatusPublisher } from './ippool-status.publisher';
 import { KUBERNETES_CONFIG, KubernetesConsumer } from './kubernetes-consumer';
 
 /**
@@ -19,6 +20,7 @@ export class KubernetesModule {
         { provide: KUBERNETES_CONFIG, useValue: config.kubernetes },
         { provide: BusConnection, useFactory: (appConfig: Config) => new BusConnection(appConfig), inject: [CONFIG] },
         KubernetesConsumer,
+        IpPoolStatusPublisher,
       ],
       exports: [BusConnection],
     };

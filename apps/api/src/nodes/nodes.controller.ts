@@ -26,7 +26,7 @@ export class NodesController {
   @Put(':name')
   @PathParams('name')
   @ApiOkResponse({ type: NodeDto })
-  @ApiRoute("Create or replace a node's labels", 400, 409, 413)
+  @ApiRoute('admin', "Create or replace a node's labels", 400, 409, 413)
   async put(@Param('name') name: string, @Body() body: PutNodeDto, @Metadata() metadata: CommandMetadata): Promise<NodeView> {
     await this.commands.execute(new SetNodeLabelsCommand(name, body.labels, metadata));
     return this.get(name);
@@ -35,7 +35,7 @@ export class NodesController {
   @Get(':name')
   @PathParams('name')
   @ApiOkResponse({ type: NodeDto })
-  @ApiRoute('Get a node', 400, 404)
+  @ApiRoute('reader', 'Get a node', 400, 404)
   async get(@Param('name') name: string): Promise<NodeView> {
     const node = await findNode(this.db, name);
     if (!node) throw new DomainError('NODE_NOT_FOUND', `node "${name}" does not exist`);
@@ -46,7 +46,7 @@ export class NodesController {
   @PathParams('name')
   @HttpCode(204)
   @ApiNoContentResponse()
-  @ApiRoute('Delete a node', 400, 404, 409)
+  @ApiRoute('admin', 'Delete a node', 400, 404, 409)
   async remove(@Param('name') name: string, @Metadata() metadata: CommandMetadata): Promise<void> {
     await this.commands.execute(new DeleteNodeCommand(name, metadata));
   }
@@ -54,7 +54,7 @@ export class NodesController {
   @Get(':name/pools')
   @PathParams('name')
   @ApiOkResponse({ type: NodePoolsDto })
-  @ApiRoute('The pools a node may use, and why others are left out', 400, 404)
+  @ApiRoute('reader', 'The pools a node may use, and why others are left out', 400, 404)
   async pools(@Param('name') name: string, @Query() query: NodePoolsQueryDto): Promise<NodePoolsDto> {
     const rule = selectionRule(query, this.config.defaultMatchLabel);
     const { eligible, excluded } = await findEligiblePools(this.db, rule, name, [4, 6]);

@@ -33,7 +33,7 @@ export class PoolsController {
   @Post()
   @ApiCreatedResponse({ type: PoolDto })
   @ApiConflictResponse({ type: ErrorResponse, description: 'POOL_EXISTS or POOL_OVERLAP' })
-  @ApiRoute('Create a pool', 400, 409, 413)
+  @ApiRoute('admin', 'Create a pool', 400, 409, 413)
   async create(@Body() body: CreatePoolDto, @Metadata() metadata: CommandMetadata): Promise<PoolView> {
     await this.commands.execute(new CreatePoolsCommand([body], metadata));
     return this.get(body.name);
@@ -41,7 +41,7 @@ export class PoolsController {
 
   @Get()
   @ApiOkResponse({ type: PoolListDto })
-  @ApiRoute('List pools, filtered by labels or node, paged', 400)
+  @ApiRoute('reader', 'List pools, filtered by labels or node, paged', 400)
   async list(@Query() query: ListPoolsQueryDto) {
     const labelSelector = query.labelSelector === undefined ? undefined : LabelSelector.parse(query.labelSelector);
     let accept: ((pool: PoolView) => boolean) | undefined;
@@ -56,7 +56,7 @@ export class PoolsController {
   @Get(':name')
   @PathParams('name')
   @ApiOkResponse({ type: PoolDto })
-  @ApiRoute('Get a pool, or the pool as it was at an instant', 400, 404)
+  @ApiRoute('reader', 'Get a pool, or the pool as it was at an instant', 400, 404)
   async get(@Param('name') name: string, @Query() { at }: AtQueryDto = {}): Promise<PoolView> {
     const pool = at === undefined ? await findPool(this.db, name) : await findPoolAt(this.db, name, new Date(at));
     if (!pool) throw new DomainError('POOL_NOT_FOUND', `pool "${name}" does not exist${at === undefined ? '' : ` at ${at}`}`);
@@ -66,7 +66,7 @@ export class PoolsController {
   @Patch(':name')
   @PathParams('name')
   @ApiOkResponse({ type: PoolDto })
-  @ApiRoute('Update a pool (merge patch)', 400, 404, 409, 413)
+  @ApiRoute('admin', 'Update a pool (merge patch)', 400, 404, 409, 413)
   async update(@Param('name') name: string, @Body() body: UpdatePoolDto, @Metadata() metadata: CommandMetadata): Promise<PoolView> {
     await this.commands.execute(new UpdatePoolCommand(name, body, metadata));
     return this.get(name);
@@ -77,7 +77,7 @@ export class PoolsController {
   @HttpCode(204)
   @ApiNoContentResponse()
   @ApiConflictResponse({ type: ErrorResponse, description: 'POOL_IN_USE' })
-  @ApiRoute('Delete a pool', 400, 404, 409)
+  @ApiRoute('admin', 'Delete a pool', 400, 404, 409)
   async remove(@Param('name') name: string, @Metadata() metadata: CommandMetadata): Promise<void> {
     await this.commands.execute(new DeletePoolCommand(name, metadata));
   }

@@ -22,7 +22,7 @@ export class StatefulSetsController {
   @Put(':namespace/:name')
   @PathParams('namespace', 'name')
   @ApiOkResponse({ type: ReservationDto })
-  @ApiRoute("Reserve or rescale a StatefulSet's continuous range", 400, 409, 413)
+  @ApiRoute('admin', "Reserve or rescale a StatefulSet's continuous range", 400, 409, 413)
   async put(
     @Param('namespace') namespace: string,
     @Param('name') name: string,
@@ -36,7 +36,7 @@ export class StatefulSetsController {
   @Get(':namespace/:name')
   @PathParams('namespace', 'name')
   @ApiOkResponse({ type: ReservationDto })
-  @ApiRoute("Get a StatefulSet's reservation", 400, 404)
+  @ApiRoute('reader', "Get a StatefulSet's reservation", 400, 404)
   async get(@Param('namespace') namespace: string, @Param('name') name: string): Promise<ReservationView> {
     const reservation = await findStatefulSet(this.db, namespace, name);
     if (!reservation) throw new DomainError('STATEFULSET_NOT_FOUND', `StatefulSet ${namespace}/${name} has no reservation`);
@@ -47,7 +47,7 @@ export class StatefulSetsController {
   @PathParams('namespace', 'name')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'the range and every address its pods hold are released' })
-  @ApiRoute("Release a StatefulSet's reservation", 400, 404, 409)
+  @ApiRoute('admin', "Release a StatefulSet's reservation", 400, 404, 409)
   async remove(@Param('namespace') namespace: string, @Param('name') name: string, @Metadata() metadata: CommandMetadata): Promise<void> {
     await this.commands.execute(new DeleteStatefulSetCommand(namespace, name, metadata));
   }

@@ -7,9 +7,9 @@ export const UI_DIR = process.env.IPAM_UI_DIR ?? findUpwards(__dirname, 'dist/ui
 
 /**
  * Serves the web UI at /ui/ straight from Fastify: the page and its assets are public (they hold
- * no data; every data call it makes goes through /v1 with the token the user gives it), and being
- * no Nest route they stay out of the guard and of the OpenAPI document. Returns false when no
- * build is there.
+ * no data; every data call it makes goes through /v1 with the token the user gives it; access.ts
+ * declares routes under /ui public), and being no Nest route they stay out of the OpenAPI
+ * document. Returns false when no build is there.
  */
 export async function serveUi(app: NestFastifyApplication, root: string | null = UI_DIR): Promise<boolean> {
   if (!root) return false;

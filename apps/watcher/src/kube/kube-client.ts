@@ -123,32 +123,49 @@ export class HttpKubeClient implements KubeClient {
     }
   }
 
+  /** A JSON merge patch (RFC 7386), e.g. of a status subresource; resolves with the object the server returns. */
+  async mergePatch(path: string, patch: unknown): Promise<KubeObject> {
+    const body = JSON.stringify(patch);
+    const response = await this.request('PATCH', path, {}, this.listIdleTimeoutMs, undefined, {
+      'content-type': 'application/merge-patch+json',
+      body,
+    });
+    return JSON.parse(await readBody(response)) as KubeObject;
+  }
+
   /** Frees the kept-alive connections. */
   close(): void {
     this.agent.destroy();
   }
 
+  private get(path: string, query: Record<string, string | undefined>, idleMs: number, signal?: AbortSignal): Promise<IncomingMessage> {
+    return this.request('GET', path, query, idleMs, signal);
+  }
+
   /** Resolves with a 2xx response; anything else becomes a `KubeApiError`. */
-  private async get(
+  private async request(
+    method: 'GET' | 'PATCH',
     path: string,
     query: Record<string, string | undefined>,
     idleMs: number,
     signal?: AbortSignal,
+    payload?: { 'content-type': string; body: string },
   ): Promise<IncomingMessage> {
     const url = new URL(this.base.pathname.replace(/\/$/, '') + path, this.base);
     for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, value);
     const headers: http.OutgoingHttpHeaders = { accept: 'application/json' };
+    if (payload) headers['content-type'] = payload['content-type'];
     if (this.connection.token) headers.authorization = `Bearer ${await this.connection.token()}`;
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
-      const request = transport.request(url, { agent: this.agent, headers, signal, timeout: idleMs }, (response) => {
+      const request = transport.request(url, { method, agent: this.agent, headers, signal, timeout: idleMs }, (response) => {
         const code = response.statusCode ?? 0;
         if (code >= 200 && code < 300) return resolve(response);
-        readBody(response).then((body) => reject(kubeApiError(code, parseStatus(body), `GET ${url.pathname}`)), reject);
+        readBody(response).then((body) => reject(kubeApiError(code, parseStatus(body), `${method} ${url.pathname}`)), reject);
       });
-      request.on('timeout', () => request.destroy(new Error(`GET ${url.pathname}: no data for ${idleMs} ms`)));
+      request.on('timeout', () => request.destroy(new Error(`${method} ${url.pathname}: no data for ${idleMs} ms`)));
       request.on('error', reject);
-      request.end();
+      request.end(payload?.body);
     });
   }
 }

@@ -1,0 +1,49 @@
+import type { IpPoolCondition, IpPoolStatusMessage } from '@ipledger/messaging';
+import type { Queryable } from '@ipledger/projections';
+
+interface Row {
+  name: string;
+  uid: string;
+  status: string;
+  generation: string | null;
+  capacity: string | null;
+  allocated: string | null;
+  free: string | null;
+}
+
+/** `refused: <CODE>: <message>`, as the consumer records a refusal (kubernetes-consumer.ts). */
+const REFUSED = /^refused: ([A-Z_]+): ([\s\S]*)$/;
+
+/**
+ * The status of every live IPPool the consumer has applied: Ready when its last message was
+ * applied, Refused with the API's code and message when it was refused, with the pool's counts
+ * (of the pool as it stands: a refused change leaves the previous spec in force). A message being
+ * applied ('applying') is left out: its outcome comes at the next read.
+ */
+export async function ipPoolStatuses(db: Queryable): Promise<IpPoolStatusMessage[]> {
+  const { rows } = await db.query<Row>(
+    `SELECT o.key AS name, o.uid, o.status, o.object->'metadata'->>'generation' AS generation,
+            p.capacity::text AS capacity, p.allocated::text AS allocated,
+            (p.capacity - p.allocated - p.reserved_count - p.range_reserved)::text AS free
+       FROM kubernetes_objects o LEFT JOIN pools p ON p.name = o.key
+      WHERE o.kind = 'ippool' AND NOT o.deleted AND o.status <> 'applying'
+      ORDER BY o.key`,
+  );
+  return rows.map((row) => {
+    const observedGeneration = row.generation === null ? undefined : Number(row.generation);
+    const refused = REFUSED.exec(row.status);
+    const ready: Omit<IpPoolCondition, 'type'> = refused
+      ? { status: 'False', reason: refused[1], message: refused[2] }
+      : row.status.startsWith('parked')
+        ? { status: 'False', reason: 'Parked', message: row.status }
+        : { status: 'True', reason: 'Accepted', message: `pool ${row.name} holds this spec` };
+    const conditions: IpPoolCondition[] = [
+      { type: 'Ready', ...ready, observedGeneration },
+      refused
+        ? { type: 'Refused', status: 'True', reason: refused[1], message: refused[2], observedGeneration }
+        : { type: 'Refused', status: 'False', reason: 'Accepted', message: '', observedGeneration },
+    ];
+    const counts = row.capacity === null ? {} : { capacity: row.capacity, allocated: row.allocated!, free: row.free! };
+    return { name: row.name, uid: row.uid, status: { conditions, ...counts, observedGeneration } };
+  });
+}
