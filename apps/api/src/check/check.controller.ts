@@ -14,7 +14,7 @@ export class CheckController {
 
   @Get('check')
   @ApiOkResponse({ type: CheckReportDto })
-  @ApiRoute('Compare the allocations with the last complete pod sync; each problem with its evidence')
+  @ApiRoute('reader', 'Compare the allocations with the last complete pod sync; each problem with its evidence')
   check(): Promise<CheckReportDto> {
     return checkCluster(this.db);
   }
