@@ -148,6 +148,55 @@ describe('deploy/ kustomize base', () => {
     expect(validate({ ...example, spec: {} })).toEqual(["/spec must have required property 'cidr'"]);
   });
 
+  it('refuses by its patterns a malformed CIDR, gateway, reserved entry or node selector, and accepts well-formed ones', () => {
+    const validate = customResourceValidator(find('CustomResourceDefinition', 'ippools.ipam.ipledger.io'));
+    const pool = (spec: Record<string, unknown>) => ({
+      apiVersion: 'ipam.ipledger.io/v1alpha1',
+      kind: 'IPPool',
+      metadata: { name: 'p' },
+      spec,
+    });
+    for (const spec of [
+      { cidr: '10.4.0.0/24', gateway: '10.4.0.1', reserved: ['10.4.0.2', '10.4.0.250-10.4.0.255'], nodeSelector: 'zone in (a,b),!gpu' },
+      { cidr: 'fd00:4::/64', gateway: 'fd00:4::1', reserved: ['fd00:4::10-fd00:4::1f'] },
+      { cidr: '0.0.0.0/0', nodeSelector: 'kubernetes.io/hostname=worker-1, tier!=db,ssd' },
+      { cidr: '10.4.0.0/24', nodeSelector: '' },
+    ])
+      expect({ spec, errors: validate(pool(spec)) }).toEqual({ spec, errors: [] });
+    for (const [spec, field] of [
+      [{ cidr: '10.4.0.0' }, '/spec/cidr'],
+      [{ cidr: '10.4.0.0/33' }, '/spec/cidr'],
+      [{ cidr: '300.4.0.0/24' }, '/spec/cidr'],
+      [{ cidr: 'rack-7' }, '/spec/cidr'],
+      [{ cidr: '10.4.0.0/24', gateway: '10.4.0.1/24' }, '/spec/gateway'],
+      [{ cidr: '10.4.0.0/24', reserved: ['10.4.0.2 - 10.4.0.9'] }, '/spec/reserved/0'],
+      [{ cidr: '10.4.0.0/24', nodeSelector: 'zone in a,b' }, '/spec/nodeSelector'],
+      [{ cidr: '10.4.0.0/24', nodeSelector: 'zone=(a)' }, '/spec/nodeSelector'],
+      [{ cidr: '10.4.0.0/24', nodeSelector: '-zone' }, '/spec/nodeSelector'],
+    ] as const)
+      expect({ spec, errors: validate(pool(spec)) }).toEqual({
+        spec,
+        errors: [expect.stringMatching(new RegExp(`^${field} must match pattern`))],
+      });
+  });
+
+  it('places the immutability rules on spec, the parent, so that adding a gateway later is refused too', () => {
+    const crd = find('CustomResourceDefinition', 'ippools.ipam.ipledger.io');
+    const spec = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec;
+    const rules = (spec['x-kubernetes-validations'] as Array<{ rule: string }>).map((v) => v.rule);
+    expect(rules).toEqual(expect.arrayContaining([expect.stringContaining('has(self.gateway) == has(oldSelf.gateway)')]));
+    expect(rules.some((rule) => rule.includes('self.cidr == oldSelf.cidr'))).toBe(true);
+    // no transition rule on an optional field, where it would not run when the old object lacks it
+    for (const [name, field] of Object.entries(spec.properties as Record<string, any>))
+      expect({
+        name,
+        rules: (field['x-kubernetes-validations'] ?? []).filter((v: { rule: string }) => v.rule.includes('oldSelf')),
+      }).toEqual({
+        name,
+        rules: [],
+      });
+  });
+
   it('runs the API as 2 non-root replicas on a read-only root, probed, with resources and its secrets from a Secret', () => {
     const api = find('Deployment', 'ipledger-api');
     expect(api.metadata.namespace).toBe('ipledger');

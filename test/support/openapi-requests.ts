@@ -61,7 +61,20 @@ const encode = (text: string) =>
 
 const dnsName = fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,8}[a-z0-9])?$/);
 
+const base64url = (text: string) => Buffer.from(text).toString('base64url');
+
+/** Cursors in the shape the server issues, with numbers outside its columns' ranges (smallint, integer, bigint, xid8). */
+const forgedCursor = fc.oneof(
+  fc.constantFrom('WyJhIiw5OTk5OTk5OV0'), // ["a",99999999]: once a 500 (smallint overflow)
+  fc
+    .tuple(fc.constantFrom('a', 'p', 'h', ''), fc.constantFrom(32768, -32769, 2 ** 31, -(2 ** 31) - 1, 2 ** 53, 1e300, 4.5, -0.5))
+    .map((key) => base64url(JSON.stringify(key))),
+  fc.constantFrom('9223372036854775808:1', '1:9223372036854775808', '18446744073709551616:1', '-1:1', '1:-1').map(base64url),
+  fc.constantFrom('2147483648', '99999999999', '-1'),
+);
+
 const hostileString = fc.oneof(
+  forgedCursor,
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
   fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '%00', '%', '%zz', '..', '/', '\\', "'; DROP TABLE events; --", '${x}', '\ud800'),
@@ -168,7 +181,7 @@ function valueFor(doc: OpenApiDocument, raw: Schema, vocabulary: Vocabulary, dep
 }
 
 /** A query parameter: query strings carry only text, so the values are text. */
-function queryValue(schema: Schema, vocabulary: Vocabulary): fc.Arbitrary<string> {
+function queryValue(name: string, schema: Schema, vocabulary: Vocabulary): fc.Arbitrary<string> {
   const plausible =
     schema.type === 'number' || schema.type === 'integer'
       ? fc.oneof(
@@ -178,6 +191,9 @@ function queryValue(schema: Schema, vocabulary: Vocabulary): fc.Arbitrary<string
       : schema.type === 'boolean'
         ? fc.constantFrom('true', 'false', 'yes', '1', '')
         : plausibleString(schema, vocabulary);
+  // a page cursor is forged one time in three: decoded and range-checked before any query, or a 500
+  if (name === 'continue' || name === 'after')
+    return fc.oneof({ arbitrary: plausible, weight: 1 }, { arbitrary: forgedCursor, weight: 1 }, { arbitrary: hostileString, weight: 1 });
   return fc.oneof({ arbitrary: plausible, weight: 3 }, { arbitrary: hostileString, weight: 1 });
 }
 
@@ -238,7 +254,7 @@ function operationRequests(
   return fc
     .record({
       path: fc.tuple(...pathParams.map(() => pathValue(vocabulary))),
-      query: fc.tuple(...queryParams.map((p) => fc.option(queryValue(p.schema, vocabulary), { freq: 2 }))),
+      query: fc.tuple(...queryParams.map((p) => fc.option(queryValue(p.name, p.schema, vocabulary), { freq: 2 }))),
       body,
     })
     .map(({ path: values, query, body: { payload, contentType } }) => {

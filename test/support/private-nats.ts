@@ -63,8 +63,11 @@ async function natsServer(extra: (port: number) => string[] = () => []): Promise
   };
 }
 
-/** A NATS server of the suite's own (the shared one must stay up for the others), to take down and bring back. */
-export const startPrivateNats = (): Promise<PrivateNats> => natsServer();
+/**
+ * A NATS server of the suite's own (the shared one must stay up for the others), to take down and
+ * bring back; `args` are more nats-server options (`--tls --tlscert ...`, `-c <config file>`).
+ */
+export const startPrivateNats = (args: string[] = []): Promise<PrivateNats> => natsServer(() => args);
 
 export interface NatsCluster {
   /** every node's client URL, comma-separated (NATS_URL) */

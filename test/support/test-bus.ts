@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import { connect, type ConnectionOptions, type JetStreamManager, type NatsConnection } from 'nats';
 import { ensureStream, KubePublisher, natsServers, type StreamNames } from '@ipledger/messaging';
 
 const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -21,12 +21,16 @@ export interface TestBus {
  * A JetStream stream, subject prefix and durable name of this suite's own, on the real NATS server
  * (or on `natsUrl`: a private server, or a cluster's servers with `replicas` copies of the stream).
  */
-export async function createTestBus(suite: string, natsUrl = NATS_URL, options: { replicas?: number } = {}): Promise<TestBus> {
+export async function createTestBus(
+  suite: string,
+  natsUrl = NATS_URL,
+  options: { replicas?: number; connect?: Partial<ConnectionOptions> } = {},
+): Promise<TestBus> {
   const id = `${suite.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
   const names = { stream: `TEST_${id}`.toUpperCase(), subjectPrefix: `test.${id}` };
   const durable = `api_${id}`;
   const replicas = options.replicas ?? 1;
-  const nc = await connect({ servers: natsServers(natsUrl), maxReconnectAttempts: -1 });
+  const nc = await connect({ servers: natsServers(natsUrl), maxReconnectAttempts: -1, ...options.connect });
   let jsm: JetStreamManager;
   // a cluster just started elects its JetStream leader first
   for (let attempt = 1; ; attempt++) {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { formatConnectionString, parseConnectionString } from '@ipledger/event-store';
-import { natsUrl, streamNames, streamReplicas, type StreamNames } from '@ipledger/messaging';
+import { natsSecurity, natsUrl, streamNames, streamReplicas, type NatsSecurity, type StreamNames } from '@ipledger/messaging';
 import { wholeNumber } from '@ipledger/runtime';
 import { DEFAULT_DATA_DIR, DEFAULT_EMBEDDED_PORT } from './embedded-database';
 
@@ -25,6 +25,8 @@ export interface Config {
   /** IPAM_MIGRATE: apply pending migrations at start (on, the default), or leave them to `ipledger migrate` (off) */
   migrate: boolean;
   natsUrl: string;
+  /** IPAM_NATS_CA_FILE, IPAM_NATS_CERT_FILE, IPAM_NATS_KEY_FILE (or a tls:// URL), IPAM_NATS_CREDS_FILE */
+  natsSecurity: NatsSecurity;
   /** from IPAM_TOKENS; empty with IPAM_TOKENS_FILE */
   tokens: Map<string, TokenGrant>;
   /** IPAM_TOKENS_FILE: the same entries, one a line or comma-separated, re-read when the file changes */
@@ -36,6 +38,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** null when the consumer is off (the default without NATS_URL): the API then serves REST only */
   kubernetes: KubernetesConsumerConfig | null;
+  /** IPAM_REQUIRE_SYNC_REPLICATION: not ready while the database server has no synchronous standby */
+  requireSyncReplication: boolean;
   /** the aggregate cache's memory bound, in bytes (estimated from the states' address runs and holders) */
   aggregateCacheBytes: number;
   /** how often the background sealer extends the audit chain over newly committed events */
@@ -154,6 +158,12 @@ function tlsFiles(env: NodeJS.ProcessEnv): TlsFiles | null {
   return certFile && keyFile ? { certFile, keyFile, clientCaFile } : null;
 }
 
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const value = env[name] || 'false';
+  if (value !== 'true' && value !== 'false') throw new Error(`${name} "${value}" must be true or false`);
+  return value === 'true';
+}
+
 /** 127.0.0.0/8, ::1 (also as ::ffff:127.x.y.z) and localhost: addresses only this machine reaches. */
 export function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
@@ -192,10 +202,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     migrationsDatabaseUrl: env.IPAM_MIGRATIONS_DATABASE_URL ? withDefaultUser(env.IPAM_MIGRATIONS_DATABASE_URL, env) : databaseUrl,
     migrate: migrateAtStart(env),
     natsUrl: natsUrl(env),
+    natsSecurity: natsSecurity(env, natsUrl(env)),
     defaultMatchLabel: env.IPAM_DEFAULT_MATCH_LABEL || null,
     statementTimeoutMs: wholeNumber(env, 'IPAM_STATEMENT_TIMEOUT_MS', 10_000),
     requestTimeoutMs: wholeNumber(env, 'IPAM_REQUEST_TIMEOUT_MS', 30_000),
     kubernetes: kubernetesConfig(env),
+    requireSyncReplication: flag(env, 'IPAM_REQUIRE_SYNC_REPLICATION'),
     aggregateCacheBytes: wholeNumber(env, 'IPAM_AGGREGATE_CACHE_MB', 160, { min: 1 }) * 1024 * 1024,
     metricsPools: metricsPools(env.IPAM_METRICS_POOLS),
     auditSealIntervalMs: wholeNumber(env, 'IPAM_AUDIT_SEAL_INTERVAL_MS', 1000, { min: 10, max: 60_000 }),

@@ -251,10 +251,34 @@ describe('IPAM_TOKENS_FILE', () => {
     expect(await status('first-token')).toBe(401);
   });
 
-  it('keeps the previous tokens when the file no longer parses', async () => {
+  /** ipledger_token_file_reads_total{outcome} from /metrics (public) */
+  const reads = async (outcome: 'loaded' | 'refused') => {
+    const text = (await api.http().get('/metrics')).text;
+    return Number(new RegExp(`^ipledger_token_file_reads_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  };
+
+  it('keeps the previous tokens when the file no longer parses, and still takes a later valid one', async () => {
+    const refusedBefore = await reads('refused');
     writeFileSync(file, 'broken-entry-without-role\n');
-    // the broken file is looked at within the poll interval; a valid token keeps working meanwhile and after
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // the broken file was read (and refused): not merely not looked at yet
+    expect(
+      await eventually(
+        () => reads('refused'),
+        (n) => n > refusedBefore,
+        15_000,
+      ),
+    ).toBe(refusedBefore + 1);
     expect(await status('second-token')).toBe(200);
+    expect(await status('broken-entry-without-role')).toBe(401);
+    writeFileSync(`${file}.new`, 'third-token:reader\n');
+    renameSync(`${file}.new`, file);
+    expect(
+      await eventually(
+        () => status('third-token'),
+        (s) => s === 200,
+        15_000,
+      ),
+    ).toBe(200);
+    expect(await status('second-token')).toBe(401);
   });
 });

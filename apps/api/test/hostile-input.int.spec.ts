@@ -32,6 +32,46 @@ describe('hostile input', () => {
 
   const selector = (n: number) => Array.from({ length: n }, (_, i) => `k${i}=v`).join(',');
 
+  describe('forged page cursors (issue 20)', () => {
+    const token = (key: unknown) => Buffer.from(JSON.stringify(key)).toString('base64url');
+
+    it('refuses continue tokens whose numbers overflow their column, on every list route', async () => {
+      // ["a",99999999]: the allocation family is a smallint, and this token once got a 500
+      await refused(() => api.http().get('/v1/allocations').query({ pool: 'x', continue: 'WyJhIiw5OTk5OTk5OV0' }));
+      for (const key of [['a', 32768], ['a', -32769], ['a', 2 ** 31], ['a', 4.5], ['a'], [1]])
+        await refused(() =>
+          api
+            .http()
+            .get('/v1/allocations')
+            .query({ continue: token(key) }),
+        );
+      await refused(() =>
+        api
+          .http()
+          .get('/v1/allocations')
+          .query({ at: new Date().toISOString(), continue: token(['a', 99999999]) }),
+      );
+      for (const key of [[99999999], ['a', 1], [null]])
+        await refused(() =>
+          api
+            .http()
+            .get('/v1/pools')
+            .query({ continue: token(key) }),
+        );
+    });
+
+    it('refuses cursors of the log and of a stream beyond their columns', async () => {
+      for (const after of ['9223372036854775808:1', '1:9223372036854775808'])
+        await refused(() =>
+          api
+            .http()
+            .get('/v1/events')
+            .query({ after: Buffer.from(after).toString('base64url') }),
+        );
+      for (const after of ['2147483648', '9007199254740991']) await refused(() => api.http().get('/v1/pools/p/history').query({ after }));
+    });
+  });
+
   describe('selectors (defect 2)', () => {
     it('refuses a selector with more requirements than the limit, on every route that takes one', async () => {
       await refused(

@@ -1,8 +1,18 @@
-import { KUBE_KINDS, natsUrl, streamNames, streamReplicas, type KubeKind, type StreamNames } from '@ipledger/messaging';
+import {
+  KUBE_KINDS,
+  natsSecurity,
+  natsUrl,
+  streamNames,
+  streamReplicas,
+  type KubeKind,
+  type NatsSecurity,
+  type StreamNames,
+} from '@ipledger/messaging';
 import { wholeNumber } from '@ipledger/runtime';
 
 export interface WatcherConfig {
   natsUrl: string;
+  natsSecurity: NatsSecurity;
   names: StreamNames;
   streamMaxAgeSeconds: number;
   streamReplicas: number;
@@ -27,6 +37,7 @@ export function loadWatcherConfig(env: NodeJS.ProcessEnv = process.env): Watcher
   const timeout = wholeNumber(env, 'IPAM_WATCHER_TIMEOUT_SECONDS', 600, { min: 2 });
   return {
     natsUrl: natsUrl(env),
+    natsSecurity: natsSecurity(env, natsUrl(env)),
     names: streamNames(env),
     streamMaxAgeSeconds: wholeNumber(env, 'IPAM_NATS_MAX_AGE_SECONDS', 7 * 24 * 3600, { min: 60 }),
     streamReplicas: streamReplicas(env),

@@ -1,9 +1,8 @@
 import type { Server } from 'node:http';
 import { connect, type NatsConnection } from 'nats';
 import { Gauge, Registry } from 'prom-client';
-import { ensureStream, KubePublisher, natsServers } from '@ipledger/messaging';
-import { collectProcessMetrics } from '@ipledger/runtime';
-import { redactUrl } from '@ipledger/runtime';
+import { ensureStream, KubePublisher, natsConnectOptions } from '@ipledger/messaging';
+import { collectProcessMetrics, redactUrl } from '@ipledger/runtime';
 import { startHealthServer } from './health-server';
 import { IpPoolStatusWriter } from './ippool-status-writer';
 import { HttpKubeClient } from './kube/kube-client';
@@ -83,7 +82,7 @@ export class Watcher {
   private async run(): Promise<void> {
     this.logger.log(`waiting for NATS at ${redactUrl(this.config.natsUrl)}`);
     const nc = await connect({
-      servers: natsServers(this.config.natsUrl),
+      ...natsConnectOptions(this.config.natsUrl, this.config.natsSecurity),
       name: 'ipledger-watcher',
       waitOnFirstConnect: true,
       maxReconnectAttempts: -1,

@@ -10,3 +10,4 @@ export * from './nats-servers';
 export * from './nats-env';
 export * from './ippool-status';
 export * from './transforms/kube-transform';
+export * from './nats-security';

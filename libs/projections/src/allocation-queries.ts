@@ -113,7 +113,7 @@ export async function listAllocations(
   filter: AllocationFilter,
   page: { limit: number; continue?: string },
 ): Promise<Page<AllocationView>> {
-  const after = decodeContinue(page.continue, ['string', 'integer']);
+  const after = decodeContinue(page.continue, ['string', 'smallint']);
   const params: unknown[] = [];
   const where: string[] = [];
   for (const [column, value] of Object.entries(filter)) {

@@ -1,7 +1,13 @@
 import { InvalidInputError } from '@ipledger/domain';
 
-/** What each position of a continue key holds; a token whose key does not fit is refused. */
-export type KeyPart = 'string' | 'integer';
+/** What each position of a continue key holds (the SQL type of its column); a token whose key does not fit is refused. */
+export type KeyPart = 'string' | 'smallint' | 'integer';
+
+/** The ranges of PostgreSQL's integer types: a larger number would fail in the query (a 500), not page. */
+const INTEGER_RANGE: Record<Exclude<KeyPart, 'string'>, readonly [number, number]> = {
+  smallint: [-32768, 32767],
+  integer: [-2147483648, 2147483647],
+};
 
 /** No key part of a list (names, handles) is longer; a longer one was not issued here. */
 const MAX_KEY_STRING = 512;
@@ -12,7 +18,10 @@ export function encodeContinue(key: unknown[]): string {
 }
 
 function fits(value: unknown, part: KeyPart): boolean {
-  if (part === 'integer') return Number.isSafeInteger(value);
+  if (part !== 'string') {
+    const [min, max] = INTEGER_RANGE[part];
+    return Number.isInteger(value) && (value as number) >= min && (value as number) <= max;
+  }
   return typeof value === 'string' && value.length <= MAX_KEY_STRING && !value.includes('\u0000');
 }
 

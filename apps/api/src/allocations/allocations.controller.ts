@@ -85,7 +85,7 @@ export class AllocationsController {
 
 /** Pages a list already sorted by (handle, family) with the same continue tokens as the live list. */
 function pageOf(items: AllocationView[], limit: number, token: string | undefined): AllocationListDto {
-  const after = decodeContinue(token, ['string', 'integer']);
+  const after = decodeContinue(token, ['string', 'smallint']);
   const rest = after
     ? items.filter((a) => a.handle > (after[0] as string) || (a.handle === after[0] && a.family > (after[1] as number)))
     : items;

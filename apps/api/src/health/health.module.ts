@@ -1,6 +1,8 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { PG_POOL } from '../infrastructure/tokens';
+import type { Config } from '../config';
+import { DatabaseServer } from '../infrastructure/database-server';
+import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 import { BusConnection } from '../kubernetes/bus-connection';
 import { MetricsController } from '../metrics/metrics.controller';
 import { MIGRATIONS_DIR } from '../migrations-dir';
@@ -8,7 +10,8 @@ import { databaseCheck } from './database.check';
 import { HealthController } from './health.controller';
 import { kubernetesCheck } from './kubernetes.check';
 import { Readiness } from './readiness';
-import { READINESS_CHECKS } from './readiness-check';
+import { READINESS_CHECKS, type ReadinessCheck } from './readiness-check';
+import { replicationCheck } from './replication.check';
 import { schemaCheck } from './schema.check';
 
 /** The operator's endpoints: /healthz, /readyz and /metrics. */
@@ -17,11 +20,23 @@ import { schemaCheck } from './schema.check';
   providers: [
     {
       provide: READINESS_CHECKS,
-      useFactory: (db: Pool, bus?: BusConnection) => [databaseCheck(db), schemaCheck(db, MIGRATIONS_DIR), kubernetesCheck(bus)],
+      useFactory: (db: Pool, server: DatabaseServer, config: Config, bus?: BusConnection) => [
+        databaseCheck(db),
+        schemaCheck(db, MIGRATIONS_DIR),
+        replicationCheck(db, server, config.requireSyncReplication),
+        kubernetesCheck(bus),
+      ],
       // the bus is absent with IPAM_KUBERNETES_CONSUMER=off
-      inject: [PG_POOL, { token: BusConnection, optional: true }],
+      inject: [PG_POOL, DatabaseServer, CONFIG, { token: BusConnection, optional: true }],
     },
     Readiness,
   ],
 })
-export class HealthModule {}
+export class HealthModule implements OnApplicationBootstrap {
+  constructor(@Inject(READINESS_CHECKS) private readonly checks: ReadinessCheck[]) {}
+
+  /** At start, the replication report (a warning when the server has no synchronous standby); it never holds the start up. */
+  onApplicationBootstrap(): void {
+    for (const check of this.checks) void check.atStart?.().catch(() => undefined);
+  }
+}

@@ -13,6 +13,8 @@ export interface ReadinessCheck {
   name: string;
   required: boolean;
   run(): Promise<CheckOutcome>;
+  /** run once when the API starts, for what it logs */
+  atStart?(): Promise<void>;
 }
 
 /** The checks /readyz runs, in the order they are reported: a provider of the health module. */

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import { parseTokens, type Config, type TokenGrant } from '../config';
+import { Metrics } from '../metrics/metrics';
 import { CONFIG } from './tokens';
 
 interface Entry {
@@ -27,7 +28,10 @@ export class TokenRegistry implements OnModuleDestroy {
   /** checks are on with IPAM_TOKENS set or with a token file, even an empty one */
   readonly enabled: boolean;
 
-  constructor(@Inject(CONFIG) private readonly config: Config) {
+  constructor(
+    @Inject(CONFIG) private readonly config: Config,
+    private readonly metrics: Metrics,
+  ) {
     this.entries = entriesOf(config.tokens);
     this.enabled = config.tokens.size > 0 || config.tokensFile !== null;
     if (config.tokensFile) {
@@ -62,8 +66,10 @@ export class TokenRegistry implements OnModuleDestroy {
     const file = this.config.tokensFile!;
     try {
       this.entries = entriesOf(this.readFile(file));
+      this.metrics.tokenFileReads.inc({ outcome: 'loaded' });
       this.logger.log(`re-read ${file}: ${this.entries.length} token(s)`);
     } catch (err) {
+      this.metrics.tokenFileReads.inc({ outcome: 'refused' });
       this.logger.error(`kept the previous tokens: ${(err as Error).message}`);
     }
   };

@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { connect, type NatsConnection } from 'nats';
-import { natsServers } from '@ipledger/messaging';
+import { natsConnectOptions } from '@ipledger/messaging';
 import type { Config } from '../config';
 
 /**
@@ -16,7 +16,7 @@ export class BusConnection implements OnApplicationShutdown {
 
   constructor(config: Config) {
     this.ready = connect({
-      servers: natsServers(config.natsUrl),
+      ...natsConnectOptions(config.natsUrl, config.natsSecurity),
       name: 'ipledger-api',
       waitOnFirstConnect: true,
       reconnect: true,

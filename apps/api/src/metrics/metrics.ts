@@ -58,6 +58,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly tokenFileReads = new Counter({
+    name: 'ipledger_token_file_reads_total',
+    help: 'Reads of IPAM_TOKENS_FILE after it changed, by outcome (loaded; refused: it did not parse, the previous tokens stay)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectProcessMetrics(this.registry, 'ipledger_');
   }

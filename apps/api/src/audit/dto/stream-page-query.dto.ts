@@ -8,12 +8,13 @@ export class StreamPageQueryDto extends PickType(ListQueryDto, ['limit'] as cons
     type: 'integer',
     description: 'cursor: the `next` of the previous page (a stream version)',
     minimum: 0,
-    maximum: Number.MAX_SAFE_INTEGER,
+    // events.version is an integer column
+    maximum: 2147483647,
   })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
-  @Max(Number.MAX_SAFE_INTEGER)
+  @Max(2147483647)
   after?: number;
 }
