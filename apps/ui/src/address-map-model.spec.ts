@@ -6,6 +6,7 @@ const pool = (over: Partial<Pool>): Pool => ({
   name: 'p',
   cidr: '10.0.0.0/24',
   family: 4,
+  gateway: null,
   labels: {},
   nodeSelector: null,
   reserved: [],

@@ -11,8 +11,8 @@ export interface Pool {
   name: string;
   cidr: string;
   family: 4 | 6;
-  /** present once pools carry a gateway */
-  gateway?: string | null;
+  /** never handed out, and in every allocation from the pool; null when the pool names none */
+  gateway: string | null;
   labels: Record<string, string>;
   nodeSelector: string | null;
   reserved: string[];

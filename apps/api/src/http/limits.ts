@@ -4,7 +4,7 @@ import { MAX_HANDLE_LENGTH, MAX_LABELS, MAX_SELECTOR_LENGTH } from '@ipledger/do
 
 /**
  * The bounds of every input the API takes, in one place: the DTOs enforce them (400) and show them
- * in the OpenAPI document; README "Limits on input" lists them. The domain checks names exactly
+ * in the OpenAPI document; docs/operations.md "Limits on input" lists them. The domain checks names exactly
  * (DNS-1123); these bounds stop an oversized value before any work is done on it.
  */
 export const LIMITS = {

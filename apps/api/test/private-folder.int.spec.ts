@@ -1,0 +1,110 @@
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { call } from '../../../test/support/api-process';
+import { freePort } from '../../../test/support/free-port';
+
+const ROOT = join(__dirname, '../../..');
+const asRoot = userInfo().uid === 0;
+
+/** pids of the processes whose command line names `text` */
+function processesNaming(text: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
+/**
+ * A newcomer's first steps, as root in a folder only root may enter (`mktemp -d` is 0700, as is
+ * /root): a fresh clone of HEAD, `npm start` with nothing configured, and the test suite's global
+ * setup. The PostgreSQL server runs as `postgres`, which cannot enter the clone: neither the
+ * binaries npm installed in it nor `.ipledger/` in it are within its reach.
+ *
+ * node_modules and dist/ are hard-linked from this checkout instead of `npm ci` (two minutes):
+ * hard links are files of the clone's own, at the clone's paths, so the server's binaries lie in
+ * the closed folder exactly as after `npm ci`. What this does not prove is that `npm ci` itself
+ * succeeds there (CI runs it, as root, in its checkout).
+ */
+describe('a fresh clone in a folder only its owner may enter', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'ipledger-private-'));
+  const clone = join(folder, 'ipledger');
+  let child: ChildProcess | undefined;
+  let dataDir: string | undefined;
+
+  beforeAll(() => {
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    execFileSync('git', ['clone', '--quiet', ROOT, clone]);
+    // cp -al: a tree of hard links (same file system as the checkout), made in seconds
+    for (const tree of ['node_modules', 'dist']) execFileSync('cp', ['-al', join(ROOT, tree), join(clone, tree)]);
+  }, 120_000);
+
+  afterAll(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(folder, { recursive: true, force: true });
+    if (dataDir?.startsWith('/var/lib/ipledger/')) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves: npm start keeps its data where postgres can reach it, and says where', async () => {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), IPAM_EMBEDDED_POSTGRES_PORT: String(await freePort()) };
+    for (const name of ['DATABASE_URL', 'NATS_URL', 'IPAM_DATA_DIR', 'IPAM_KUBERNETES_CONSUMER', 'IPAM_TOKENS', 'HOST']) delete env[name];
+    // what `npm start` runs once its `prestart` found dist/ up to date
+    child = spawn(process.execPath, ['dist/api/main.js'], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines: string[] = [];
+    for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => lines.push(line));
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; ; i++) {
+      if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}:\n${lines.join('\n')}`);
+      if (i > 1200) throw new Error(`the API was not ready within 120 s:\n${lines.join('\n')}`);
+      const ready = await call(base, 'GET', '/readyz').catch(() => null);
+      if (ready?.status === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await call(base, 'POST', '/v1/pools', { name: 'p', cidr: '10.9.0.0/29' })).status).toBe(201);
+
+    const log = lines.join('\n');
+    dataDir = /data in (\S+) /.exec(log)?.[1];
+    if (asRoot) {
+      expect(log).toContain(`the postgres user cannot enter ${folder}, so the embedded PostgreSQL keeps the data of ${clone}/.ipledger in`);
+      expect(dataDir).toMatch(/^\/var\/lib\/ipledger\/[0-9a-f]{12}$/);
+      expect(log).toMatch(/copying the PostgreSQL binaries to \/var\/lib\/ipledger\/[0-9a-f]{12}\/postgres-[0-9a-f]{16}/);
+    } else {
+      expect(dataDir).toBe(join(clone, '.ipledger'));
+    }
+    expect(existsSync(join(dataDir!, 'postgres', 'PG_VERSION'))).toBe(true);
+
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exited;
+    expect(processesNaming(dataDir!)).toEqual([]);
+  });
+
+  it("starts the test suite's own PostgreSQL and NATS (jest's global setup) from there", () => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const name of ['TEST_DATABASE_URL', 'TEST_NATS_URL', 'JEST_WORKER_ID']) delete env[name];
+    // the spec that writes to the global setup's database and reads its NATS
+    const run = spawnSync(process.execPath, ['node_modules/.bin/jest', '--ci', 'test/support/global-setup.int.spec.ts'], {
+      cwd: clone,
+      env,
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
+    // the summary first: on a failure its message shows jest's output
+    expect(run.stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+    expect(run.status).toBe(0);
+  }, 200_000);
+});
