@@ -6,6 +6,7 @@ import { AggregateRepository } from '@ipledger/event-store';
 import { Pool } from 'pg';
 import { AllocationsModule } from './allocations/allocations.module';
 import { AuditModule } from './audit/audit.module';
+import { CheckModule } from './check/check.module';
 import type { Config } from './config';
 import { HealthModule } from './health/health.module';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
@@ -16,6 +17,7 @@ import { createPgPool } from './infrastructure/pg-pool';
 import { TokenRegistry } from './infrastructure/token-registry';
 import { CONFIG, PG_POOL } from './infrastructure/tokens';
 import { KubernetesModule } from './kubernetes/kubernetes.module';
+import { InventoryMetrics } from './metrics/inventory.metrics';
 import { Metrics } from './metrics/metrics';
 import { NodesModule } from './nodes/nodes.module';
 import { PoolsModule } from './pools/pools.module';
@@ -55,6 +57,7 @@ export class AppModule implements OnApplicationShutdown {
         inject: [PG_POOL, DatabaseServer],
       },
       Metrics,
+      InventoryMetrics,
       KeyedMutex,
       EventWriter,
     ];
@@ -68,6 +71,7 @@ export class AppModule implements OnApplicationShutdown {
         AllocationsModule,
         StatefulSetsModule,
         AuditModule,
+        CheckModule,
         HealthModule,
         KubernetesModule.forRoot(config),
       ],

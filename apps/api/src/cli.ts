@@ -3,6 +3,7 @@ import { runMigrations, verifyChain, verifySnapshots, type ExpectedHead } from '
 import { formatIp } from '@ipledger/ip';
 import { ipHistory, rebuildProjections, verifyProjections } from '@ipledger/projections';
 import type { Pool } from 'pg';
+import { checkCluster } from './check/cluster-check';
 import { loadConfig } from './config';
 import { openDatabase } from './database';
 import { createPgPool } from './infrastructure/pg-pool';
@@ -22,6 +23,9 @@ const USAGE = `usage: ipledger <command>   (or npm run cli -- <command>)
                      recompute the audit chain from the log and compare it with the stored links and, given
                      a head kept outside the database (GET /v1/audit/head), with that; name the first broken link (exit 1)
   ip-history <ip>    every allocation, release and reservation of an address, oldest first
+  check [--json]     compare the allocations with the last complete pod sync: pods gone, pod IPs no allocation (or
+                     another handle) holds, pods holding several addresses, StatefulSet pods outside their range,
+                     addresses held for an unreachable node; each with its evidence (exit 1 when anything is found)
   parked             the Kubernetes objects whose message was parked (it kept failing), with why
   unpark <kind>/<key>... | --all
                      have the API apply those parked messages again (kind node, pod, statefulset, ippool; key name or namespace/name)`;
@@ -39,6 +43,7 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
     (command === 'ip-history' && rest.length === 1) ||
     (command === 'replay' && rest.length === 1 && (rest[0] === '--verify' || rest[0] === '--rebuild')) ||
     (command === 'parked' && rest.length === 0) ||
+    (command === 'check' && (rest.length === 0 || rest.join(' ') === '--json')) ||
     (command === 'unpark' && rest.length > 0 && (rest.join(' ') === '--all' || rest.every((arg) => /^[a-z]+\/./.test(arg))));
   if (!usage) {
     out(USAGE);
@@ -120,6 +125,7 @@ async function run(
       return objects !== 'all' && requested.length < objects.length ? 1 : 0;
     }
     if (command === 'verify-chain') return await checkChain(db, head, out);
+    if (command === 'check') return await check(db, option === '--json', out);
     for (const item of await ipHistory(db, ip)) {
       out(
         [
@@ -137,6 +143,18 @@ async function run(
   } finally {
     await db.end();
   }
+}
+
+/** check: a line a problem with its evidence (or the report as JSON), then the verdict. */
+async function check(db: Pool, json: boolean, out: (line: string) => void): Promise<number> {
+  const report = await checkCluster(db);
+  if (json) out(JSON.stringify(report, null, 2));
+  else {
+    for (const problem of report.problems) out(`${problem.kind}: ${problem.message}\n  evidence: ${JSON.stringify(problem.evidence)}`);
+    const against = report.podSync ? `the pod sync ${report.podSync.syncId} (completed ${report.podSync.completedAt})` : 'no pod sync';
+    out(report.problems.length ? `${report.problems.length} problem(s), compared with ${against}` : `no problem, compared with ${against}`);
+  }
+  return report.problems.length ? 1 : 0;
 }
 
 /** `<count>:<hash>` as GET /v1/audit/head's fields give it; undefined when malformed. */

@@ -44,6 +44,8 @@ export interface Config {
   aggregateCacheBytes: number;
   /** how often the background sealer extends the audit chain over newly committed events */
   auditSealIntervalMs: number;
+  /** IPAM_METRICS_POOLS: per-pool gauges for every pool, the n fullest, or none */
+  metricsPools: 'all' | 'off' | number;
   /** HTTPS instead of HTTP: IPAM_TLS_CERT_FILE and IPAM_TLS_KEY_FILE (re-read when they change), null without them */
   tls: TlsFiles | null;
 }
@@ -140,6 +142,13 @@ export function embeddedDatabaseConfig(env: NodeJS.ProcessEnv = process.env): Em
   return { dataDir: env.IPAM_DATA_DIR || DEFAULT_DATA_DIR, port };
 }
 
+function metricsPools(value: string | undefined): 'all' | 'off' | number {
+  if (!value || value === 'all' || value === 'off') return value === 'off' ? 'off' : 'all';
+  const top = /^top:([1-9]\d{0,6})$/.exec(value);
+  if (!top) throw new Error(`IPAM_METRICS_POOLS "${value}" must be all, off or top:<n> (n from 1 to 9999999)`);
+  return Number(top[1]);
+}
+
 function tlsFiles(env: NodeJS.ProcessEnv): TlsFiles | null {
   const certFile = env.IPAM_TLS_CERT_FILE || null;
   const keyFile = env.IPAM_TLS_KEY_FILE || null;
@@ -200,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kubernetes: kubernetesConfig(env),
     requireSyncReplication: flag(env, 'IPAM_REQUIRE_SYNC_REPLICATION'),
     aggregateCacheBytes: wholeNumber(env, 'IPAM_AGGREGATE_CACHE_MB', 160, { min: 1 }) * 1024 * 1024,
+    metricsPools: metricsPools(env.IPAM_METRICS_POOLS),
     auditSealIntervalMs: wholeNumber(env, 'IPAM_AUDIT_SEAL_INTERVAL_MS', 1000, { min: 10, max: 60_000 }),
     tls: tlsFiles(env),
   };

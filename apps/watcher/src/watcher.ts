@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import { connect, type NatsConnection } from 'nats';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import { ensureStream, KubePublisher, natsConnectOptions } from '@ipledger/messaging';
-import { redactUrl } from '@ipledger/runtime';
+import { collectProcessMetrics, redactUrl } from '@ipledger/runtime';
 import { startHealthServer } from './health-server';
 import { IpPoolStatusWriter } from './ippool-status-writer';
 import { HttpKubeClient } from './kube/kube-client';
@@ -29,7 +29,7 @@ export class Watcher {
     private readonly kube: KubeConnection,
     private readonly logger: ReflectorLogger,
   ) {
-    collectDefaultMetrics({ register: this.registry, prefix: 'ipledger_watcher_' });
+    collectProcessMetrics(this.registry, 'ipledger_watcher_');
     const stats = new Gauge({
       name: 'ipledger_watcher_reflector',
       help: 'Reflector counters by kind: lists, watches, expiredRelists (410 Gone), errors, events, bookmarks, resyncs',

@@ -19,6 +19,9 @@ export interface Delivery {
   streamSequence: number;
   /** 1 on first delivery */
   deliveryCount: number;
+  /** messages still to deliver to the consumer after this one, and when this one was stored (consumer deliveries only) */
+  pending?: number;
+  publishedAtMs?: number;
 }
 
 export type Outcome = { ack: true } | { retryAfterMs: number; error: Error } | { terminate: string };
@@ -146,7 +149,11 @@ export class DurableConsumer {
   }
 
   private async schedule(msg: JsMsg): Promise<void> {
-    const delivery = toDelivery(msg, msg.headers, msg.info.redeliveryCount);
+    const delivery = {
+      ...toDelivery(msg, msg.headers, msg.info.redeliveryCount),
+      pending: msg.info.pending,
+      publishedAtMs: Math.floor(msg.info.timestampNanos / 1e6),
+    };
     const prepared = this.prepare(delivery);
     if ('terminate' in prepared) return this.settle(msg, delivery, prepared);
     if (prepared.barrier) await Promise.all(this.inFlight);

@@ -39,6 +39,7 @@ import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
 import { currentFence } from '../infrastructure/write-fence';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
+import { Metrics } from '../metrics/metrics';
 
 export interface AllocateIpResult {
   /** false when the handle already held its addresses (a retried CNI ADD) */
@@ -71,9 +72,24 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     private readonly reads: AllocationReads,
     @Inject(PG_POOL) private readonly db: Pool,
     @Inject(CONFIG) private readonly config: Config,
+    private readonly metrics: Metrics,
   ) {}
 
-  async execute({ input, metadata }: AllocateIpCommand): Promise<AllocateIpResult> {
+  async execute(command: AllocateIpCommand): Promise<AllocateIpResult> {
+    const started = performance.now();
+    try {
+      const result = await this.allocate(command);
+      this.metrics.allocations.inc({ outcome: result.created ? 'allocated' : 'existing' });
+      return result;
+    } catch (err) {
+      this.metrics.allocations.inc({ outcome: allocationOutcome(err) });
+      throw err;
+    } finally {
+      this.metrics.allocationDuration.observe((performance.now() - started) / 1000);
+    }
+  }
+
+  private allocate({ input, metadata }: AllocateIpCommand): Promise<AllocateIpResult> {
     const spec = parseAllocationRequest(input);
     const rule = selectionRule(input, this.config.defaultMatchLabel);
     return retryOnConflict(async () => {
@@ -209,4 +225,16 @@ function familyRequests(spec: AllocationRequestSpec, owner: { reservation: Reser
     const request: AllocationPlanRequest = { ...holder, family, ip: pinned?.ip ?? ip?.value, statefulSet, pinned: pinned !== null };
     return { request, pinnedTo: pinned?.pool ?? null };
   });
+}
+
+const OUTCOMES: Partial<Record<string, string>> = {
+  POOL_EXHAUSTED: 'exhausted',
+  NO_ELIGIBLE_POOL: 'no-eligible-pool',
+  IP_IN_USE: 'ip-in-use',
+};
+
+/** The `outcome` label of a refused or failed allocation: a few refusals by name, any other as refused. */
+function allocationOutcome(err: unknown): string {
+  if (!(err instanceof DomainError)) return 'error';
+  return OUTCOMES[err.code] ?? 'refused';
 }

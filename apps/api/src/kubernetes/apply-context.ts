@@ -1,6 +1,7 @@
 import type { CommandBus } from '@nestjs/cqrs';
 import { DomainError, type CommandMetadata, type DomainErrorCode } from '@ipledger/domain';
 import type { Pool } from 'pg';
+import type { Metrics } from '../metrics/metrics';
 
 /** What an object applier needs: the bus its commands go through, the read models, and the audit metadata. */
 export interface ApplyContext {
@@ -9,6 +10,7 @@ export interface ApplyContext {
   metadata: CommandMetadata;
   /** IPAM_DEFAULT_MATCH_LABEL: the label key that ties nodes to their pools */
   defaultMatchLabel: string | null;
+  metrics: Metrics;
 }
 
 /** A Kubernetes delete is a fact, not a request: "not found" means an earlier delivery already applied it. */

@@ -100,7 +100,14 @@ export async function releaseForDeletedNode(ctx: ApplyContext, node: string): Pr
     'SELECT handle, node, pod_uid, held_at, NULL AS last_ready_at FROM kubernetes_held_addresses WHERE node = $1 ORDER BY handle',
     [node],
   );
-  return release(ctx, rows, (h) => ({ cause: 'node-deleted', podUid: h.pod_uid, node, heldSince: h.held_at.toISOString() }));
+  const released = await release(ctx, rows, (h) => ({
+    cause: 'node-deleted',
+    podUid: h.pod_uid,
+    node,
+    heldSince: h.held_at.toISOString(),
+  }));
+  ctx.metrics.leakReleases.inc({ reason: 'node-deleted' }, released.length);
+  return released;
 }
 
 /**

@@ -157,12 +157,14 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     const correlationId = randomUUID();
     const metadata: CommandMetadata = { actor: 'watcher', source: 'kubernetes', correlationId, causationId: correlationId };
     const released = await releaseForUnreachableNodes(this.context(metadata), this.config.unreachableNodeGraceSeconds);
+    this.metrics.leakReleases.inc({ reason: 'node-unreachable' }, released.length);
     for (const handle of released) {
       this.logger.warn(`released handle ${handle}: held for a node not Ready for ${this.config.unreachableNodeGraceSeconds} s`);
     }
   }
 
   private prepare(delivery: Delivery): Prepared {
+    this.measureLag(delivery);
     let message;
     try {
       message = parseKubeMessage(this.config.names, delivery.subject, delivery.data);
@@ -197,7 +199,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   }
 
   private context(metadata: CommandMetadata): ApplyContext {
-    return { commands: this.commands, db: this.db, metadata, defaultMatchLabel: this.appConfig.defaultMatchLabel };
+    return { commands: this.commands, db: this.db, metadata, defaultMatchLabel: this.appConfig.defaultMatchLabel, metrics: this.metrics };
   }
 
   private async applyChange(change: ObjectChange, delivery: Delivery): Promise<Outcome> {
@@ -336,7 +338,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     if (sync.kind === 'ippool' || sync.kind === 'statefulset') await this.reconcileStatefulSetsWithoutRange(metadata);
     if (sync.kind === 'pod') {
       const report = await collectLeaks(this.context(metadata), sync, previous, this.config.leakGraceSeconds);
-      this.metrics.leaksReleased.inc(report.released.length);
+      this.metrics.leakReleases.inc({ reason: 'pod-missing' }, report.released.length);
       for (const handle of report.released) this.logger.warn(`released leaked handle ${handle}: its pod was missing from two pod syncs`);
       if (report.suspects) this.logger.log(`${report.suspects} handle(s) whose pod this sync did not list: released after the next sync`);
     }
@@ -362,6 +364,13 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       this.logger.warn(`${sync.kind} ${key} was missing from syncs ${missedBy.map((m) => m.syncId).join(', ')}: ${status}`);
       await setStatus(this.db, sync.kind, key, status, true);
     }
+  }
+
+  private measureLag(delivery: Delivery): void {
+    const kind = parseSubject(this.config.names, delivery.subject)?.kind;
+    if (!kind || delivery.pending === undefined || delivery.publishedAtMs === undefined) return;
+    this.metrics.consumerLagMessages.set({ kind }, delivery.pending);
+    this.metrics.consumerLagSeconds.set({ kind }, Math.max(0, Date.now() - delivery.publishedAtMs) / 1000);
   }
 
   private settled(delivery: Delivery, outcome: Outcome): void {

@@ -15,6 +15,13 @@ export async function alreadyApplied(db: Queryable, change: ObjectChange, stream
   return rows.length > 0;
 }
 
+/**
+ * The kinds whose (trimmed) object is kept in its row: a StatefulSet, reconciled again at syncs;
+ * an IPPool's generation for its status (observedGeneration); a Pod, for where it runs and the
+ * addresses the cluster reports (`ipledger check`).
+ */
+const KEPT: ReadonlySet<KubeKind> = new Set(['statefulset', 'ippool', 'pod']);
+
 /** A newer message of the object was applied first, by this replica or another: this one must change nothing. */
 export class StaleMessage extends Error {}
 
@@ -27,8 +34,7 @@ export class StaleMessage extends Error {}
  */
 export async function claimObject(db: Queryable, change: ObjectChange, streamSequence: number, status: string): Promise<void> {
   const { metadata } = change.object;
-  // a StatefulSet to reconcile again later; an IPPool's generation for its status (observedGeneration)
-  const kept = (change.kind === 'statefulset' || change.kind === 'ippool') && change.type !== 'DELETED' ? change.object : null;
+  const kept = change.type !== 'DELETED' && KEPT.has(change.kind) ? change.object : null;
   const { rowCount } = await db.query(
     `INSERT INTO kubernetes_objects (kind, key, uid, resource_version, stream_sequence, deleted, status, object)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -146,7 +152,8 @@ export async function setStatus(db: Queryable, kind: string, key: string, status
  */
 export async function trimStoredObjects(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ kind: KubeKind; key: string; seq: string; object: KubeObject }>(
-    'SELECT kind, key, stream_sequence AS seq, object FROM kubernetes_objects WHERE object IS NOT NULL',
+    // only StatefulSets were ever stored whole; pods are stored trimmed from the start (and are many)
+    `SELECT kind, key, stream_sequence AS seq, object FROM kubernetes_objects WHERE object IS NOT NULL AND kind = 'statefulset'`,
   );
   if (rows.length === 0) return 0;
   const trimmed = rows.map((r) => ({ kind: r.kind, key: r.key, seq: r.seq, object: trimObject(r.kind, r.object) }));

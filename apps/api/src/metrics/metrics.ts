@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectProcessMetrics } from '@ipledger/runtime';
 
 /** One registry per application instance, so several instances in one process (tests) never clash. */
 @Injectable()
@@ -26,9 +27,34 @@ export class Metrics {
     labelNames: ['kind', 'outcome'] as const,
     registers: [this.registry],
   });
-  readonly leaksReleased = new Counter({
-    name: 'ipledger_kubernetes_leaked_addresses_released_total',
-    help: 'Handles released because two consecutive pod syncs did not list their pod',
+  readonly leakReleases = new Counter({
+    name: 'ipledger_leak_releases_total',
+    help: 'Addresses released on no request of their holder, by reason: pod-missing (two pod syncs did not list the pod), node-unreachable, node-deleted (held for the node)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  readonly allocations = new Counter({
+    name: 'ipledger_allocations_total',
+    help: 'Allocation requests by outcome: allocated, existing (the handle held them already), exhausted, no-eligible-pool, ip-in-use, refused (another refusal), error',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly allocationDuration = new Histogram({
+    name: 'ipledger_allocation_duration_seconds',
+    help: 'Time to decide and commit an allocation (answered or refused)',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  readonly consumerLagMessages = new Gauge({
+    name: 'ipledger_kubernetes_consumer_lag_messages',
+    help: "Messages in the stream not yet delivered to the API's consumer, as of its latest delivery of this kind",
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  readonly consumerLagSeconds = new Gauge({
+    name: 'ipledger_kubernetes_consumer_lag_seconds',
+    help: 'How long the latest delivered message of this kind waited in the stream',
+    labelNames: ['kind'] as const,
     registers: [this.registry],
   });
 
@@ -40,7 +66,7 @@ export class Metrics {
   });
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'ipledger_' });
+    collectProcessMetrics(this.registry, 'ipledger_');
   }
 }
 

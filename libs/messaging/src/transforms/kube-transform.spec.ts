@@ -25,7 +25,7 @@ const owner = { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: 'o
 const container = { name: 'app', image: 'nginx', env: [{ name: 'PASSWORD', value: 'SECRET_VALUE_123' }], volumeMounts: [{ name: 'data' }] };
 
 describe('the transform of each kind (what travels to NATS and the database)', () => {
-  it('keeps of a Pod its identity, owners, node, phase and addresses, and nothing of its containers or volumes', () => {
+  it('keeps of a Pod its identity, owners, node, phase, addresses and container state names, and nothing else of its containers or volumes', () => {
     const pod = {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -35,7 +35,7 @@ describe('the transform of each kind (what travels to NATS and the database)', (
         phase: 'Running',
         podIP: '10.0.0.5',
         podIPs: [{ ip: '10.0.0.5' }, { ip: 'fd00::5' }],
-        containerStatuses: [{ name: 'app' }],
+        containerStatuses: [{ name: 'app', image: 'nginx', state: { running: { startedAt: '2026-01-02T00:00:00Z' } } }, { name: 'side' }],
       },
     } as KubeObject;
     expect(trimObject('pod', pod)).toEqual({
@@ -47,7 +47,7 @@ describe('the transform of each kind (what travels to NATS and the database)', (
         ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: 'owner-uid', controller: true }],
       },
       spec: { nodeName: 'worker-1' },
-      status: { phase: 'Running', podIPs: [{ ip: '10.0.0.5' }, { ip: 'fd00::5' }] },
+      status: { phase: 'Running', podIPs: [{ ip: '10.0.0.5' }, { ip: 'fd00::5' }], containerStatuses: [{ state: { running: {} } }] },
     });
   });
 

@@ -1,0 +1,169 @@
+import type { Queryable } from '@ipledger/projections';
+
+export const CHECK_PROBLEM_KINDS = [
+  'no-complete-pod-sync',
+  'pod-gone',
+  'pod-ip-not-allocated',
+  'pod-ip-held-by-other',
+  'pod-holds-several',
+  'statefulset-pod-outside-range',
+  'held-for-unreachable-node',
+] as const;
+export type CheckProblemKind = (typeof CHECK_PROBLEM_KINDS)[number];
+
+/** One disagreement between the cluster (the last complete pod sync, the pods' messages) and the allocations. */
+export interface CheckProblem {
+  kind: CheckProblemKind;
+  message: string;
+  /** the rows that show it, as read */
+  evidence: Record<string, unknown>;
+}
+
+export interface CheckReport {
+  checkedAt: string;
+  /** the sync the cluster's side comes from; null when no pod sync has completed */
+  podSync: { syncId: string; listedAt: string; completedAt: string } | null;
+  problems: CheckProblem[];
+}
+
+interface Sync {
+  sync_id: string;
+  listed_at: Date;
+  completed_at: Date;
+}
+
+/**
+ * `ipledger check` and GET /v1/check: the allocations against the last complete pod sync (which
+ * pods exist) and what the pods' messages said of them (node, phase, pod IPs). Read only.
+ */
+export async function checkCluster(db: Queryable): Promise<CheckReport> {
+  const { rows: syncs } = await db.query<Sync>(
+    `SELECT sync_id, listed_at, completed_at FROM kubernetes_syncs WHERE kind = 'pod' AND completed_at IS NOT NULL
+      ORDER BY completed_at DESC LIMIT 1`,
+  );
+  const sync = syncs[0];
+  const problems: CheckProblem[] = [];
+  if (!sync) {
+    problems.push({
+      kind: 'no-complete-pod-sync',
+      message: 'no pod sync has completed: is the watcher running and the consumer on? pods cannot be compared',
+      evidence: {},
+    });
+  } else {
+    problems.push(...(await podsGone(db, sync.sync_id)), ...(await podIps(db, sync.sync_id)));
+  }
+  problems.push(...(await several(db)), ...(await outsideRange(db)), ...(await heldForUnreachable(db)));
+  return {
+    checkedAt: new Date().toISOString(),
+    podSync: sync ? { syncId: sync.sync_id, listedAt: sync.listed_at.toISOString(), completedAt: sync.completed_at.toISOString() } : null,
+    problems,
+  };
+}
+
+async function podsGone(db: Queryable, syncId: string): Promise<CheckProblem[]> {
+  const { rows } = await db.query<{ handle: string; ip: string; namespace: string; pod: string; podUid: string | null; node: string }>(
+    `SELECT a.handle, host(a.ip) AS ip, a.namespace, a.pod, a.pod_uid AS "podUid", a.node, a.allocated_at AS "allocatedAt"
+       FROM allocations a
+      WHERE a.owner = 'pod' AND a.allocated_at < (SELECT received_at FROM kubernetes_syncs WHERE sync_id = $1)
+        AND NOT EXISTS (SELECT 1 FROM kubernetes_sync_items i
+                         WHERE i.sync_id = $1 AND i.key = a.namespace || '/' || a.pod AND (a.pod_uid IS NULL OR i.uid = a.pod_uid))
+        AND NOT EXISTS (SELECT 1 FROM kubernetes_held_addresses h WHERE h.handle = a.handle)
+      ORDER BY a.handle, a.family`,
+    [syncId],
+  );
+  return rows.map((row) => ({
+    kind: 'pod-gone',
+    message: `${row.ip} (handle ${row.handle}) is held for pod ${row.namespace}/${row.pod}, which the last pod sync did not list`,
+    evidence: row,
+  }));
+}
+
+async function podIps(db: Queryable, syncId: string): Promise<CheckProblem[]> {
+  const { rows } = await db.query<{
+    pod: string;
+    podUid: string;
+    node: string | null;
+    podIp: string;
+    handle: string | null;
+    holder: string | null;
+    holderUid: string | null;
+  }>(
+    `SELECT o.key AS pod, o.uid AS "podUid", o.object -> 'spec' ->> 'nodeName' AS node, host(p.ip) AS "podIp",
+            a.handle, a.namespace || '/' || a.pod AS holder, a.pod_uid AS "holderUid"
+       FROM kubernetes_sync_items i
+       JOIN kubernetes_objects o ON o.kind = 'pod' AND o.key = i.key AND o.uid = i.uid AND NOT o.deleted
+       CROSS JOIN LATERAL (SELECT (x ->> 'ip')::inet AS ip FROM jsonb_array_elements(coalesce(o.object -> 'status' -> 'podIPs', '[]')) x) p
+       LEFT JOIN allocations a ON a.ip = p.ip
+      WHERE i.sync_id = $1 AND o.object -> 'status' ->> 'phase' = 'Running'
+        AND coalesce(o.object -> 'spec' ->> 'hostNetwork', 'false') <> 'true'
+        AND EXISTS (SELECT 1 FROM pools pl WHERE pl.cidr >>= p.ip)
+        AND (a.handle IS NULL OR a.namespace || '/' || a.pod <> o.key OR a.pod_uid <> o.uid)
+      ORDER BY o.key, p.ip`,
+    [syncId],
+  );
+  return rows.map((row) =>
+    row.handle === null
+      ? {
+          kind: 'pod-ip-not-allocated',
+          message: `running pod ${row.pod} has pod IP ${row.podIp}, inside a pool, which no allocation holds`,
+          evidence: { pod: row.pod, podUid: row.podUid, node: row.node, podIp: row.podIp },
+        }
+      : {
+          kind: 'pod-ip-held-by-other',
+          message: `running pod ${row.pod} has pod IP ${row.podIp}, which handle ${row.handle} holds for ${row.holder}`,
+          evidence: row,
+        },
+  );
+}
+
+async function several(db: Queryable): Promise<CheckProblem[]> {
+  const { rows } = await db.query<{ pod: string; family: number; network: string | null; held: Array<{ handle: string; ip: string }> }>(
+    `SELECT namespace || '/' || pod AS pod, family, network,
+            json_agg(json_build_object('handle', handle, 'ip', host(ip), 'podUid', pod_uid) ORDER BY ip) AS held
+       FROM allocations WHERE owner = 'pod'
+      GROUP BY namespace, pod, family, network HAVING count(*) > 1
+      ORDER BY namespace, pod, family`,
+  );
+  return rows.map((row) => ({
+    kind: 'pod-holds-several',
+    message: `pod ${row.pod} holds ${row.held.length} IPv${row.family} addresses on network ${row.network ?? '(none named)'}: ${row.held.map((h) => h.ip).join(', ')}`,
+    evidence: row,
+  }));
+}
+
+async function outsideRange(db: Queryable): Promise<CheckProblem[]> {
+  const { rows } = await db.query<{ statefulSet: string; rangeStart: string; rangeEnd: string; pod: string; handle: string; ip: string }>(
+    `SELECT s.namespace || '/' || s.name AS "statefulSet", host(s.range_start) AS "rangeStart", host(s.range_end) AS "rangeEnd",
+            a.namespace || '/' || a.pod AS pod, a.handle, host(a.ip) AS ip
+       FROM statefulsets s
+       JOIN allocations a ON a.namespace = s.namespace AND a.family = family(s.range_start)
+        AND left(a.pod, char_length(s.name) + 1) = s.name || '-'
+       CROSS JOIN LATERAL (SELECT CASE WHEN substring(a.pod FROM char_length(s.name) + 2) ~ '^[0-9]{1,9}$'
+                                        THEN substring(a.pod FROM char_length(s.name) + 2)::integer END AS ordinal) o
+      WHERE s.range_start IS NOT NULL AND o.ordinal >= s.ordinals_start AND o.ordinal < s.ordinals_start + s.replicas
+        AND NOT (a.ip BETWEEN s.range_start AND s.range_end)
+      ORDER BY s.namespace, s.name, a.pod`,
+  );
+  return rows.map((row) => ({
+    kind: 'statefulset-pod-outside-range',
+    message: `pod ${row.pod} of StatefulSet ${row.statefulSet} holds ${row.ip} (handle ${row.handle}), outside its range ${row.rangeStart}-${row.rangeEnd}`,
+    evidence: row,
+  }));
+}
+
+async function heldForUnreachable(db: Queryable): Promise<CheckProblem[]> {
+  const { rows } = await db.query<{ handle: string; ip: string; node: string; cause: string; heldSince: Date; lastReadyAt: Date | null }>(
+    `SELECT h.handle, host(a.ip) AS ip, h.node, h.cause, h.namespace || '/' || h.pod AS pod, h.held_at AS "heldSince",
+            r.last_ready_at AS "lastReadyAt"
+       FROM kubernetes_held_addresses h
+       JOIN allocations a ON a.handle = h.handle AND a.allocated_at <= h.held_at
+       LEFT JOIN kubernetes_node_readiness r ON r.node = h.node
+      WHERE r.ready IS DISTINCT FROM true
+      ORDER BY h.handle, a.family`,
+  );
+  return rows.map((row) => ({
+    kind: 'held-for-unreachable-node',
+    message: `${row.ip} (handle ${row.handle}) is held for node ${row.node}, ${row.lastReadyAt ? 'not Ready' : 'unknown'}: freed by its CNI DEL, its deletion or the grace period`,
+    evidence: row,
+  }));
+}

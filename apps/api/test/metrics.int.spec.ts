@@ -1,0 +1,73 @@
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createTestBus, type TestBus } from '../../../test/support/test-bus';
+import { startTestApi, type TestApi } from '../../../test/support/test-api';
+
+/** /metrics: what a pool holds, allocation outcomes and latency, the consumer's lag; and nothing `promtool check metrics` objects to. */
+describe('metrics', () => {
+  let bus: TestBus;
+  let api: TestApi;
+
+  beforeAll(async () => {
+    bus = await createTestBus('metrics');
+    api = await startTestApi('metrics', { env: bus.env });
+  });
+  afterAll(async () => {
+    await api.close();
+    await bus.close();
+  });
+
+  const scrape = async () => (await api.http().get('/metrics').expect(200)).text;
+  const value = (text: string, series: string) => {
+    const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+    return line === undefined ? undefined : Number(line.slice(series.length + 1));
+  };
+  const allocate = (handle: string, pools: string[]) =>
+    api.http().post('/v1/allocations').send({ handle, node: 'n1', namespace: 'ns', pod: handle, pools });
+
+  it('exports each pool by state and capacity, allocation outcomes and durations, and the consumer lag per kind', async () => {
+    // a /29: 6 addresses to hand out, 1 of them reserved
+    await api
+      .http()
+      .post('/v1/pools')
+      .send({ name: 'small', cidr: '10.92.0.0/29', reserved: ['10.92.0.6'] })
+      .expect(201);
+    await api.http().put('/v1/statefulsets/ns/db').send({ replicas: 2, pool: 'small' }).expect(200);
+    for (const handle of ['a', 'b']) await allocate(handle, ['small']).expect(201);
+    await allocate('a', ['small']).expect(200);
+    await allocate('c', ['small']).expect(201);
+    expect((await allocate('d', ['small']).expect(409)).body.code).toBe('POOL_EXHAUSTED');
+    expect((await allocate('e', ['nowhere']).expect(409)).body.code).toBe('NO_ELIGIBLE_POOL');
+    await bus.publisher.change({
+      kind: 'node',
+      type: 'ADDED',
+      object: { metadata: { name: 'n1', uid: randomUUID(), resourceVersion: '1' } },
+    });
+    await bus.publisher.flush();
+    await bus.idle();
+
+    const text = await scrape();
+    const pool = (state: string) => value(text, `ipledger_pool_addresses{pool="small",family="4",state="${state}"}`);
+    expect(value(text, 'ipledger_pool_capacity_addresses{pool="small",family="4"}')).toBe(6);
+    expect([pool('allocated'), pool('reserved'), pool('statefulset_range'), pool('free')]).toEqual([3, 1, 2, 0]);
+    expect(value(text, 'ipledger_allocations_total{outcome="allocated"}')).toBe(3);
+    expect(value(text, 'ipledger_allocations_total{outcome="existing"}')).toBe(1);
+    expect(value(text, 'ipledger_allocations_total{outcome="exhausted"}')).toBe(1);
+    expect(value(text, 'ipledger_allocations_total{outcome="no-eligible-pool"}')).toBe(1);
+    expect(value(text, 'ipledger_allocation_duration_seconds_count')).toBe(6);
+    expect(value(text, 'ipledger_kubernetes_consumer_lag_messages{kind="node"}')).toBe(0);
+    expect(value(text, 'ipledger_kubernetes_consumer_lag_seconds{kind="node"}')).toBeGreaterThanOrEqual(0);
+    expect(value(text, 'ipledger_leak_candidates')).toBe(0);
+    expect(value(text, 'ipledger_held_for_node')).toBe(0);
+    // the gauges prom-client names like counters are gone; their twins stay
+    expect(text).not.toMatch(/^ipledger_nodejs_active_\w+_total/m);
+    expect(text).toMatch(/^ipledger_nodejs_active_handles\{/m);
+  });
+
+  it('passes promtool check metrics', async () => {
+    const text = await scrape();
+    const result = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    expect(result.error).toBeUndefined();
+    expect({ status: result.status, out: `${result.stdout}${result.stderr}`.trim() }).toEqual({ status: 0, out: '' });
+  });
+});
