@@ -13,6 +13,8 @@ module.exports = {
     '^@ipledger/(ip|domain|event-store|projections|messaging|runtime)/(.*)$': '<rootDir>/libs/$1/src/$2',
   },
   testTimeout: 60000,
+  // a child process a failed suite leaves behind must not keep the run (and CI) waiting after teardown
+  forceExit: true,
   // an embedded PostgreSQL and a private nats-server for the run (unless TEST_DATABASE_URL / TEST_NATS_URL)
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
