@@ -5,7 +5,7 @@
 export interface AggregateType<S> {
   streamPrefix: string;
   initialState(): S;
-  evolve(state: S, event: { type: string; data: Record<string, unknown>; version: number }): S;
+  evolve(state: S, event: { type: string; data: Record<string, unknown>; version: number; recordedAt?: Date }): S;
   /** `every`: the events between snapshots, given the state (a snapshot that grows with the state is spaced by its size) */
   snapshot?: { every(state: S): number; serialize(state: S): unknown; deserialize(json: unknown): S };
   sizeOf?(state: S): number;

@@ -11,7 +11,7 @@ export interface AggregateType<S> {
   streamPrefix: string;
   initialState(): S;
   /** May mutate `state` and return it. */
-  evolve(state: S, event: { type: string; data: Record<string, unknown>; version: number }): S;
+  evolve(state: S, event: { type: string; data: Record<string, unknown>; version: number; recordedAt?: Date }): S;
   snapshot?: {
     /**
      * Events between snapshots, given the state. A state whose snapshot grows with it is spaced by

@@ -19,5 +19,7 @@ export function draftPool(state: PoolView): PoolState {
     used: state.used.clone(),
     holders: new OverlayMap<bigint, Holder>(state.holders),
     byHandle: new OverlayMap(state.byHandle),
+    // an address released and taken again in one batch keeps its first place: never early, at worst late
+    cooling: new OverlayMap(state.cooling),
   };
 }
