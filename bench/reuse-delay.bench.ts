@@ -4,17 +4,14 @@
  *   R  = allocate+release pairs/s, 32 clients, in a pool with reuseDelaySeconds 60 ÷ the same in a
  *        plain pool (≥ 0.95): the cooling addresses pile up (every release cools one for a minute)
  *        and the chooser must not slow down for them
- *   B  = allocations/s, 32 clients into one plain pool (bench:alloc's P5 load) ÷ the same on the
- *        build at BENCH_BASE_ROOT (a checkout built with `npm run build`; only with that set)
  * BENCH_ROUNDS (default 3) interleaved rounds of BENCH_SECONDS (default 5) each; medians compared.
  */
 import { loadavg } from 'node:os';
-import { startApiProcess, type ApiProcess } from '../test/support/api-process';
+import type { ApiProcess } from '../test/support/api-process';
 import { call, expectStatus, freshDatabase, median, startApi, sustained } from './support';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const BASE_ROOT = process.env.BENCH_BASE_ROOT;
 
 const body = (handle: string, pool: string) => ({ handle, node: 'bench-node', namespace: 'bench', pod: handle, pools: [pool] });
 
@@ -37,44 +34,33 @@ const load = () =>
     .join(', ');
 
 async function main(): Promise<void> {
-  const databases = [await freshDatabase('reuse'), ...(BASE_ROOT ? [await freshDatabase('reuse_base')] : [])];
-  const apis: ApiProcess[] = [];
+  const db = await freshDatabase('reuse');
+  const api = await startApi(db.url);
   try {
-    const api = await startApi(databases[0].url);
-    apis.push(api);
-    const base = BASE_ROOT ? await startApiProcess(databases[1].url, { from: 'dist', root: BASE_ROOT }) : null;
-    if (base) apis.push(base);
     await createPools(api, [
       { name: 'plain', cidr: '10.200.0.0/16' },
       { name: 'delayed', cidr: '10.201.0.0/16', reuseDelaySeconds: 60 },
-      { name: 'hot', cidr: '10.202.0.0/16' },
     ]);
-    if (base) await createPools(base, [{ name: 'hot', cidr: '10.202.0.0/16' }]);
-    // warm both up (JIT, connections, caches)
-    for (const target of apis) await sustained(2, 32, (i) => allocate(target, `w-${i}`, 'hot'));
+    // warm up (JIT, connections, caches)
+    await sustained(2, 32, (i) => allocate(api, `w-${i}`, 'plain'));
 
-    const figures: Record<'plain' | 'delayed' | 'hot' | 'hotBase', number[]> = { plain: [], delayed: [], hot: [], hotBase: [] };
+    const figures: Record<'plain' | 'delayed', number[]> = { plain: [], delayed: [] };
     console.log(`load average at the start: ${load()}`);
     for (let round = 0; round < ROUNDS; round++) {
       figures.plain.push(await sustained(SECONDS, 32, (i) => churn(api, `p${round}-${i}`, 'plain')));
       figures.delayed.push(await sustained(SECONDS, 32, (i) => churn(api, `d${round}-${i}`, 'delayed')));
-      figures.hot.push(await sustained(SECONDS, 32, (i) => allocate(api, `h${round}-${i}`, 'hot')));
-      if (base) figures.hotBase.push(await sustained(SECONDS, 32, (i) => allocate(base, `h${round}-${i}`, 'hot')));
     }
     const m = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, median(v)])) as Record<keyof typeof figures, number>;
     const each = (v: number[]) => v.map((x) => x.toFixed(0)).join(', ');
     console.log(`load average at the end: ${load()}; ${ROUNDS} rounds of ${SECONDS} s, 32 clients each`);
     console.log(`  allocate+release pairs/s, plain pool             median ${m.plain.toFixed(0)} (${each(figures.plain)})`);
     console.log(`  allocate+release pairs/s, reuseDelaySeconds 60   median ${m.delayed.toFixed(0)} (${each(figures.delayed)})`);
-    console.log(`  allocations/s, one plain pool, this build        median ${m.hot.toFixed(0)} (${each(figures.hot)})`);
-    if (base) console.log(`  allocations/s, one plain pool, ${BASE_ROOT}  median ${m.hotBase.toFixed(0)} (${each(figures.hotBase)})`);
     console.log('figures:');
     const R = m.delayed / m.plain;
     console.log(`  R  ${R.toFixed(2).padStart(6)}  target >= 0.95 ${R >= 0.95 ? 'met' : 'NOT met'}  pairs/s with a reuse delay / plain`);
-    if (base) console.log(`  B  ${(m.hot / m.hotBase).toFixed(2).padStart(6)}  allocations/s of this build / the base build (plain pool)`);
   } finally {
-    for (const api of apis) await api.stop();
-    for (const db of databases) await db.drop();
+    await api.stop();
+    await db.drop();
   }
 }
 
