@@ -107,6 +107,7 @@ describe('configuration from the environment', () => {
       maxAttempts: 10,
       streamReplicas: 1,
       ipPoolStatusIntervalMs: 2000,
+      podWaitMs: 3000,
     });
     expect(
       loadConfig({
