@@ -96,7 +96,7 @@ describe('parsePoolAnnotations', () => {
     ['too many entries', networks(Array.from({ length: 33 }, (_, i) => ({ network: `n${i}`, pools: ['x'] }))), 'more than 32 entries'],
     ['too long networks', networks(`[${' '.repeat(ANNOTATION_LIMITS.networks)}]`), 'longer than 16384'],
   ])('refuses %s with INVALID_ANNOTATION naming the object and the annotation', (_case, annotations, reason) => {
-    const error = refusal(annotations as Record<string, unknown>);
+    const error = refusal(annotations);
     expect(error.code).toBe('INVALID_ANNOTATION');
     expect(error.message).toContain(`${WHAT}: annotation ipam.ipledger.io/`);
     expect(error.message).toContain(reason);
