@@ -7,7 +7,7 @@ import { call, startApiProcess, type ApiProcess } from '../../../test/support/ap
 import { cniBinDir, cniCall, NetworkSandbox, suffix, unusedPrivateRange } from '../../../test/support/cni-runner';
 import { startFakeKubeApi, type FakeKubeApi } from '../../../test/support/fake-kube-api';
 import { createTestBus, type TestBus } from '../../../test/support/test-bus';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
+import { createTestDatabase, eventually, type TestDatabase } from '../../../test/support/test-database';
 import { startWatcherProcess, type WatcherProcess } from '../../../test/support/watcher-process';
 
 const POD_WAIT_MS = 1500;
@@ -56,20 +56,15 @@ describe('pool annotations on pods and namespaces, through the CNI plugin', () =
   const objectStatus = async (kind: string, key: string) =>
     (await db.pool.query<{ status: string }>('SELECT status FROM kubernetes_objects WHERE kind = $1 AND key = $2', [kind, key])).rows[0]
       ?.status;
-  const until = async (what: string, done: () => Promise<boolean>, timeoutMs = 20_000) => {
-    for (const deadline = Date.now() + timeoutMs; !(await done()); ) {
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
   const eventCount = async () => Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0].n);
 
   /** a pod in the fake API, once the API has applied it */
   const pod = async (namespace: string, name: string, annotations: Record<string, string> = {}, status = 'seen') => {
     const object = kube.upsert('pod', { metadata: { name, namespace, annotations }, spec: { nodeName: 'node-1' } });
-    await until(
-      `pod ${namespace}/${name} applied`,
-      async () => (await objectStatus('pod', `${namespace}/${name}`))?.startsWith(status) ?? false,
+    await eventually(
+      () => objectStatus('pod', `${namespace}/${name}`),
+      (applied) => applied?.startsWith(status) ?? false,
+      20_000,
     );
     return { namespace, name, uid: object.metadata.uid };
   };
@@ -111,10 +106,10 @@ describe('pool annotations on pods and namespaces, through the CNI plugin', () =
       IPAM_WATCHER_TIMEOUT_SECONDS: '5',
       IPAM_WATCHER_RESYNC_SECONDS: '0',
     });
-    await until('node and namespaces applied', async () =>
-      (await Promise.all([objectStatus('node', 'node-1'), objectStatus('namespace', 'shop'), objectStatus('namespace', 'plain')])).every(
-        (status) => status !== undefined && status !== 'applying',
-      ),
+    await eventually(
+      () => Promise.all([objectStatus('node', 'node-1'), objectStatus('namespace', 'shop'), objectStatus('namespace', 'plain')]),
+      (statuses) => statuses.every((status) => status !== undefined && status !== 'applying'),
+      20_000,
     );
   }, 120_000);
 
