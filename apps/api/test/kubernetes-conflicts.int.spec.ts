@@ -44,6 +44,7 @@ describe('Kubernetes consumer under contention on one pool', () => {
     // an allocation for a pod waits until the watcher has sent that pod
     for (const pod of pods) await bus.publisher.change({ kind: 'pod', type: 'ADDED', object: pod });
     await bus.publisher.flush();
+    await bus.idle();
     for (const pod of pods) {
       await api
         .http()

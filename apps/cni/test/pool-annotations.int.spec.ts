@@ -88,7 +88,7 @@ describe('pool annotations on pods and namespaces, through the CNI plugin', () =
     kube = await startFakeKubeApi({ bookmarkIntervalMs: 500 });
     bus = await createTestBus('pool_annotations');
     db = await createTestDatabase('pool_annotations');
-    api = await startApiProcess(db.url, { from: 'source', env: { ...bus.env, IPAM_POD_WAIT_MS: String(POD_WAIT_MS) } });
+    api = await startApiProcess(db.url, { from: 'dist', env: { ...bus.env, IPAM_POD_WAIT_MS: String(POD_WAIT_MS) } });
     for (const pool of [
       { name: 'by-rack', cidr: `${range}.1.0/24`, labels: { rack: 'r1' } },
       { name: 'pod-pool', cidr: `${range}.2.0/24` },
