@@ -9,6 +9,7 @@ module.exports = {
     '^@kubernetes/client-node$': '<rootDir>/test/support/native/kubernetes-client-node.js',
     '^@apidevtools/swagger-parser$': '<rootDir>/test/support/native/swagger-parser.js',
     '^@fastify/static$': '<rootDir>/test/support/native/fastify-static.js',
+    '^@marcbachmann/cel-js$': '<rootDir>/test/support/native/cel-js.js',
     '^@ipledger/(ip|domain|event-store|projections|messaging|runtime)$': '<rootDir>/libs/$1/src',
     '^@ipledger/(ip|domain|event-store|projections|messaging|runtime)/(.*)$': '<rootDir>/libs/$1/src/$2',
   },
