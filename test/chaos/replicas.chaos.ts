@@ -2,21 +2,10 @@ import { runCli } from '../../apps/api/src/cli';
 import { call, startApiProcess, type ApiProcess } from '../support/api-process';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { report, seconds } from './chaos-report';
+import { heldTwice } from './held-twice';
 
 /** An allocation a client saw acknowledged (201, or 200 for a retried handle). */
 type Acknowledged = Map<string, string>;
-
-/** Addresses that two handles hold at once, in the log itself: IpAllocated events no release has undone, by address. */
-async function heldTwice(db: TestDatabase): Promise<number> {
-  const { rows } = await db.pool.query(
-    `SELECT a.data ->> 'ip' AS ip FROM events a
-      WHERE a.type = 'IpAllocated'
-        AND NOT EXISTS (SELECT 1 FROM events r WHERE r.type = 'IpReleased' AND r.data ->> 'handle' = a.data ->> 'handle'
-                          AND r.data ->> 'ip' = a.data ->> 'ip' AND r.position > a.position)
-      GROUP BY 1 HAVING count(*) > 1`,
-  );
-  return rows.length;
-}
 
 /** Acknowledged allocations a replica no longer answers with the same address. */
 async function lost(base: string, acknowledged: Acknowledged): Promise<number> {
@@ -85,7 +74,7 @@ describe('chaos: API replicas', () => {
     await Promise.all(Array.from({ length: 64 }, (_, c) => client(c)));
     const elapsed = Date.now() - started;
     const ips = new Set(acknowledged.values());
-    const duplicates = acknowledged.size - ips.size + (await heldTwice(db));
+    const duplicates = acknowledged.size - ips.size + (await heldTwice(db.pool));
     const held = Number((await db.pool.query(`SELECT count(*) AS n FROM allocations WHERE pool = 'r1'`)).rows[0].n);
     report('R1 two replicas, 64 clients, /22', {
       capacity,
@@ -145,7 +134,7 @@ describe('chaos: API replicas', () => {
     const started = Date.now();
     await Promise.all([killer(), ...Array.from({ length: 32 }, (_, c) => client(c))]);
     const elapsed = Date.now() - started;
-    const duplicates = acknowledged.size - new Set(acknowledged.values()).size + (await heldTwice(db));
+    const duplicates = acknowledged.size - new Set(acknowledged.values()).size + (await heldTwice(db.pool));
     const missing = await lost(replicas[0].base, acknowledged);
     const verify = await replayVerify(db);
     restarts.sort((a, b) => a - b);

@@ -35,7 +35,7 @@ export function postgresBinDir(): string {
   return join('/usr/lib/postgresql', versions[0], 'bin');
 }
 
-const asRoot = () => userInfo().uid === 0;
+export const asRoot = () => userInfo().uid === 0;
 
 /** PostgreSQL refuses to run as root: under root, its tools run as the `postgres` operating-system user. */
 export function runAsPostgres(tool: string, args: string[]): string {
@@ -54,8 +54,8 @@ export function postgresOwnedDir(prefix: string): string {
   return dir;
 }
 
-const postgresUid = () => Number(execFileSync('id', ['-u', 'postgres']).toString());
-const postgresGid = () => Number(execFileSync('id', ['-g', 'postgres']).toString());
+export const postgresUid = () => Number(execFileSync('id', ['-u', 'postgres']).toString());
+export const postgresGid = () => Number(execFileSync('id', ['-g', 'postgres']).toString());
 
 function writeOwned(file: string, content: string): void {
   writeFileSync(file, content, { mode: 0o600 });

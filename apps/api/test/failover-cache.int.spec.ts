@@ -34,13 +34,9 @@ describe('the aggregate cache across a failover to a standby that missed commits
     await app.listen(0, '127.0.0.1');
   });
   afterAll(async () => {
-    console.time('app');
     await app?.close();
-    console.timeEnd('app');
     await standby?.close();
-    console.timeEnd('app');
     await primary?.close();
-    console.timeEnd('app');
   });
 
   const allocate = (handle: string) =>

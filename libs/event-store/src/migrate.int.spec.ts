@@ -50,6 +50,18 @@ describe('runMigrations', () => {
     expect(tables.map((row) => row.t)).toEqual(['events', 'snapshots']);
   });
 
+  it('creates the missing database behind a host list (every host answers 3D000)', async () => {
+    const url = new URL(fresh());
+    // the same server twice: the walk over the hosts ends in one error for both, not in a DatabaseError
+    url.searchParams.set('target_session_attrs', 'read-write');
+    const hostList = url.href.replace(`@${url.host}/`, `@${url.host},${url.host}/`);
+    expect(hostList).toContain(`${url.host},${url.host}/`);
+
+    expect(await runMigrations(hostList, MIGRATIONS_DIR)).toEqual(allFiles);
+    const [{ count }] = await query<{ count: string }>(url.href, 'select count(*) from schema_migrations');
+    expect(Number(count)).toBe(allFiles.length);
+  });
+
   it('lets several processes migrate a fresh database at the same time', async () => {
     const url = fresh();
 

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DatabaseError } from 'pg';
-import { connectPostgres, type PostgresClient } from './connect-postgres';
+import { connectPostgres, NoMatchingServerError, type PostgresClient } from './connect-postgres';
 import { parseConnectionString, withDatabase } from './connection-string';
 
 /** Session advisory lock key (per database) held while migrating, so replicas starting together take turns. */
@@ -63,7 +63,8 @@ async function connectCreatingDatabase(databaseUrl: string, log: (line: string) 
   try {
     return await connect(databaseUrl);
   } catch (error) {
-    if (!(error instanceof DatabaseError && error.code === '3D000')) throw error; // 3D000: database does not exist
+    // 3D000: database does not exist; behind a host list, every host said so (the walk's one error keeps the code)
+    if (!((error instanceof DatabaseError || error instanceof NoMatchingServerError) && error.code === '3D000')) throw error;
   }
   const name = parseConnectionString(databaseUrl).database;
   const admin = await connect(withDatabase(databaseUrl, 'postgres'));
