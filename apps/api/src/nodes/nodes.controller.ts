@@ -2,7 +2,9 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Put, Query } fr
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { DeleteNodeCommand, DomainError, selectionRule, SetNodeLabelsCommand, type CommandMetadata } from '@ipledger/domain';
-import { findEligiblePools, findNode, type NodeView } from '@ipledger/projections';
+import { findEligiblePools, findNode, listBlocks, type BlockView, type NodeView, type Page } from '@ipledger/projections';
+import { BlockListDto } from '../blocks/dto/block.dto';
+import { ListQueryDto } from '../http/list-query.dto';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { Metadata } from '../http/request-context';
@@ -49,6 +51,14 @@ export class NodesController {
   @ApiRoute('admin', 'Delete a node', 400, 404, 409)
   async remove(@Param('name') name: string, @Metadata() metadata: CommandMetadata): Promise<void> {
     await this.commands.execute(new DeleteNodeCommand(name, metadata));
+  }
+
+  @Get(':name/blocks')
+  @PathParams('name')
+  @ApiOkResponse({ type: BlockListDto })
+  @ApiRoute('reader', 'The blocks a node claimed, in every pool: what a route controller announces towards it', 400)
+  blocks(@Param('name') name: string, @Query() query: ListQueryDto): Promise<Page<BlockView>> {
+    return listBlocks(this.db, { filter: { node: name }, limit: query.limit, continue: query.continue });
   }
 
   @Get(':name/pools')

@@ -1,3 +1,5 @@
+import type { BlockClaimed } from './block-claimed.event';
+import type { BlockReleased } from './block-released.event';
 import type { IpAllocated, StatefulSetRef } from './ip-allocated.event';
 import type { IpReleased } from './ip-released.event';
 import type { NodeDeleted } from './node-deleted.event';
@@ -12,6 +14,8 @@ import type { StatefulSetReconciled } from './statefulset-reconciled.event';
 import type { ReleaseCondition, ReleaseReason } from './release-reason';
 
 export type {
+  BlockClaimed,
+  BlockReleased,
   IpAllocated,
   IpReleased,
   NodeDeleted,
@@ -28,7 +32,16 @@ export type {
   StatefulSetRef,
 };
 
-export type PoolEvent = PoolCreated | PoolUpdated | PoolDeleted | IpAllocated | IpReleased | RangeReserved | RangeReleased;
+export type PoolEvent =
+  | PoolCreated
+  | PoolUpdated
+  | PoolDeleted
+  | IpAllocated
+  | IpReleased
+  | RangeReserved
+  | RangeReleased
+  | BlockClaimed
+  | BlockReleased;
 export type NodeEvent = NodeLabelsSet | NodeDeleted;
 export type StatefulSetEvent = StatefulSetReconciled | StatefulSetDeleted;
 export type DomainEvent = PoolEvent | NodeEvent | StatefulSetEvent;

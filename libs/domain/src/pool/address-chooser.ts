@@ -1,7 +1,7 @@
 import { cidrContains, formatCidr, formatIp, type Cidr } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
 import type { StatefulSetRef } from '../events';
-import type { PoolView } from './pool-state';
+import type { AddressRange, PoolView } from './pool-state';
 import { rangeOwner } from './range-owner';
 
 /**
@@ -10,8 +10,14 @@ import { rangeOwner } from './range-owner';
  * pool, which keeps the used-range set small and leaves the top free for continuous ranges.
  * The span already excludes IPv4 network and broadcast; `used` holds reserved, allocated and
  * StatefulSet range addresses. A range address goes only to a pod of the StatefulSet that owns it.
+ * `span` is the part of the pool to choose in: all of it, or the node's block in a pool with blocks.
  */
-export function chooseAddress(pool: PoolView & { cidr: Cidr }, requested?: bigint, statefulSet?: StatefulSetRef): bigint {
+export function chooseAddress(
+  pool: PoolView & { cidr: Cidr },
+  requested?: bigint,
+  statefulSet?: StatefulSetRef,
+  span: AddressRange = { start: pool.usableFirst, end: pool.usableLast },
+): bigint {
   const show = (value: bigint) => formatIp({ family: pool.cidr.family, value });
   if (requested !== undefined) {
     if (!cidrContains(pool.cidr, { family: pool.cidr.family, value: requested })) {
@@ -32,7 +38,8 @@ export function chooseAddress(pool: PoolView & { cidr: Cidr }, requested?: bigin
     if (holder) throw new DomainError('IP_IN_USE', `${show(requested)} is already held by handle "${holder.handle}"`);
     return requested;
   }
-  const ip = pool.used.firstGap(pool.usableFirst, pool.usableLast);
+  // a pool with blocks narrows the span to a node's block (block-planner.ts); first fit inside it
+  const ip = pool.used.firstGap(span.start, span.end);
   if (ip === null) throw new DomainError('POOL_EXHAUSTED', `pool "${pool.name}" has no free address`);
   return ip;
 }

@@ -19,5 +19,6 @@ export function draftPool(state: PoolView): PoolState {
     used: state.used.clone(),
     holders: new OverlayMap<bigint, Holder>(state.holders),
     byHandle: new OverlayMap(state.byHandle),
+    claimed: new OverlayMap(state.claimed),
   };
 }

@@ -2,6 +2,7 @@ import { cidrContains, formatCidr, formatIp, formatIpRange, type Cidr } from '@i
 import { InvalidInputError } from '../errors/domain-error';
 import { cidrArgument, ipArgument, rangeArgument } from '../ip-input';
 import { usableSpan } from './usable-span';
+import { parseBlocks, type BlockAffinity, type PoolBlocks } from './pool-blocks';
 import { LabelSelector, validateDns1123Label, validateLabels, type Labels } from '../labels';
 
 export interface PoolSpecInput {
@@ -12,6 +13,9 @@ export interface PoolSpecInput {
   nodeSelector?: string | null;
   reserved?: string[];
   disabled?: boolean;
+  blockSize?: number;
+  blockAffinity?: BlockAffinity;
+  blockReleaseSeconds?: number;
 }
 
 /** A pool definition that passed every rule, in canonical text forms: the data of PoolCreated. */
@@ -26,7 +30,7 @@ export type PoolSpec = {
   nodeSelector: string | null;
   reserved: string[];
   disabled: boolean;
-};
+} & Partial<PoolBlocks>;
 
 /** An empty selector selects every node; stored as null so "no rule" has one spelling. */
 export function canonicalNodeSelector(text: string | null | undefined): string | null {
@@ -74,5 +78,6 @@ export function parsePoolSpec(input: PoolSpecInput): PoolSpec {
     nodeSelector: canonicalNodeSelector(input.nodeSelector),
     reserved: canonicalReserved(input.reserved ?? [], cidr),
     disabled: input.disabled ?? false,
+    ...parseBlocks(input, cidr),
   };
 }

@@ -3,6 +3,8 @@ import type { AggregateType } from '../aggregate-type';
 import { DomainError } from '../errors/domain-error';
 import { allocationOwner } from '../allocation/allocation-owner';
 import type {
+  BlockClaimed,
+  BlockReleased,
   IpAllocated,
   IpReleased,
   ReleaseCondition,
@@ -18,15 +20,16 @@ import type { Labels } from '../labels';
 import { chooseAddress } from './address-chooser';
 import { findFreeRange, isFreeSpan } from './free-range-finder';
 import { rangeOwner } from './range-owner';
+import { blockCidr, blockLength, blockOf, idleBlocks, planBlock, planRequestedBlock, type BlockedPoolView } from './block-planner';
 import type { PoolSpec } from './pool-spec';
 import { usableSpan } from './usable-span';
-import type { Holder, PoolState, PoolView } from './pool-state';
+import type { Block, Holder, PoolState, PoolView } from './pool-state';
 
 /**
  * Exactly the holder's fields of a request or an event, the optional ones only when present; the
  * owner always, also for events recorded before owners were (allocationOwner).
  */
-function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, network }: Holder): Holder {
+function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, network, borrowed }: Holder): Holder {
   return {
     handle,
     node,
@@ -36,6 +39,7 @@ function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, ne
     owner: allocationOwner({ owner, podUid }),
     ...(statefulSet ? { statefulSet } : {}),
     ...(network ? { network } : {}),
+    ...(borrowed ? { borrowed } : {}),
   };
 }
 
@@ -67,6 +71,8 @@ function emptyPool(): PoolState {
     used: new RangeSet(),
     holders: new Map(),
     byHandle: new Map(),
+    blocks: null,
+    claimed: new Map(),
   };
 }
 
@@ -83,8 +89,13 @@ function created(data: PoolCreated['data']): PoolState {
   // a PoolCreated recorded before pools had gateways has none
   const gateway = data.gateway ? parseIp(data.gateway).value : null;
   if (gateway !== null) reservedSet.add(gateway);
+  const { blockSize, blockAffinity, blockReleaseSeconds } = data;
   return {
     ...emptyPool(),
+    blocks:
+      blockSize === undefined
+        ? null
+        : { blockSize, blockAffinity: blockAffinity ?? 'borrow', blockReleaseSeconds: blockReleaseSeconds ?? 300 },
     name: data.name,
     exists: true,
     cidr,
@@ -109,7 +120,26 @@ function rangesChanged(state: PoolState): PoolState {
   return state;
 }
 
-function evolve(state: PoolState, event: { type: string; data: Record<string, unknown> }): PoolState {
+/** The pool as the block planner reads it, or null when it has no blocks. */
+function blocked(state: PoolView): BlockedPoolView | null {
+  return state.blocks && state.cidr ? (state as BlockedPoolView) : null;
+}
+
+/** Event time in milliseconds: null for an event not recorded yet (a draft's), which no idle-block decision may count on. */
+const eventTime = (event: { recordedAt?: Date }): number | null => (event.recordedAt instanceof Date ? event.recordedAt.getTime() : null);
+
+/** The block holding `ip` gains (+1) or loses (-1) an address held by `node`; a block is replaced, never changed in place. */
+function countInBlock(state: PoolState, ip: bigint, node: string | null, delta: 1 | -1, at: number | null): void {
+  const pool = blocked(state);
+  const first = pool && blockOf(pool, ip);
+  const block = first === null ? undefined : state.claimed.get(first);
+  if (!block || first === null) return;
+  const used = block.used + delta;
+  const borrowed = block.borrowed + (node !== block.node ? delta : 0);
+  state.claimed.set(first, { ...block, used, borrowed, emptiedAt: used === 0 ? at : null });
+}
+
+function evolve(state: PoolState, event: { type: string; data: Record<string, unknown>; recordedAt?: Date }): PoolState {
   const e = event as PoolEvent;
   switch (e.type) {
     case 'PoolCreated':
@@ -128,10 +158,12 @@ function evolve(state: PoolState, event: { type: string; data: Record<string, un
       state.byHandle.set(e.data.handle, ip);
       state.heldSet.add(ip);
       state.used.add(ip);
+      countInBlock(state, ip, e.data.node, 1, null);
       return state;
     }
     case 'IpReleased': {
       const ip = parseIp(e.data.ip).value;
+      countInBlock(state, ip, state.holders.get(ip)?.node ?? null, -1, eventTime(event));
       state.holders.delete(ip);
       state.byHandle.delete(e.data.handle);
       state.heldSet.remove(ip);
@@ -145,6 +177,17 @@ function evolve(state: PoolState, event: { type: string; data: Record<string, un
     case 'RangeReleased':
       state.ranges.delete(rangeOwner(e.data.namespace, e.data.name));
       return rangesChanged(state);
+    case 'BlockClaimed': {
+      const pool = blocked(state)!;
+      const first = parseCidr(e.data.cidr).network;
+      const last = first + blockLength(pool) - 1n;
+      const used = Number(last - first + 1n - state.heldSet.gapCount(first, last));
+      state.claimed.set(first, { first, last, node: e.data.node, used, borrowed: 0, emptiedAt: used === 0 ? eventTime(event) : null });
+      return state;
+    }
+    case 'BlockReleased':
+      state.claimed.delete(parseCidr(e.data.cidr).network);
+      return state;
     default:
       return state;
   }
@@ -155,6 +198,8 @@ interface PoolSnapshot {
   created: PoolCreated['data'] | null;
   ranges: Array<RangeReserved['data']>;
   holders: Array<[string, Holder]>;
+  /** absent from snapshots taken before blocks were */
+  claimed?: Array<{ cidr: string; node: string; emptiedAt: number | null }>;
 }
 
 /**
@@ -163,7 +208,7 @@ interface PoolSnapshot {
  */
 function sizeOf(state: PoolState): number {
   const runs = state.used.runCount() + state.heldSet.runCount() + state.rangeSet.runCount() + state.reservedSet.runCount();
-  return 1024 + 300 * state.holders.size + 80 * runs + 200 * state.ranges.size;
+  return 1024 + 300 * state.holders.size + 80 * runs + 200 * state.ranges.size + 150 * state.claimed.size;
 }
 
 export const PoolAggregate: AggregateType<PoolState> = {
@@ -173,7 +218,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
   sizeOf,
   snapshot: {
     // a snapshot lists every holder: a pool holding 100,000 addresses is snapshotted every 100,000 events
-    every: (state) => Math.max(200, state.holders.size + state.ranges.size),
+    every: (state) => Math.max(200, state.holders.size + state.ranges.size + state.claimed.size),
     serialize(state): PoolSnapshot {
       if (!state.exists || !state.cidr) return { name: state.name, created: null, ranges: [], holders: [] };
       const show = (value: bigint) => formatIp({ family: state.cidr!.family, value });
@@ -189,12 +234,18 @@ export const PoolAggregate: AggregateType<PoolState> = {
           nodeSelector,
           reserved,
           disabled,
+          ...state.blocks,
         },
         ranges: [...state.ranges].map(([owner, { start, end }]) => {
           const [namespace, rangeName] = owner.split('/');
           return { pool: name, namespace, name: rangeName, start: show(start), end: show(end) };
         }),
         holders: [...state.holders].map(([ip, holder]) => [show(ip), holder]),
+        claimed: [...state.claimed.values()].map(({ first, node, emptiedAt }) => ({
+          cidr: blockCidr(blocked(state)!, first),
+          node,
+          emptiedAt,
+        })),
       };
     },
     deserialize(json) {
@@ -202,8 +253,15 @@ export const PoolAggregate: AggregateType<PoolState> = {
       if (!snapshot.created) return { ...emptyPool(), name: snapshot.name };
       let state = created(snapshot.created);
       for (const range of snapshot.ranges) state = evolve(state, { type: 'RangeReserved', data: range });
+      // blocks before holders, so each holder counts in its block
+      const claimed = snapshot.claimed ?? [];
+      for (const { cidr, node } of claimed) state = evolve(state, { type: 'BlockClaimed', data: { pool: state.name, cidr, node } });
       for (const [ip, holder] of snapshot.holders) {
         state = evolve(state, { type: 'IpAllocated', data: { ...holder, ip, pool: state.name } });
+      }
+      for (const { cidr, emptiedAt } of claimed) {
+        const first = parseCidr(cidr).network;
+        state.claimed.set(first, { ...state.claimed.get(first)!, emptiedAt });
       }
       return state;
     },
@@ -278,24 +336,50 @@ export interface AllocationRequest extends Holder {
  * Decides one address for a handle. A handle that already holds an address here gets the same
  * one back with no event, so a retried request never takes a second address.
  */
-export function decideAllocate(state: PoolView, request: AllocationRequest): { ip: bigint; event: IpAllocated | null } {
+export function decideAllocate(state: PoolView, request: AllocationRequest): AllocateDecision {
   const pool = existing(state, state.name);
   const held = pool.byHandle.get(request.handle);
-  if (held !== undefined) return { ip: held, event: null };
+  if (held !== undefined) return { ip: held, event: null, claim: null };
   if (pool.disabled) throw new DomainError('POOL_DISABLED', `pool "${pool.name}" is disabled and hands out no new addresses`);
-  const ip = chooseAddress(pool, request.ip, request.statefulSet);
+  const { ip, claim, borrowed } = placeAddress(pool, request);
+  const holder = holderOf({ ...request, ...(borrowed ? { borrowed } : {}) });
   return {
     ip,
+    claim:
+      claim === null
+        ? null
+        : { type: 'BlockClaimed', data: { pool: pool.name, cidr: blockCidr(blocked(pool)!, claim), node: request.node } },
     event: {
       type: 'IpAllocated',
-      data: {
-        pool: pool.name,
-        ip: formatIp({ family: pool.cidr.family, value: ip }),
-        family: pool.cidr.family,
-        ...holderOf(request),
-      },
+      data: { pool: pool.name, ip: formatIp({ family: pool.cidr.family, value: ip }), family: pool.cidr.family, ...holder },
     },
   };
+}
+
+export interface AllocateDecision {
+  ip: bigint;
+  /** null when the handle already held this address (a retried request) */
+  event: IpAllocated | null;
+  /** the block the node claims for the address, appended before it; null when none */
+  claim: BlockClaimed | null;
+}
+
+/**
+ * The address, and in a pool with blocks the block it comes from (block-planner.ts). A StatefulSet
+ * ordinal's address in its range is the StatefulSet's, wherever the range lies: no block is claimed for it.
+ */
+function placeAddress(pool: PoolView & { cidr: Cidr }, request: AllocationRequest): { ip: bigint; claim: bigint | null; borrowed?: true } {
+  const withBlocks = blocked(pool);
+  if (!withBlocks || (request.ip !== undefined && pool.rangeSet.has(request.ip))) {
+    return { ip: chooseAddress(pool, request.ip, request.statefulSet), claim: null };
+  }
+  if (request.ip !== undefined) {
+    const ip = chooseAddress(pool, request.ip, request.statefulSet);
+    const { claim, borrowed } = planRequestedBlock(withBlocks, request.node, ip);
+    return { ip, claim, ...(borrowed ? { borrowed } : {}) };
+  }
+  const { span, claim, borrowed } = planBlock(withBlocks, request.node);
+  return { ip: chooseAddress(pool, undefined, request.statefulSet, span), claim, ...(borrowed ? { borrowed } : {}) };
 }
 
 export function decideRelease(state: PoolView, handle: string, condition: ReleaseCondition = {}): IpReleased | null {
@@ -349,6 +433,26 @@ export function decideResizeRange(state: PoolView, namespace: string, name: stri
   if (end === range.end || length < 1n) return null;
   if (end > range.end && !isFreeSpan(pool, range.end + 1n, end)) return null;
   return { type: 'RangeReserved', data: { pool: pool.name, namespace, name, start: show(pool, range.start), end: show(pool, end) } };
+}
+
+/** The pool's empty blocks whose blockReleaseSeconds have passed at `now` (milliseconds, the database clock) go back. */
+export function decideReleaseIdleBlocks(state: PoolView, now: number): BlockReleased[] {
+  const pool = blocked(state);
+  return pool ? idleBlocks(pool, now).map((block) => blockReleased(pool, block, 'idle')) : [];
+}
+
+/** A deleted node's empty blocks go back at once; one still holding addresses stays until they are freed. */
+export function decideReleaseNodeBlocks(state: PoolView, node: string): BlockReleased[] {
+  const pool = blocked(state);
+  if (!pool) return [];
+  return [...pool.claimed.values()]
+    .filter((block) => block.node === node && block.used === 0)
+    .map((block) => blockReleased(pool, block, 'node-deleted'));
+}
+
+function blockReleased(pool: BlockedPoolView, block: Readonly<Block>, reason: BlockReleased['data']['reason']): BlockReleased {
+  const emptiedAt = block.emptiedAt === null ? null : new Date(block.emptiedAt).toISOString();
+  return { type: 'BlockReleased', data: { pool: pool.name, cidr: blockCidr(pool, block.first), node: block.node, reason, emptiedAt } };
 }
 
 export function decideReleaseRange(state: PoolView, namespace: string, name: string): RangeReleased | null {
