@@ -1,3 +1,4 @@
+import { runCli } from '../src/cli';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
 /** Pools handed to nodes in blocks (issue 24), through the HTTP API on a real database. */
@@ -119,5 +120,12 @@ describe('blocks over HTTP', () => {
 
   it('answers 404 for the blocks of an unknown pool', async () => {
     expect((await api.http().get('/v1/pools/nope/blocks')).status).toBe(404);
+  });
+
+  it('replays the log into the same read models, blocks included (replay --verify)', async () => {
+    const lines: string[] = [];
+    const code = await runCli(['replay', '--verify'], (line) => lines.push(line), { DATABASE_URL: api.db.url });
+    expect(lines.at(-1)).toBe(`${await api.eventCount()} events replayed; every read model matches the log`);
+    expect(code).toBe(0);
   });
 });

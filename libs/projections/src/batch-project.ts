@@ -15,6 +15,8 @@ const OTHER_TYPES = [
   'PoolDeleted',
   'RangeReserved',
   'RangeReleased',
+  'BlockClaimed',
+  'BlockReleased',
   'NodeLabelsSet',
   'NodeDeleted',
   'StatefulSetReconciled',

@@ -119,8 +119,8 @@ describe('blocks', () => {
     state = allocate(state, 'h-a', 'a').state;
     state = allocate(state, 'h-b', 'b').state;
     state = apply(state, [decideRelease(state, 'h-b')], at(5_000));
-    const { serialize, deserialize } = PoolAggregate.snapshot!;
-    const restored = deserialize(JSON.parse(JSON.stringify(serialize(state))));
+    const snapshot = PoolAggregate.snapshot!;
+    const restored = snapshot.deserialize(JSON.parse(JSON.stringify(snapshot.serialize(state))));
     expect([...restored.claimed.values()]).toEqual([...state.claimed.values()]);
     expect(restored.blocks).toEqual(state.blocks);
   });
