@@ -15,6 +15,7 @@ import type {
   RangeReleased,
   RangeReserved,
 } from '../events';
+import { unknownEvent } from '../events/unknown-event';
 
 import type { Labels } from '../labels';
 import { chooseAddress } from './address-chooser';
@@ -23,6 +24,7 @@ import { rangeOwner } from './range-owner';
 import { blockCidr, blockLength, blockOf, idleBlocks, planBlock, planRequestedBlock, type BlockedPoolView } from './block-planner';
 import type { PoolSpec } from './pool-spec';
 import { usableSpan } from './usable-span';
+import { draftPool } from './pool-draft';
 import type { Block, Holder, PoolState, PoolView } from './pool-state';
 
 /**
@@ -139,7 +141,14 @@ function countInBlock(state: PoolState, ip: bigint, node: string | null, delta: 
   state.claimed.set(first, { ...block, used, borrowed, emptiedAt: used === 0 ? at : null });
 }
 
-function evolve(state: PoolState, event: { type: string; data: Record<string, unknown>; recordedAt?: Date }): PoolState {
+/** `recordedAt`: absent while a batch is decided on a draft (see eventTime) */
+type FoldedEvent = { type: string; data: Record<string, unknown>; recordedAt?: Date };
+
+/**
+ * Folds one event into `state`, a draft (draftPool) that the caller owns and no one else sees: the one place
+ * a pool state is changed. evolve and fold draft first, so the states the cache shares never change.
+ */
+export function foldIntoDraft(state: PoolState, event: FoldedEvent): PoolState {
   const e = event as PoolEvent;
   switch (e.type) {
     case 'PoolCreated':
@@ -189,8 +198,18 @@ function evolve(state: PoolState, event: { type: string; data: Record<string, un
       state.claimed.delete(parseCidr(e.data.cidr).network);
       return state;
     default:
-      return state;
+      return unknownEvent(e);
   }
+}
+
+/** The pool after `event`, as a new state (one draft: O(address runs + recent holder changes)). */
+function evolve(state: PoolView, event: FoldedEvent): PoolState {
+  return foldIntoDraft(draftPool(state), event);
+}
+
+/** The pool after `events`, for the cost of one draft however many events. */
+function fold(state: PoolView, events: readonly FoldedEvent[]): PoolState {
+  return events.reduce(foldIntoDraft, draftPool(state));
 }
 
 interface PoolSnapshot {
@@ -215,6 +234,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
   streamPrefix: 'pool',
   initialState: emptyPool,
   evolve,
+  fold,
   sizeOf,
   snapshot: {
     // a snapshot lists every holder: a pool holding 100,000 addresses is snapshotted every 100,000 events
@@ -251,13 +271,14 @@ export const PoolAggregate: AggregateType<PoolState> = {
     deserialize(json) {
       const snapshot = json as PoolSnapshot;
       if (!snapshot.created) return { ...emptyPool(), name: snapshot.name };
+      // a state made here and seen by no one yet: folded into directly, not drafted a holder at a time
       let state = created(snapshot.created);
-      for (const range of snapshot.ranges) state = evolve(state, { type: 'RangeReserved', data: range });
+      for (const range of snapshot.ranges) state = foldIntoDraft(state, { type: 'RangeReserved', data: range });
       // blocks before holders, so each holder counts in its block
       const claimed = snapshot.claimed ?? [];
-      for (const { cidr, node } of claimed) state = evolve(state, { type: 'BlockClaimed', data: { pool: state.name, cidr, node } });
+      for (const { cidr, node } of claimed) state = foldIntoDraft(state, { type: 'BlockClaimed', data: { pool: state.name, cidr, node } });
       for (const [ip, holder] of snapshot.holders) {
-        state = evolve(state, { type: 'IpAllocated', data: { ...holder, ip, pool: state.name } });
+        state = foldIntoDraft(state, { type: 'IpAllocated', data: { ...holder, ip, pool: state.name } });
       }
       for (const { cidr, emptiedAt } of claimed) {
         const first = parseCidr(cidr).network;
