@@ -30,6 +30,7 @@ export async function findPoolAt(db: Pool, name: string, at: Date): Promise<Pool
     reserved: state.reserved,
     disabled: state.disabled,
     ...state.blocks,
+    reuseDelaySeconds: state.reuseDelaySeconds,
     capacity: counts.capacity.toString(),
     allocated: counts.allocated.toString(),
     reservedCount: counts.reservedCount.toString(),

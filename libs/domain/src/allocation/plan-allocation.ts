@@ -1,6 +1,7 @@
 import { cidrContains, formatCidr, formatIp, parseCidr, parseIp } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
 import type { BlockClaimed, IpAllocated, StatefulSetRef } from '../events';
+import { coolingNote } from '../pool/address-chooser';
 import { decideAllocate, poolGateway } from '../pool/pool.aggregate';
 import type { Holder, PoolView } from '../pool/pool-state';
 import { addressForOrdinal } from '../statefulset/statefulset-pod';
@@ -19,6 +20,8 @@ export interface PassedOver {
   reason: PassOverReason;
   /** why a pool with blocks had nothing for this node (block-planner.ts), which its blocks alone explain */
   why?: string;
+  /** a full pool's addresses cooling down after release, and when the first is free again */
+  cooling?: string;
 }
 
 /** Refusals that pass over a pool for the next one, rather than fail the request. */
@@ -33,6 +36,8 @@ export interface AllocationPlanRequest extends Holder {
    * refusal fails the request instead of passing the pool over.
    */
   pinned?: boolean;
+  /** the decision's time in ms on the database's clock, for the reuse delay (see chooseAddress) */
+  now?: number;
 }
 
 export interface AllocationDecision {
@@ -85,7 +90,9 @@ export function planAllocation(
     } catch (err) {
       const reason = err instanceof DomainError && !request.pinned ? PASS_OVER[err.code] : undefined;
       if (!reason) throw err;
-      passed.push(state.blocks && reason === 'full' ? { pool: name, reason, why: (err as DomainError).message } : { pool: name, reason });
+      const cooling = reason === 'full' ? coolingNote(state) : null;
+      const why = state.blocks && reason === 'full' ? (err as DomainError).message : null;
+      passed.push({ pool: name, reason, ...(cooling ? { cooling } : {}), ...(why ? { why } : {}) });
     }
   }
   return { decision: null, passedOver: passed };
@@ -100,7 +107,9 @@ export function allocationRefusal(
     const ip = formatIp({ family: request.family, value: request.ip });
     return new DomainError('IP_NOT_IN_POOL', `${ip} is not inside any pool eligible for node "${request.node}"`);
   }
-  const pools = passedOver.map(({ pool, reason, why }) => `${pool} (${reason}${why ? `: ${why}` : ''})`).join(', ');
+  const pools = passedOver
+    .map(({ pool, reason, cooling, why }) => `${pool} (${reason}${why ? `: ${why}` : ''}${cooling ? `: ${cooling}` : ''})`)
+    .join(', ');
   return new DomainError('POOL_EXHAUSTED', `no free IPv${request.family} address in the eligible pools: ${pools}`);
 }
 

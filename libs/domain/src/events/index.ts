@@ -6,6 +6,7 @@ import type { NodeDeleted } from './node-deleted.event';
 import type { NodeLabelsSet } from './node-labels-set.event';
 import type { PoolCreated } from './pool-created.event';
 import type { PoolDeleted } from './pool-deleted.event';
+import type { PoolResized } from './pool-resized.event';
 import type { PoolUpdated } from './pool-updated.event';
 import type { RangeReleased } from './range-released.event';
 import type { RangeReserved } from './range-reserved.event';
@@ -22,6 +23,7 @@ export type {
   NodeLabelsSet,
   PoolCreated,
   PoolDeleted,
+  PoolResized,
   PoolUpdated,
   RangeReleased,
   RangeReserved,
@@ -35,6 +37,7 @@ export type {
 export type PoolEvent =
   | PoolCreated
   | PoolUpdated
+  | PoolResized
   | PoolDeleted
   | IpAllocated
   | IpReleased

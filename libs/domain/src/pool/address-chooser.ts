@@ -10,12 +10,19 @@ import { rangeOwner } from './range-owner';
  * pool, which keeps the used-range set small and leaves the top free for continuous ranges.
  * The span already excludes IPv4 network and broadcast; `used` holds reserved, allocated and
  * StatefulSet range addresses. A range address goes only to a pod of the StatefulSet that owns it.
+ *
+ * Reuse delay: `used` also holds the addresses released less than reuseDelaySeconds ago (as the
+ * log's times tell), so they go out again only when nothing else is free, and then only the oldest
+ * once its delay has passed by `now`, the decision's time on the database's clock (absent: only
+ * the log's times count, which is never early). A requested address (a StatefulSet ordinal's own,
+ * or one asked for by name) is exempt: its pod must get it back.
  * `span` is the part of the pool to choose in: all of it, or the node's block in a pool with blocks.
  */
 export function chooseAddress(
   pool: PoolView & { cidr: Cidr },
   requested?: bigint,
   statefulSet?: StatefulSetRef,
+  now?: number,
   span: AddressRange = { start: pool.usableFirst, end: pool.usableLast },
 ): bigint {
   const show = (value: bigint) => formatIp({ family: pool.cidr.family, value });
@@ -40,6 +47,24 @@ export function chooseAddress(
   }
   // a pool with blocks narrows the span to a node's block (block-planner.ts); first fit inside it
   const ip = pool.used.firstGap(span.start, span.end);
-  if (ip === null) throw new DomainError('POOL_EXHAUSTED', `pool "${pool.name}" has no free address`);
-  return ip;
+  if (ip !== null) return ip;
+  const oldest = firstCooling(pool);
+  if (oldest && now !== undefined && oldest.freeAt <= now && oldest.ip >= span.start && oldest.ip <= span.end) return oldest.ip;
+  const cooling = coolingNote(pool);
+  throw new DomainError('POOL_EXHAUSTED', `pool "${pool.name}" has no free address${cooling ? `: ${cooling}` : ''}`);
+}
+
+function firstCooling(pool: PoolView): { ip: bigint; freeAt: number } | null {
+  for (const [ip, releasedAt] of pool.cooling) return { ip, freeAt: releasedAt + pool.reuseDelaySeconds * 1000 };
+  return null;
+}
+
+/** How many addresses of the pool are cooling down and when the first is free again; null when none is. */
+export function coolingNote(pool: PoolView): string | null {
+  const oldest = firstCooling(pool);
+  if (!oldest) return null;
+  const when = Number.isFinite(oldest.freeAt)
+    ? `at ${new Date(oldest.freeAt).toISOString()}`
+    : `${pool.reuseDelaySeconds} s after its release is recorded`;
+  return `${pool.cooling.size} address(es) cooling down after release (reuseDelaySeconds ${pool.reuseDelaySeconds}), the first free again ${when}`;
 }

@@ -10,6 +10,7 @@ import {
   decideRelease,
   decideReleaseIdleBlocks,
   decideReleaseNodeBlocks,
+  decideResizePool,
   PoolAggregate,
 } from './pool.aggregate';
 import { draftPool } from './pool-draft';
@@ -123,6 +124,21 @@ describe('blocks', () => {
     const restored = snapshot.deserialize(JSON.parse(JSON.stringify(snapshot.serialize(state))));
     expect([...restored.claimed.values()]).toEqual([...state.claimed.values()]);
     expect(restored.blocks).toEqual(state.blocks);
+  });
+
+  it('keeps blocks across a grow (the new space adds free blocks) and refuses a shrink that cuts a block off', () => {
+    let state = pool('strict');
+    for (const node of ['a', 'b', 'c', 'd']) state = allocate(state, `h-${node}`, node).state;
+    state = apply(state, [decideResizePool(state, 'p', parseCidr('10.0.0.0/23'))]);
+    const fifth = allocate(state, 'h-e', 'e');
+    expect([fifth.claim, fifth.ip]).toEqual(['10.0.1.0/26', '10.0.1.0']);
+    expect([...fifth.state.claimed.values()].map((b) => b.node)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    state = apply(fifth.state, [decideRelease(fifth.state, 'h-e')]);
+    // e's block is empty but still claimed: the shrink back waits for its release
+    expect(() => decideResizePool(state, 'p', parseCidr('10.0.0.0/24'))).toThrow(/block 10.0.1.0\/26 of node "e" lies outside/);
+    state = apply(state, decideReleaseNodeBlocks(state, 'e'));
+    expect(decideResizePool(state, 'p', parseCidr('10.0.0.0/24'))?.data.cidr).toBe('10.0.0.0/24');
+    expect(() => decideResizePool(state, 'p', parseCidr('10.0.0.0/26'))).toThrow(/from \/10 to \/25/);
   });
 
   it('refuses a blockSize not longer than the pool, or one making more than 2^16 blocks', () => {

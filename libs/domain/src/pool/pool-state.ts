@@ -35,6 +35,8 @@ export interface PoolState {
   nodeSelector: string | null;
   reserved: string[];
   disabled: boolean;
+  /** seconds a released address is kept from new holders (0: handed out again at once) */
+  reuseDelaySeconds: number;
   /** the addresses that can ever be handed out: the CIDR less IPv4 network and broadcast */
   usableFirst: bigint;
   usableLast: bigint;
@@ -46,7 +48,7 @@ export interface PoolState {
   rangeSet: RangeSet;
   /** addresses held by a handle */
   heldSet: RangeSet;
-  /** reserved ∪ ranges ∪ held: what the address chooser and the range finder skip */
+  /** reserved ∪ ranges ∪ held ∪ cooling: what the address chooser and the range finder skip */
   used: RangeSet;
   holders: Map<bigint, Holder>;
   byHandle: Map<string, bigint>;
@@ -54,6 +56,12 @@ export interface PoolState {
   blocks: PoolBlocks | null;
   /** the claimed blocks, by their first address; replaced, never changed in place (drafts share them) */
   claimed: Map<bigint, Readonly<Block>>;
+  /**
+   * Released addresses still in their reuse delay, each with its release event's time (ms; Infinity
+   * while that event is not recorded yet), oldest first: a queue the log's own times expire from
+   * the front, so the chooser never scans it.
+   */
+  cooling: Map<bigint, number>;
 }
 
 /**
@@ -69,6 +77,7 @@ export interface PoolView {
   readonly nodeSelector: string | null;
   readonly reserved: readonly string[];
   readonly disabled: boolean;
+  readonly reuseDelaySeconds: number;
   readonly usableFirst: bigint;
   readonly usableLast: bigint;
   readonly reservedSet: ReadonlyRangeSet;
@@ -80,4 +89,5 @@ export interface PoolView {
   readonly byHandle: ReadonlyMap<string, bigint>;
   readonly blocks: Readonly<PoolBlocks> | null;
   readonly claimed: ReadonlyMap<bigint, Readonly<Block>>;
+  readonly cooling: ReadonlyMap<bigint, number>;
 }

@@ -1,6 +1,17 @@
-import { formatCidr, formatIp, parseCidr, parseIp, parseIpRange, RangeSet, type Cidr } from '@ipledger/ip';
+import {
+  cidrContains,
+  cidrFirst,
+  cidrLast,
+  formatCidr,
+  formatIp,
+  parseCidr,
+  parseIp,
+  parseIpRange,
+  RangeSet,
+  type Cidr,
+} from '@ipledger/ip';
 import type { AggregateType } from '../aggregate-type';
-import { DomainError } from '../errors/domain-error';
+import { DomainError, InvalidInputError } from '../errors/domain-error';
 import { allocationOwner } from '../allocation/allocation-owner';
 import type {
   BlockClaimed,
@@ -11,6 +22,7 @@ import type {
   PoolCreated,
   PoolDeleted,
   PoolEvent,
+  PoolResized,
   PoolUpdated,
   RangeReleased,
   RangeReserved,
@@ -22,6 +34,7 @@ import { chooseAddress } from './address-chooser';
 import { findFreeRange, isFreeSpan } from './free-range-finder';
 import { rangeOwner } from './range-owner';
 import { blockCidr, blockLength, blockOf, idleBlocks, planBlock, planRequestedBlock, type BlockedPoolView } from './block-planner';
+import { MAX_BLOCK_BITS } from './pool-blocks';
 import type { PoolSpec } from './pool-spec';
 import { usableSpan } from './usable-span';
 import { draftPool } from './pool-draft';
@@ -64,6 +77,7 @@ function emptyPool(): PoolState {
     nodeSelector: null,
     reserved: [],
     disabled: false,
+    reuseDelaySeconds: 0,
     usableFirst: 0n,
     usableLast: -1n,
     reservedSet: new RangeSet(),
@@ -75,50 +89,55 @@ function emptyPool(): PoolState {
     byHandle: new Map(),
     blocks: null,
     claimed: new Map(),
+    cooling: new Map(),
   };
 }
 
-function created(data: PoolCreated['data']): PoolState {
-  const cidr = parseCidr(data.cidr);
+/** What a CIDR, the reserved list and the gateway make of a pool's addresses (on creation and on every resize). */
+function addressSpace(cidr: Cidr, reserved: readonly string[], gateway: bigint | null) {
   const [usableFirst, usableLast] = usableSpan(cidr);
   const reservedSet = new RangeSet();
-  for (const entry of data.reserved) {
+  for (const entry of reserved) {
     const range = parseIpRange(entry);
     const first = range.first > usableFirst ? range.first : usableFirst;
     const last = range.last < usableLast ? range.last : usableLast;
     if (first <= last) reservedSet.add(first, last);
   }
+  if (gateway !== null) reservedSet.add(gateway);
+  return { cidr, usableFirst, usableLast, reservedSet };
+}
+
+function created(data: PoolCreated['data']): PoolState {
   // a PoolCreated recorded before pools had gateways has none
   const gateway = data.gateway ? parseIp(data.gateway).value : null;
-  if (gateway !== null) reservedSet.add(gateway);
+  const space = addressSpace(parseCidr(data.cidr), data.reserved, gateway);
   const { blockSize, blockAffinity, blockReleaseSeconds } = data;
   return {
     ...emptyPool(),
+    ...space,
     blocks:
       blockSize === undefined
         ? null
         : { blockSize, blockAffinity: blockAffinity ?? 'borrow', blockReleaseSeconds: blockReleaseSeconds ?? 300 },
     name: data.name,
     exists: true,
-    cidr,
     gateway,
     labels: data.labels,
     nodeSelector: data.nodeSelector,
     reserved: data.reserved,
     disabled: data.disabled,
-    usableFirst,
-    usableLast,
-    reservedSet,
-    used: reservedSet.clone(),
+    reuseDelaySeconds: data.reuseDelaySeconds ?? 0,
+    used: space.reservedSet.clone(),
   };
 }
 
-/** Ranges change rarely (a StatefulSet reconcile): rebuild the derived sets rather than patch them. */
-function rangesChanged(state: PoolState): PoolState {
+/** Ranges and the CIDR change rarely (a StatefulSet reconcile, a resize): rebuild the derived sets rather than patch them. */
+function rebuildUsed(state: PoolState): PoolState {
   state.rangeSet = new RangeSet();
   for (const { start, end } of state.ranges.values()) state.rangeSet.add(start, end);
   state.used = state.reservedSet.clone();
   for (const set of [state.rangeSet, state.heldSet]) for (const [start, end] of set.runs()) state.used.add(start, end);
+  for (const ip of state.cooling.keys()) state.used.add(ip);
   return state;
 }
 
@@ -143,12 +162,33 @@ function countInBlock(state: PoolState, ip: bigint, node: string | null, delta: 
 
 /** `recordedAt`: absent while a batch is decided on a draft (see eventTime) */
 type FoldedEvent = { type: string; data: Record<string, unknown>; recordedAt?: Date };
+/**
+ * The cooling addresses whose delay has passed by `now` (an event's recorded time), oldest first,
+ * go back to the free space: what is cooling depends on the log alone, so a replay agrees.
+ */
+function expireCooling(state: PoolState, now: number): void {
+  const delayMs = state.reuseDelaySeconds * 1000;
+  for (const [ip, releasedAt] of state.cooling) {
+    if (releasedAt + delayMs > now) return;
+    state.cooling.delete(ip);
+    if (!state.reservedSet.has(ip) && !state.rangeSet.has(ip) && !state.heldSet.has(ip)) state.used.remove(ip);
+  }
+}
 
 /**
  * Folds one event into `state`, a draft (draftPool) that the caller owns and no one else sees: the one place
  * a pool state is changed. evolve and fold draft first, so the states the cache shares never change.
+ * A recorded event's time first expires the cooling addresses whose delay it has passed.
  */
 export function foldIntoDraft(state: PoolState, event: FoldedEvent): PoolState {
+  if (event.recordedAt && state.cooling.size > 0) expireCooling(state, event.recordedAt.getTime());
+  const next = apply(state, event);
+  // a shorter delay frees at once what it no longer covers
+  if (event.type === 'PoolUpdated' && event.recordedAt && next.cooling.size > 0) expireCooling(next, event.recordedAt.getTime());
+  return next;
+}
+
+function apply(state: PoolState, event: FoldedEvent): PoolState {
   const e = event as PoolEvent;
   switch (e.type) {
     case 'PoolCreated':
@@ -157,7 +197,13 @@ export function foldIntoDraft(state: PoolState, event: FoldedEvent): PoolState {
       if (e.data.labels !== undefined) state.labels = e.data.labels;
       if (e.data.nodeSelector !== undefined) state.nodeSelector = e.data.nodeSelector;
       if (e.data.disabled !== undefined) state.disabled = e.data.disabled;
+      if (e.data.reuseDelaySeconds !== undefined) state.reuseDelaySeconds = e.data.reuseDelaySeconds;
       return state;
+    }
+    case 'PoolResized': {
+      Object.assign(state, addressSpace(parseCidr(e.data.cidr), state.reserved, state.gateway));
+      for (const ip of state.cooling.keys()) if (ip < state.usableFirst || ip > state.usableLast) state.cooling.delete(ip);
+      return rebuildUsed(state);
     }
     case 'PoolDeleted':
       return { ...emptyPool(), name: state.name };
@@ -168,6 +214,7 @@ export function foldIntoDraft(state: PoolState, event: FoldedEvent): PoolState {
       state.heldSet.add(ip);
       state.used.add(ip);
       countInBlock(state, ip, e.data.node, 1, null);
+      if (state.cooling.size > 0) state.cooling.delete(ip);
       return state;
     }
     case 'IpReleased': {
@@ -177,15 +224,17 @@ export function foldIntoDraft(state: PoolState, event: FoldedEvent): PoolState {
       state.byHandle.delete(e.data.handle);
       state.heldSet.remove(ip);
       // an address of a StatefulSet's range stays reserved for its ordinal
-      if (!state.reservedSet.has(ip) && !state.rangeSet.has(ip)) state.used.remove(ip);
+      if (state.reservedSet.has(ip) || state.rangeSet.has(ip)) return state;
+      if (state.reuseDelaySeconds > 0) state.cooling.set(ip, event.recordedAt?.getTime() ?? Infinity);
+      else state.used.remove(ip);
       return state;
     }
     case 'RangeReserved':
       state.ranges.set(rangeOwner(e.data.namespace, e.data.name), { start: parseIp(e.data.start).value, end: parseIp(e.data.end).value });
-      return rangesChanged(state);
+      return rebuildUsed(state);
     case 'RangeReleased':
       state.ranges.delete(rangeOwner(e.data.namespace, e.data.name));
-      return rangesChanged(state);
+      return rebuildUsed(state);
     case 'BlockClaimed': {
       const pool = blocked(state)!;
       const first = parseCidr(e.data.cidr).network;
@@ -219,6 +268,8 @@ interface PoolSnapshot {
   holders: Array<[string, Holder]>;
   /** absent from snapshots taken before blocks were */
   claimed?: Array<{ cidr: string; node: string; emptiedAt: number | null }>;
+  /** address and release time (ms; null: not recorded), oldest first; absent from snapshots taken before reuse delays */
+  cooling?: Array<[string, number | null]>;
 }
 
 /**
@@ -227,7 +278,7 @@ interface PoolSnapshot {
  */
 function sizeOf(state: PoolState): number {
   const runs = state.used.runCount() + state.heldSet.runCount() + state.rangeSet.runCount() + state.reservedSet.runCount();
-  return 1024 + 300 * state.holders.size + 80 * runs + 200 * state.ranges.size + 150 * state.claimed.size;
+  return 1024 + 300 * state.holders.size + 80 * runs + 200 * state.ranges.size + 100 * state.cooling.size + 150 * state.claimed.size;
 }
 
 export const PoolAggregate: AggregateType<PoolState> = {
@@ -242,7 +293,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
     serialize(state): PoolSnapshot {
       if (!state.exists || !state.cidr) return { name: state.name, created: null, ranges: [], holders: [] };
       const show = (value: bigint) => formatIp({ family: state.cidr!.family, value });
-      const { name, labels, nodeSelector, reserved, disabled } = state;
+      const { name, labels, nodeSelector, reserved, disabled, reuseDelaySeconds } = state;
       return {
         name,
         created: {
@@ -255,6 +306,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
           reserved,
           disabled,
           ...state.blocks,
+          ...(reuseDelaySeconds > 0 ? { reuseDelaySeconds } : {}),
         },
         ranges: [...state.ranges].map(([owner, { start, end }]) => {
           const [namespace, rangeName] = owner.split('/');
@@ -266,6 +318,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
           node,
           emptiedAt,
         })),
+        cooling: [...state.cooling].map(([ip, releasedAt]) => [show(ip), Number.isFinite(releasedAt) ? releasedAt : null]),
       };
     },
     deserialize(json) {
@@ -283,6 +336,11 @@ export const PoolAggregate: AggregateType<PoolState> = {
       for (const { cidr, emptiedAt } of claimed) {
         const first = parseCidr(cidr).network;
         state.claimed.set(first, { ...state.claimed.get(first)!, emptiedAt });
+      }
+      for (const [ip, releasedAt] of snapshot.cooling ?? []) {
+        const value = parseIp(ip).value;
+        state.cooling.set(value, releasedAt ?? Infinity);
+        state.used.add(value);
       }
       return state;
     },
@@ -318,6 +376,7 @@ export interface PoolPatch {
   labels?: Labels;
   nodeSelector?: string | null;
   disabled?: boolean;
+  reuseDelaySeconds?: number;
 }
 
 /** Returns null when the patch changes nothing, so a repeated PATCH appends no event. */
@@ -329,11 +388,107 @@ export function decideUpdatePool(state: PoolView, name: string, patch: PoolPatch
   }
   if (patch.nodeSelector !== undefined && patch.nodeSelector !== pool.nodeSelector) data.nodeSelector = patch.nodeSelector;
   if (patch.disabled !== undefined && patch.disabled !== pool.disabled) data.disabled = patch.disabled;
+  if (patch.reuseDelaySeconds !== undefined && patch.reuseDelaySeconds !== pool.reuseDelaySeconds) {
+    data.reuseDelaySeconds = patch.reuseDelaySeconds;
+  }
   return Object.keys(data).length > 1 ? { type: 'PoolUpdated', data } : null;
 }
 
 function sorted(labels: Readonly<Labels>): Array<[string, string]> {
   return Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * The pool's CIDR changed in place: to a network that contains it (grow) or to one inside it
+ * (shrink), of the same family. Every address held, reserved, in a StatefulSet range or the
+ * gateway must stay among those the new CIDR can hand out (never its network or broadcast
+ * address); otherwise POOL_IN_USE names the lowest one in the way. Cooling addresses are free and
+ * never stop it. Null when the CIDR is the same. Overlap with other pools is the read model's
+ * exclusion constraint's to catch, across pools and replicas (see the handler).
+ */
+export function decideResizePool(state: PoolView, name: string, cidr: Cidr): PoolResized | null {
+  const pool = existing(state, name);
+  const from = pool.cidr;
+  const text = formatCidr(cidr);
+  if (cidr.family !== from.family) {
+    throw new InvalidInputError('INVALID_CIDR', `pool "${name}" is IPv${from.family} (${formatCidr(from)}); it cannot become ${text}`);
+  }
+  if (text === formatCidr(from)) return null;
+  const nested =
+    cidr.prefixLength < from.prefixLength
+      ? cidrContains(cidr, { family: from.family, value: cidrFirst(from) })
+      : cidrContains(from, { family: cidr.family, value: cidrFirst(cidr) });
+  if (!nested) {
+    throw new DomainError(
+      'CIDR_NOT_NESTED',
+      `pool "${name}" has cidr ${formatCidr(from)}; it can grow to a network that contains it or shrink to one inside it, and ${text} is neither`,
+    );
+  }
+  const withBlocks = blocked(pool);
+  if (withBlocks) checkBlocksFit(withBlocks, cidr);
+  const blocker = firstAddressInTheWay(pool, cidr);
+  if (blocker !== null) {
+    throw new DomainError(
+      'POOL_IN_USE',
+      `pool "${name}" cannot become ${text}: ${show(pool, blocker)} ${whatHolds(pool, blocker)} and lies outside the addresses ${text} hands out`,
+    );
+  }
+  return { type: 'PoolResized', data: { name, previousCidr: formatCidr(from), cidr: text } };
+}
+
+/**
+ * A pool with blocks keeps them across a resize: blocks are aligned to their own size, so the
+ * claimed ones stay where they are when the pool grows. The new CIDR must still hold blocks within
+ * the limit on their number, and a shrink may not cut off a claimed block, empty or not.
+ */
+function checkBlocksFit(pool: BlockedPoolView, cidr: Cidr): void {
+  const text = formatCidr(cidr);
+  const { blockSize } = pool.blocks;
+  if (cidr.prefixLength >= blockSize || blockSize - cidr.prefixLength > MAX_BLOCK_BITS) {
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `pool "${pool.name}" has blockSize ${blockSize}; ${text} must be a network from /${blockSize - MAX_BLOCK_BITS} to /${blockSize - 1} (at most 2^${MAX_BLOCK_BITS} blocks)`,
+    );
+  }
+  const outside = [...pool.claimed.values()]
+    .filter((block) => !cidrContains(cidr, { family: cidr.family, value: block.first }))
+    .sort((a, b) => (a.first < b.first ? -1 : 1))[0];
+  if (outside) {
+    throw new DomainError(
+      'POOL_IN_USE',
+      `pool "${pool.name}" cannot become ${text}: block ${blockCidr(pool, outside.first)} of node "${outside.node}" lies outside it (${outside.used} address(es) held)`,
+    );
+  }
+}
+
+/** The lowest address held, reserved, in a range or the gateway that `cidr` could not hand out, or null. */
+function firstAddressInTheWay(pool: PoolView & { cidr: Cidr }, cidr: Cidr): bigint | null {
+  const [first, last] = usableSpan(cidr);
+  const below: [bigint, bigint] = [cidrFirst(pool.cidr), first - 1n];
+  const above: [bigint, bigint] = [last + 1n, cidrLast(pool.cidr)];
+  const found: bigint[] = [];
+  for (const set of [pool.heldSet, pool.rangeSet, pool.reservedSet]) {
+    for (const [from, to] of [below, above]) {
+      const ip = set.firstIn(from, to);
+      if (ip !== null) found.push(ip);
+    }
+  }
+  // a reserved entry also counts where the old span left it out (a network or broadcast address)
+  for (const entry of pool.reserved) {
+    const range = parseIpRange(entry);
+    if (range.first < cidrFirst(cidr)) found.push(range.first);
+    else if (range.last > cidrLast(cidr)) found.push(range.first > cidrLast(cidr) ? range.first : cidrLast(cidr) + 1n);
+  }
+  return found.reduce<bigint | null>((lowest, ip) => (lowest === null || ip < lowest ? ip : lowest), null);
+}
+
+function whatHolds(pool: PoolView & { cidr: Cidr }, ip: bigint): string {
+  const holder = pool.holders.get(ip);
+  if (holder) return `is held by handle "${holder.handle}" (pod ${holder.namespace}/${holder.pod})`;
+  if (ip === pool.gateway) return 'is the gateway';
+  const owner = [...pool.ranges].find(([, range]) => range.start <= ip && ip <= range.end)?.[0];
+  if (owner !== undefined) return `is in the range of StatefulSet ${owner}`;
+  return 'is reserved';
 }
 
 export function decideDeletePool(state: PoolView, name: string): PoolDeleted {
@@ -351,6 +506,8 @@ export function decideDeletePool(state: PoolView, name: string): PoolDeleted {
 export interface AllocationRequest extends Holder {
   /** a specific address, already known to lie in this pool's CIDR */
   ip?: bigint;
+  /** the decision's time in ms on the database's clock, for the reuse delay (see chooseAddress) */
+  now?: number;
 }
 
 /**
@@ -392,15 +549,15 @@ export interface AllocateDecision {
 function placeAddress(pool: PoolView & { cidr: Cidr }, request: AllocationRequest): { ip: bigint; claim: bigint | null; borrowed?: true } {
   const withBlocks = blocked(pool);
   if (!withBlocks || (request.ip !== undefined && pool.rangeSet.has(request.ip))) {
-    return { ip: chooseAddress(pool, request.ip, request.statefulSet), claim: null };
+    return { ip: chooseAddress(pool, request.ip, request.statefulSet, request.now), claim: null };
   }
   if (request.ip !== undefined) {
-    const ip = chooseAddress(pool, request.ip, request.statefulSet);
+    const ip = chooseAddress(pool, request.ip, request.statefulSet, request.now);
     const { claim, borrowed } = planRequestedBlock(withBlocks, request.node, ip);
     return { ip, claim, ...(borrowed ? { borrowed } : {}) };
   }
   const { span, claim, borrowed } = planBlock(withBlocks, request.node);
-  return { ip: chooseAddress(pool, undefined, request.statefulSet, span), claim, ...(borrowed ? { borrowed } : {}) };
+  return { ip: chooseAddress(pool, undefined, request.statefulSet, request.now, span), claim, ...(borrowed ? { borrowed } : {}) };
 }
 
 export function decideRelease(state: PoolView, handle: string, condition: ReleaseCondition = {}): IpReleased | null {

@@ -102,4 +102,19 @@ export class CreatePoolDto {
   @Min(0)
   @Max(MAX_BLOCK_RELEASE_SECONDS)
   blockReleaseSeconds?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    default: 0,
+    minimum: 0,
+    maximum: LIMITS.reuseDelaySeconds,
+    example: 60,
+    description:
+      'seconds a released address is not handed out again while others are free (StatefulSet ordinals and requested addresses are exempt); 0 hands it out again at once',
+  })
+  @OptionalField()
+  @IsInt()
+  @Min(0)
+  @Max(LIMITS.reuseDelaySeconds)
+  reuseDelaySeconds?: number;
 }
