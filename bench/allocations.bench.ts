@@ -7,6 +7,9 @@
  *   P5  = allocations/s, 32 clients into one pool ÷ the same over 32 pools (≥ 0.95)
  *   P4  = allocate+release latency in a pool with 1,000,000 events of history ÷ in a new pool (≤ 1.2)
  *   P7  = the API's resident memory with 10,000 pools and 1,000,000 held allocations (≤ 512 MiB)
+ *   B   = allocations/s, 32 clients for 100 nodes into a pool with /26 blocks ÷ the same into a
+ *         plain pool (≥ 1/1.2: blocks cost at most a fifth)
+ * BENCH_ONLY=throughput skips P4 and P7 (their seeding takes minutes).
  * Throughputs are BENCH_ROUNDS (default 3) interleaved rounds of BENCH_SECONDS (default 5) each;
  * the medians are compared. P4 and P7 seed their history straight into the event store (SQL) and
  * build the read models with `ipledger replay --rebuild`, then go through the API.
@@ -42,7 +45,7 @@ async function pgbench(url: string, clients: number): Promise<number> {
   return Number(tps[1]);
 }
 
-async function throughput(): Promise<{ H: number; P1: number; P1s: number; P5: number; lines: string[] }> {
+async function throughput(): Promise<{ H: number; P1: number; P1s: number; P5: number; B: number; lines: string[] }> {
   const db = await freshDatabase('alloc');
   const api = await startApi(db.url);
   try {
@@ -51,16 +54,23 @@ async function throughput(): Promise<{ H: number; P1: number; P1s: number; P5: n
     await sql.end();
     const pools = Array.from({ length: 32 }, (_, i) => ({ name: `b${i}`, cidr: `10.${100 + i}.0.0/16` }));
     pools.push({ name: 'hot', cidr: '10.200.0.0/16' }, { name: 'single', cidr: '10.201.0.0/16' }, { name: 'warm', cidr: '10.202.0.0/16' });
+    pools.push({ name: 'nodes-plain', cidr: '10.203.0.0/16' }, {
+      name: 'nodes-blocks',
+      cidr: '10.204.0.0/16',
+      blockSize: 26,
+    } as (typeof pools)[0]);
     for (const pool of pools) expectStatus(await call(api.base, 'POST', '/v1/pools', pool), 201, `create ${pool.name}`);
     await sustained(2, 32, (i) => allocate(api.base, `w-${i}`, 'warm'));
 
-    const figures: Record<'healthz' | 'spread' | 'hot' | 'one' | 'pg32' | 'pg1', number[]> = {
+    const figures: Record<'healthz' | 'spread' | 'hot' | 'one' | 'pg32' | 'pg1' | 'plain100' | 'blocks100', number[]> = {
       healthz: [],
       spread: [],
       hot: [],
       one: [],
       pg32: [],
       pg1: [],
+      plain100: [],
+      blocks100: [],
     };
     for (let round = 0; round < ROUNDS; round++) {
       figures.healthz.push(await sustained(SECONDS, 32, async () => expectStatus(await call(api.base, 'GET', '/healthz'), 200, 'healthz')));
@@ -69,6 +79,9 @@ async function throughput(): Promise<{ H: number; P1: number; P1s: number; P5: n
       figures.one.push(await sustained(SECONDS, 1, (i) => allocate(api.base, `o${round}-${i}`, 'single')));
       figures.pg32.push(await pgbench(db.url, 32));
       figures.pg1.push(await pgbench(db.url, 1));
+      // 100 nodes, as a cluster's CNI plugins are: a node claims a new /26 each time its blocks fill
+      figures.plain100.push(await sustained(SECONDS, 32, (i) => allocate(api.base, `np${round}-${i}`, 'nodes-plain', `node-${i % 100}`)));
+      figures.blocks100.push(await sustained(SECONDS, 32, (i) => allocate(api.base, `nb${round}-${i}`, 'nodes-blocks', `node-${i % 100}`)));
     }
     const m = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, median(v)])) as Record<keyof typeof figures, number>;
     const each = (v: number[]) => v.map((x) => x.toFixed(0)).join(', ');
@@ -80,8 +93,10 @@ async function throughput(): Promise<{ H: number; P1: number; P1s: number; P5: n
       `  allocations, 1 client                     ${m.one.toFixed(0)} /s (${each(figures.one)})`,
       `  pgbench one-row INSERT, 32 clients        ${m.pg32.toFixed(0)} TPS (${each(figures.pg32)})`,
       `  pgbench one-row INSERT, 1 client          ${m.pg1.toFixed(0)} TPS (${each(figures.pg1)})`,
+      `  allocations, 100 nodes, plain pool        ${m.plain100.toFixed(0)} /s (${each(figures.plain100)})`,
+      `  allocations, 100 nodes, /26 blocks        ${m.blocks100.toFixed(0)} /s (${each(figures.blocks100)})`,
     ];
-    return { H: m.spread / m.healthz, P1: m.spread / m.pg32, P1s: m.one / m.pg1, P5: m.hot / m.spread, lines };
+    return { H: m.spread / m.healthz, P1: m.spread / m.pg32, P1s: m.one / m.pg1, P5: m.hot / m.spread, B: m.blocks100 / m.plain100, lines };
   } finally {
     await api.stop();
     await db.drop();
@@ -198,8 +213,8 @@ async function historyAndMemory(): Promise<{ P4: number; P7: number; lines: stri
 
 async function main(): Promise<void> {
   const t = await throughput();
-  const h = await historyAndMemory();
-  for (const line of [...t.lines, ...h.lines]) console.log(line);
+  const h = process.env.BENCH_ONLY === 'throughput' ? null : await historyAndMemory();
+  for (const line of [...t.lines, ...(h?.lines ?? [])]) console.log(line);
   const row = (name: string, value: number, target: string, met: boolean, what: string) =>
     console.log(`  ${name.padEnd(4)} ${value.toFixed(2).padStart(7)}  target ${target.padEnd(8)} ${met ? 'met    ' : 'NOT met'}  ${what}`);
   console.log('figures:');
@@ -207,6 +222,8 @@ async function main(): Promise<void> {
   row('P1', t.P1, '>= 0.15', t.P1 >= 0.15, 'allocations/s (32 clients, 32 pools) / pgbench INSERT TPS (32 clients)');
   row('P1s', t.P1s, '>= 0.15', t.P1s >= 0.15, 'allocations/s (1 client) / pgbench INSERT TPS (1 client)');
   row('P5', t.P5, '>= 0.95', t.P5 >= 0.95, 'allocations/s (32 clients, one pool) / (32 clients, 32 pools)');
+  row('B', t.B, '>= 0.83', t.B >= 1 / 1.2, 'allocations/s (32 clients, 100 nodes), pool with /26 blocks / plain pool');
+  if (!h) return;
   row('P4', h.P4, '<= 1.2', h.P4 <= 1.2, `allocate+release latency, ${HISTORY_EVENTS}-event pool / new pool`);
   row('P7', h.P7, '<= 512', h.P7 <= 512, `API resident MiB, ${MANY_POOLS} pools, ${HELD} held allocations`);
 }

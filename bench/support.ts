@@ -19,17 +19,17 @@ export function startApi(databaseUrl: string, env?: NodeJS.ProcessEnv, nodeArgs:
 }
 
 /** An allocation request as the CNI plugin sends it, for one named pool. */
-export const allocationBody = (handle: string, pool: string) => ({
+export const allocationBody = (handle: string, pool: string, node = 'bench-node') => ({
   handle,
-  node: 'bench-node',
+  node,
   namespace: 'bench',
   pod: handle,
   pools: [pool],
 });
 
 /** POST /v1/allocations, expecting 201. */
-export async function allocate(base: string, handle: string, pool: string): Promise<void> {
-  expectStatus(await call(base, 'POST', '/v1/allocations', allocationBody(handle, pool)), 201, `allocate ${handle} in ${pool}`);
+export async function allocate(base: string, handle: string, pool: string, node?: string): Promise<void> {
+  expectStatus(await call(base, 'POST', '/v1/allocations', allocationBody(handle, pool, node)), 201, `allocate ${handle} in ${pool}`);
 }
 
 export function expectStatus(res: { status: number; body: unknown }, status: number, what: string): void {

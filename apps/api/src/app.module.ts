@@ -6,6 +6,7 @@ import { AggregateRepository } from '@ipledger/event-store';
 import { Pool } from 'pg';
 import { AllocationsModule } from './allocations/allocations.module';
 import { AuditModule } from './audit/audit.module';
+import { BlocksModule } from './blocks/blocks.module';
 import { CheckModule } from './check/check.module';
 import type { Config } from './config';
 import { HealthModule } from './health/health.module';
@@ -71,6 +72,7 @@ export class AppModule implements OnApplicationShutdown {
         AllocationsModule,
         StatefulSetsModule,
         AuditModule,
+        BlocksModule,
         CheckModule,
         HealthModule,
         KubernetesModule.forRoot(config),

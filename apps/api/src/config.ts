@@ -52,6 +52,8 @@ export interface Config {
   aggregateCacheBytes: number;
   /** how often the background sealer extends the audit chain over newly committed events */
   auditSealIntervalMs: number;
+  /** how often the API looks for empty blocks whose blockReleaseSeconds have passed */
+  blockSweepIntervalMs: number;
   /** IPAM_METRICS_POOLS: per-pool gauges for every pool, the n fullest, or none */
   metricsPools: 'all' | 'off' | number;
   /** HTTPS instead of HTTP: IPAM_TLS_CERT_FILE and IPAM_TLS_KEY_FILE (re-read when they change), null without them */
@@ -227,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     aggregateCacheBytes: wholeNumber(env, 'IPAM_AGGREGATE_CACHE_MB', 160, { min: 1 }) * 1024 * 1024,
     metricsPools: metricsPools(env.IPAM_METRICS_POOLS),
     auditSealIntervalMs: wholeNumber(env, 'IPAM_AUDIT_SEAL_INTERVAL_MS', 1000, { min: 10, max: 60_000 }),
+    blockSweepIntervalMs: wholeNumber(env, 'IPAM_BLOCK_SWEEP_INTERVAL_MS', 5000, { min: 10, max: 600_000 }),
     tls: tlsFiles(env),
   };
 }

@@ -68,7 +68,7 @@ describe('replay --rebuild: the read models rebuilt from the log and swapped in,
   });
 
   it('fills read models that are empty (a first rebuild) with every row', async () => {
-    await api.db.pool.query('TRUNCATE pools, pool_labels, pool_ranges, nodes, allocations, statefulsets');
+    await api.db.pool.query('TRUNCATE pools, pool_labels, pool_ranges, pool_blocks, nodes, allocations, statefulsets');
     const { code, lines } = await cli('replay', '--rebuild');
     expect(code).toBe(0);
     expect(lines).toEqual(expect.arrayContaining(['pools: 2 rows (0 deleted, 2 inserted)', 'allocations: 2 rows (0 deleted, 2 inserted)']));

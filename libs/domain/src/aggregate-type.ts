@@ -5,7 +5,10 @@
 export interface AggregateType<S> {
   streamPrefix: string;
   initialState(): S;
-  /** The state after `event`, as a new state: `state` is never changed (the cache shares it). */
+  /**
+   * The state after `event`, as a new state: `state` is never changed (the cache shares it).
+   * `recordedAt`: when the event was recorded (the database clock); absent while a batch is decided on a draft.
+   */
   evolve(state: S, event: { type: string; data: Record<string, unknown>; version: number; recordedAt?: Date }): S;
   /** evolve over many events for less than a copy of the state an event */
   fold?(state: S, events: ReadonlyArray<{ type: string; data: Record<string, unknown>; version: number; recordedAt?: Date }>): S;

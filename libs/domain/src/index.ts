@@ -36,3 +36,5 @@ export * from './statefulset/statefulset-spec';
 export * from './allocation/plan-allocation';
 export * from './statefulset/plan-reservation';
 export * from './pool/pool-draft';
+export * from './pool/pool-blocks';
+export * from './pool/block-planner';

@@ -28,6 +28,8 @@ export interface AllocationView {
   network?: string;
   /** present while the pod is deleted but its sandbox may still use the address (see held-for-node in the consumer) */
   heldForNode?: HeldForNode;
+  /** present (true) when the address came from another node's block */
+  borrowed?: true;
 }
 
 export interface HeldForNode {
@@ -40,7 +42,7 @@ export interface HeldForNode {
 const ALLOCATION_COLUMNS = `a.handle, host(a.ip) AS ip, masklen(p.cidr) AS "prefixLength", p.cidr::text AS cidr, a.pool, host(p.gateway) AS gateway, a.node,
   a.namespace, a.pod, a.pod_uid AS "podUid", a.owner, a.family, ${rfc3339('a.allocated_at')} AS "allocatedAt",
   CASE WHEN a.statefulset IS NULL THEN NULL
-       ELSE json_build_object('namespace', a.namespace, 'name', a.statefulset, 'ordinal', a.ordinal) END AS "statefulSet", a.network`;
+       ELSE json_build_object('namespace', a.namespace, 'name', a.statefulset, 'ordinal', a.ordinal) END AS "statefulSet", a.network, a.borrowed`;
 
 export const ALLOCATION_SELECT = `SELECT ${ALLOCATION_COLUMNS} FROM allocations a JOIN pools p ON p.name = a.pool`;
 
@@ -50,7 +52,8 @@ const ALLOCATION_READ = `SELECT ${ALLOCATION_COLUMNS},
   FROM allocations a JOIN pools p ON p.name = a.pool
   LEFT JOIN kubernetes_held_addresses h ON h.handle = a.handle AND h.held_at >= a.allocated_at`;
 
-export type AllocationRow = Omit<AllocationView, 'statefulSet' | 'gateway' | 'network' | 'heldForNode'> & {
+export type AllocationRow = Omit<AllocationView, 'statefulSet' | 'gateway' | 'network' | 'heldForNode' | 'borrowed'> & {
+  borrowed: boolean | null;
   statefulSet: StatefulSetRef | null;
   gateway: string | null;
   network: string | null;
@@ -58,7 +61,7 @@ export type AllocationRow = Omit<AllocationView, 'statefulSet' | 'gateway' | 'ne
 };
 
 /** The optional fields are left out rather than null when they do not apply. */
-export const toAllocationView = ({ statefulSet, gateway, network, heldForNode, ...row }: AllocationRow): AllocationView => ({
+export const toAllocationView = ({ statefulSet, gateway, network, heldForNode, borrowed, ...row }: AllocationRow): AllocationView => ({
   ...row,
   // PostgreSQL prints some IPv6 addresses dotted: show the service's one canonical text
   ip: canonicalIp(row.ip),
@@ -67,6 +70,7 @@ export const toAllocationView = ({ statefulSet, gateway, network, heldForNode, .
   ...(statefulSet ? { statefulSet } : {}),
   ...(network === null ? {} : { network }),
   ...(heldForNode ? { heldForNode } : {}),
+  ...(borrowed ? { borrowed: true as const } : {}),
 });
 
 /**
@@ -91,6 +95,7 @@ export function allocationFromEvent(event: RecordedEvent, pool: { cidr: string; 
     allocatedAt: event.recordedAt.toISOString(),
     ...(d.statefulSet ? { statefulSet: d.statefulSet } : {}),
     ...(d.network ? { network: d.network } : {}),
+    ...(d.borrowed ? { borrowed: d.borrowed } : {}),
   };
 }
 

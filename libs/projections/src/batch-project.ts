@@ -16,6 +16,8 @@ const OTHER_TYPES = [
   'PoolDeleted',
   'RangeReserved',
   'RangeReleased',
+  'BlockClaimed',
+  'BlockReleased',
   'NodeLabelsSet',
   'NodeDeleted',
   'StatefulSetReconciled',

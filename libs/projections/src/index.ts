@@ -12,3 +12,4 @@ export * from './ip-history';
 export * from './pool-at';
 export * from './verify-projections';
 export * from './rebuild-projections';
+export * from './block-queries';

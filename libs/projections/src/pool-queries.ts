@@ -39,10 +39,16 @@ export const POOL_COLUMNS = `p.name, p.cidr::text AS cidr, p.family, host(p.gate
   p.range_reserved::text AS "rangeReservedCount", (p.capacity - p.allocated - p.reserved_count - p.range_reserved)::text AS free, p.version, ${rfc3339('p.created_at')} AS "createdAt", ${rfc3339('p.updated_at')} AS "updatedAt",
   (SELECT coalesce(json_agg(json_build_object('namespace', r.namespace, 'name', r.name, 'start', host(r.first_ip), 'end', host(r.last_ip))
                             ORDER BY r.first_ip), '[]')
-     FROM pool_ranges r WHERE r.pool = p.name) AS "statefulSetRanges"`;
+     FROM pool_ranges r WHERE r.pool = p.name) AS "statefulSetRanges",
+  p.block_size AS "blockSize", p.block_affinity AS "blockAffinity", p.block_release_seconds AS "blockReleaseSeconds"`;
 
 /** PostgreSQL prints some IPv6 networks dotted: rows show the service's one canonical text. */
-export const canonicalPool = <T extends { cidr: string }>(row: T): T => ({ ...row, cidr: canonicalCidr(row.cidr) });
+export const canonicalPool = <T extends { cidr: string; blockSize?: number | null }>(row: T): T => {
+  // a pool without blocks shows no block fields
+  const { blockSize, blockAffinity, blockReleaseSeconds, ...rest } = row as T & { blockAffinity?: unknown; blockReleaseSeconds?: unknown };
+  const blocks = blockSize === null || blockSize === undefined ? {} : { blockSize, blockAffinity, blockReleaseSeconds };
+  return { ...rest, ...blocks, cidr: canonicalCidr(row.cidr) } as unknown as T;
+};
 
 export async function findPool(db: Queryable, name: string): Promise<PoolView | null> {
   const { rows } = await db.query<PoolView>(prepared(`SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = $1`, [name]));

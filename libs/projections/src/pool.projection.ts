@@ -3,6 +3,7 @@ import {
   PoolAggregate,
   poolCounts,
   unknownEvent,
+  type BlockClaimed,
   type DomainEvent,
   type Labels,
   type PoolCreated,
@@ -29,6 +30,9 @@ export interface PoolRow {
   version: number;
   created_at: Date;
   updated_at: Date;
+  block_size: number | null;
+  block_affinity: string | null;
+  block_release_seconds: number | null;
 }
 
 const COLUMNS: readonly (keyof PoolRow)[] = [
@@ -48,8 +52,27 @@ const COLUMNS: readonly (keyof PoolRow)[] = [
   'version',
   'created_at',
   'updated_at',
+  'block_size',
+  'block_affinity',
+  'block_release_seconds',
 ];
 const INSERT = insertSql('pools', COLUMNS);
+
+export interface PoolBlockRow {
+  pool: string;
+  cidr: string;
+  node: string;
+  claimed_at: Date;
+}
+
+const BLOCK_COLUMNS: readonly (keyof PoolBlockRow)[] = ['pool', 'cidr', 'node', 'claimed_at'];
+const INSERT_BLOCK = insertSql('pool_blocks', BLOCK_COLUMNS);
+
+/** The pool_blocks row a BlockClaimed inserts (inline and in a batch rebuild alike). */
+export function poolBlockRow(event: Pick<RecordedEvent, 'data' | 'recordedAt'>): PoolBlockRow {
+  const d = event.data as BlockClaimed['data'];
+  return { pool: d.pool, cidr: d.cidr, node: d.node, claimed_at: event.recordedAt };
+}
 
 export interface PoolRangeRow {
   pool: string;
@@ -104,6 +127,9 @@ export function poolCreatedRow(event: Pick<RecordedEvent, 'data' | 'version' | '
     version: event.version,
     created_at: event.recordedAt,
     updated_at: event.recordedAt,
+    block_size: d.blockSize ?? null,
+    block_affinity: d.blockAffinity ?? null,
+    block_release_seconds: d.blockReleaseSeconds ?? null,
   };
 }
 
@@ -244,6 +270,14 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
       );
       await rangesChanged(db, e.data.pool, event);
       return;
+    case 'BlockClaimed':
+      await db.query(prepared(INSERT_BLOCK, rowParams(poolBlockRow(event), BLOCK_COLUMNS)));
+      await touchPool(db, e.data.pool, event);
+      return;
+    case 'BlockReleased':
+      await db.query(prepared('DELETE FROM pool_blocks WHERE pool = $1 AND cidr = $2', [e.data.pool, e.data.cidr]));
+      await touchPool(db, e.data.pool, event);
+      return;
     // IpAllocated and IpReleased are projected in runs (projectPoolAllocations)
     case 'IpAllocated':
     case 'IpReleased':
@@ -256,4 +290,8 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
     default:
       return unknownEvent(e);
   }
+}
+
+async function touchPool(db: Queryable, pool: string, event: RecordedEvent): Promise<void> {
+  await db.query(prepared('UPDATE pools SET version = $2, updated_at = $3 WHERE name = $1', [pool, event.version, event.recordedAt]));
 }

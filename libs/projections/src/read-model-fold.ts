@@ -1,7 +1,15 @@
 import { unknownEvent, upcast, type DomainEvent } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import { nodeRow, type NodeRow } from './node.projection';
-import { poolCreatedRow, poolRangeRow, poolResizedColumns, type PoolRangeRow, type PoolRow } from './pool.projection';
+import {
+  poolBlockRow,
+  poolCreatedRow,
+  poolRangeRow,
+  poolResizedColumns,
+  type PoolBlockRow,
+  type PoolRangeRow,
+  type PoolRow,
+} from './pool.projection';
 import type { ReadModelTable } from './read-models';
 import { statefulSetRow, type StatefulSetRow } from './statefulset.projection';
 
@@ -16,6 +24,8 @@ export class ReadModelFold {
   readonly pools = new Map<string, PoolRow>();
   /** by pool, then `namespace/name`: a pool's deletion drops its ranges, as ON DELETE CASCADE does */
   private readonly ranges = new Map<string, Map<string, PoolRangeRow>>();
+  /** by pool, then cidr, dropped with the pool likewise */
+  private readonly blocks = new Map<string, Map<string, PoolBlockRow>>();
   private readonly nodes = new Map<string, NodeRow>();
   private readonly statefulSets = new Map<string, StatefulSetRow>();
 
@@ -44,6 +54,7 @@ export class ReadModelFold {
       case 'PoolDeleted':
         this.pools.delete(e.data.name);
         this.ranges.delete(e.data.name);
+        this.blocks.delete(e.data.name);
         return;
       case 'RangeReserved': {
         const ranges = this.ranges.get(e.data.pool) ?? new Map<string, PoolRangeRow>();
@@ -53,6 +64,16 @@ export class ReadModelFold {
       }
       case 'RangeReleased':
         this.ranges.get(e.data.pool)?.delete(`${e.data.namespace}/${e.data.name}`);
+        this.touch(e.data.pool, event);
+        return;
+      case 'BlockClaimed': {
+        const blocks = this.blocks.get(e.data.pool) ?? new Map<string, PoolBlockRow>();
+        this.blocks.set(e.data.pool, blocks.set(e.data.cidr, poolBlockRow(event)));
+        this.touch(e.data.pool, event);
+        return;
+      }
+      case 'BlockReleased':
+        this.blocks.get(e.data.pool)?.delete(e.data.cidr);
         this.touch(e.data.pool, event);
         return;
       case 'NodeLabelsSet':
@@ -96,6 +117,9 @@ export class ReadModelFold {
         return;
       case 'pool_ranges':
         for (const ranges of this.ranges.values()) yield* ranges.values();
+        return;
+      case 'pool_blocks':
+        for (const blocks of this.blocks.values()) yield* blocks.values();
         return;
       case 'nodes':
         return yield* this.nodes.values();

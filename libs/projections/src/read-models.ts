@@ -1,8 +1,9 @@
-/** Every read model with its primary key, parents before children (pool_labels and pool_ranges reference pools). */
+/** Every read model with its primary key, parents before children (pool_labels, pool_ranges and pool_blocks reference pools). */
 export const READ_MODELS = [
   { table: 'pools', key: ['name'] },
   { table: 'pool_labels', key: ['key', 'value', 'pool'] },
   { table: 'pool_ranges', key: ['pool', 'namespace', 'name'] },
+  { table: 'pool_blocks', key: ['pool', 'cidr'] },
   { table: 'nodes', key: ['name'] },
   { table: 'allocations', key: ['handle', 'family'] },
   { table: 'statefulsets', key: ['namespace', 'name'] },

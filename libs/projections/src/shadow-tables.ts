@@ -5,6 +5,7 @@ import { READ_MODELS } from './read-models';
 const FOREIGN_KEYS = [
   'ALTER TABLE pg_temp.pool_labels ADD FOREIGN KEY (pool) REFERENCES pg_temp.pools (name) ON DELETE CASCADE',
   'ALTER TABLE pg_temp.pool_ranges ADD FOREIGN KEY (pool) REFERENCES pg_temp.pools (name) ON DELETE CASCADE',
+  'ALTER TABLE pg_temp.pool_blocks ADD FOREIGN KEY (pool) REFERENCES pg_temp.pools (name) ON DELETE CASCADE',
 ];
 
 /**

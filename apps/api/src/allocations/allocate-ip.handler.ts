@@ -146,7 +146,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
         decide: (state) => {
           const tried = planAllocation([{ name: pool, state }], family.request, passedOver);
           return {
-            events: tried.decision?.event ? [tried.decision.event] : [],
+            events: tried.decision?.events ?? [],
             answer: (events: RecordedEvent[]) => ({ plan: tried, recorded: events }),
           };
         },
@@ -172,9 +172,8 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
             try {
               const loaded = await this.writer.load(PoolAggregate, pool);
               const plan = planAllocation([{ name: pool, state: loaded.state }], family.request, passedOver);
-              const event = plan.decision?.event;
               if (plan.decision) unlocks.push(unlock);
-              return { plan, change: { type: PoolAggregate, loaded, events: event ? [event] : [] } };
+              return { plan, change: { type: PoolAggregate, loaded, events: plan.decision?.events ?? [] } };
             } finally {
               if (!unlocks.includes(unlock)) unlock();
             }
@@ -226,7 +225,10 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
 
   /** The answer from the events appended; a pool that already knew the handle appended none, so read what it holds. */
   private async answer(decided: Array<{ plan: AllocationPlan; recorded: RecordedEvent[] }>, handle: string): Promise<AllocateIpResult> {
-    const items = decided.flatMap(({ plan, recorded }) => recorded.map((event) => allocationFromEvent(event, plan.decision!)));
+    // a block claimed for the address is recorded before it: only the IpAllocated answers
+    const items = decided.flatMap(({ plan, recorded }) =>
+      recorded.filter((event) => event.type === 'IpAllocated').map((event) => allocationFromEvent(event, plan.decision!)),
+    );
     if (items.length === decided.length) return { created: true, items };
     return { created: items.length > 0, items: await findAllocationsByHandle(this.db, handle) };
   }

@@ -12,7 +12,9 @@ import {
   type AnnotatedPod,
   type CommandMetadata,
 } from '@ipledger/domain';
-import { findEligiblePools, findNode, type NodeView } from '@ipledger/projections';
+import { findEligiblePools, findNode, listBlocks, type BlockView, type NodeView, type Page } from '@ipledger/projections';
+import { BlockListDto } from '../blocks/dto/block.dto';
+import { ListQueryDto } from '../http/list-query.dto';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { Metadata } from '../http/request-context';
@@ -60,6 +62,14 @@ export class NodesController {
   @ApiRoute('admin', 'Delete a node', 400, 404, 409)
   async remove(@Param('name') name: string, @Metadata() metadata: CommandMetadata): Promise<void> {
     await this.commands.execute(new DeleteNodeCommand(name, metadata));
+  }
+
+  @Get(':name/blocks')
+  @PathParams('name')
+  @ApiOkResponse({ type: BlockListDto })
+  @ApiRoute('reader', 'The blocks a node claimed, in every pool: what a route controller announces towards it', 400)
+  blocks(@Param('name') name: string, @Query() query: ListQueryDto): Promise<Page<BlockView>> {
+    return listBlocks(this.db, { filter: { node: name }, limit: query.limit, continue: query.continue });
   }
 
   @Get(':name/pools')

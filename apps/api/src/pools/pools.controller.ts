@@ -9,7 +9,9 @@ import {
   UpdatePoolCommand,
   type CommandMetadata,
 } from '@ipledger/domain';
-import { findNode, findPool, findPoolAt, listPools, type PoolView } from '@ipledger/projections';
+import { findNode, findPool, findPoolAt, listBlocks, listPools, type BlockView, type Page, type PoolView } from '@ipledger/projections';
+import { BlockListDto } from '../blocks/dto/block.dto';
+import { ListQueryDto } from '../http/list-query.dto';
 import type { Pool } from 'pg';
 import { AtQueryDto } from '../http/at-query.dto';
 import { ErrorResponse } from '../http/error-response';
@@ -61,6 +63,17 @@ export class PoolsController {
     const pool = at === undefined ? await findPool(this.db, name) : await findPoolAt(this.db, name, new Date(at));
     if (!pool) throw new DomainError('POOL_NOT_FOUND', `pool "${name}" does not exist${at === undefined ? '' : ` at ${at}`}`);
     return pool;
+  }
+
+  @Get(':name/blocks')
+  @PathParams('name')
+  @ApiOkResponse({ type: BlockListDto })
+  @ApiRoute('reader', "The pool's claimed blocks, with each block's node, used and borrowed counts", 400, 404)
+  async blocks(@Param('name') name: string, @Query() query: ListQueryDto): Promise<Page<BlockView>> {
+    const page = await listBlocks(this.db, { filter: { pool: name }, limit: query.limit, continue: query.continue });
+    if (page.items.length === 0 && !(await findPool(this.db, name)))
+      throw new DomainError('POOL_NOT_FOUND', `pool "${name}" does not exist`);
+    return page;
   }
 
   @Patch(':name')

@@ -1,6 +1,6 @@
 import { cidrContains, formatCidr, formatIp, parseCidr, parseIp } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
-import type { IpAllocated, StatefulSetRef } from '../events';
+import type { BlockClaimed, IpAllocated, StatefulSetRef } from '../events';
 import { coolingNote } from '../pool/address-chooser';
 import { decideAllocate, poolGateway } from '../pool/pool.aggregate';
 import type { Holder, PoolView } from '../pool/pool-state';
@@ -18,6 +18,8 @@ export type PassOverReason = 'full' | 'disabled' | 'deleted';
 export interface PassedOver {
   pool: string;
   reason: PassOverReason;
+  /** why a pool with blocks had nothing for this node (block-planner.ts), which its blocks alone explain */
+  why?: string;
   /** a full pool's addresses cooling down after release, and when the first is free again */
   cooling?: string;
 }
@@ -43,6 +45,10 @@ export interface AllocationDecision {
   ip: bigint;
   /** null when the handle already held this address in this pool (a retried request) */
   event: IpAllocated | null;
+  /** the block the node claims first, in a pool with blocks */
+  claim: BlockClaimed | null;
+  /** the events to append, in order */
+  events: Array<BlockClaimed | IpAllocated>;
   /** the pool's CIDR and gateway as text, for the answer */
   cidr: string;
   gateway: string | null;
@@ -75,13 +81,18 @@ export function planAllocation(
   for (const { name, state } of candidates) {
     if (state.exists && state.cidr && (state.cidr.family !== request.family || !poolMayHold(formatCidr(state.cidr), request))) continue;
     try {
-      const { ip, event } = decideAllocate(state, request);
-      return { decision: { pool: name, ip, event, cidr: formatCidr(state.cidr!), gateway: poolGateway(state) }, passedOver: passed };
+      const { ip, event, claim } = decideAllocate(state, request);
+      const events = [...(claim ? [claim] : []), ...(event ? [event] : [])];
+      return {
+        decision: { pool: name, ip, event, claim, events, cidr: formatCidr(state.cidr!), gateway: poolGateway(state) },
+        passedOver: passed,
+      };
     } catch (err) {
       const reason = err instanceof DomainError && !request.pinned ? PASS_OVER[err.code] : undefined;
       if (!reason) throw err;
       const cooling = reason === 'full' ? coolingNote(state) : null;
-      passed.push({ pool: name, reason, ...(cooling ? { cooling } : {}) });
+      const why = state.blocks && reason === 'full' ? (err as DomainError).message : null;
+      passed.push({ pool: name, reason, ...(cooling ? { cooling } : {}), ...(why ? { why } : {}) });
     }
   }
   return { decision: null, passedOver: passed };
@@ -96,7 +107,9 @@ export function allocationRefusal(
     const ip = formatIp({ family: request.family, value: request.ip });
     return new DomainError('IP_NOT_IN_POOL', `${ip} is not inside any pool eligible for node "${request.node}"`);
   }
-  const pools = passedOver.map(({ pool, reason, cooling }) => `${pool} (${reason}${cooling ? `: ${cooling}` : ''})`).join(', ');
+  const pools = passedOver
+    .map(({ pool, reason, cooling, why }) => `${pool} (${reason}${why ? `: ${why}` : ''}${cooling ? `: ${cooling}` : ''})`)
+    .join(', ');
   return new DomainError('POOL_EXHAUSTED', `no free IPv${request.family} address in the eligible pools: ${pools}`);
 }
 

@@ -1,3 +1,5 @@
+import type { BlockClaimed } from './block-claimed.event';
+import type { BlockReleased } from './block-released.event';
 import type { IpAllocated, StatefulSetRef } from './ip-allocated.event';
 import type { IpReleased } from './ip-released.event';
 import type { NodeDeleted } from './node-deleted.event';
@@ -13,6 +15,8 @@ import type { StatefulSetReconciled } from './statefulset-reconciled.event';
 import type { ReleaseCondition, ReleaseReason } from './release-reason';
 
 export type {
+  BlockClaimed,
+  BlockReleased,
   IpAllocated,
   IpReleased,
   NodeDeleted,
@@ -30,7 +34,17 @@ export type {
   StatefulSetRef,
 };
 
-export type PoolEvent = PoolCreated | PoolUpdated | PoolResized | PoolDeleted | IpAllocated | IpReleased | RangeReserved | RangeReleased;
+export type PoolEvent =
+  | PoolCreated
+  | PoolUpdated
+  | PoolResized
+  | PoolDeleted
+  | IpAllocated
+  | IpReleased
+  | RangeReserved
+  | RangeReleased
+  | BlockClaimed
+  | BlockReleased;
 export type NodeEvent = NodeLabelsSet | NodeDeleted;
 export type StatefulSetEvent = StatefulSetReconciled | StatefulSetDeleted;
 export type DomainEvent = PoolEvent | NodeEvent | StatefulSetEvent;

@@ -23,5 +23,7 @@ export interface IpAllocated {
     statefulSet?: StatefulSetRef;
     /** the CNI network (its config's `name`) the address was allocated through, for CNI GC */
     network?: string;
+    /** present (true) when the address came from another node's block */
+    borrowed?: true;
   };
 }

@@ -1,7 +1,7 @@
 import { cidrContains, formatCidr, formatIp, type Cidr } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
 import type { StatefulSetRef } from '../events';
-import type { PoolView } from './pool-state';
+import type { AddressRange, PoolView } from './pool-state';
 import { rangeOwner } from './range-owner';
 
 /**
@@ -16,8 +16,15 @@ import { rangeOwner } from './range-owner';
  * once its delay has passed by `now`, the decision's time on the database's clock (absent: only
  * the log's times count, which is never early). A requested address (a StatefulSet ordinal's own,
  * or one asked for by name) is exempt: its pod must get it back.
+ * `span` is the part of the pool to choose in: all of it, or the node's block in a pool with blocks.
  */
-export function chooseAddress(pool: PoolView & { cidr: Cidr }, requested?: bigint, statefulSet?: StatefulSetRef, now?: number): bigint {
+export function chooseAddress(
+  pool: PoolView & { cidr: Cidr },
+  requested?: bigint,
+  statefulSet?: StatefulSetRef,
+  now?: number,
+  span: AddressRange = { start: pool.usableFirst, end: pool.usableLast },
+): bigint {
   const show = (value: bigint) => formatIp({ family: pool.cidr.family, value });
   if (requested !== undefined) {
     if (!cidrContains(pool.cidr, { family: pool.cidr.family, value: requested })) {
@@ -38,10 +45,11 @@ export function chooseAddress(pool: PoolView & { cidr: Cidr }, requested?: bigin
     if (holder) throw new DomainError('IP_IN_USE', `${show(requested)} is already held by handle "${holder.handle}"`);
     return requested;
   }
-  const ip = pool.used.firstGap(pool.usableFirst, pool.usableLast);
+  // a pool with blocks narrows the span to a node's block (block-planner.ts); first fit inside it
+  const ip = pool.used.firstGap(span.start, span.end);
   if (ip !== null) return ip;
   const oldest = firstCooling(pool);
-  if (oldest && now !== undefined && oldest.freeAt <= now) return oldest.ip;
+  if (oldest && now !== undefined && oldest.freeAt <= now && oldest.ip >= span.start && oldest.ip <= span.end) return oldest.ip;
   const cooling = coolingNote(pool);
   throw new DomainError('POOL_EXHAUSTED', `pool "${pool.name}" has no free address${cooling ? `: ${cooling}` : ''}`);
 }

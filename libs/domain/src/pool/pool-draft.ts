@@ -20,6 +20,7 @@ export function draftPool(state: PoolView): PoolState {
     used: state.used.clone(),
     holders: OverlayMap.over<bigint, Holder>(state.holders),
     byHandle: OverlayMap.over(state.byHandle),
+    claimed: OverlayMap.over(state.claimed),
     // copied, not overlaid: its order is the release order (an overlay keeps a re-released address
     // in its first place). Each cooling address is a run of `used` too, copied just above anyway.
     cooling: new Map(state.cooling),

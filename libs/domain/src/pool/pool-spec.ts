@@ -2,6 +2,7 @@ import { cidrContains, formatCidr, formatIp, formatIpRange, type Cidr } from '@i
 import { InvalidInputError } from '../errors/domain-error';
 import { cidrArgument, ipArgument, rangeArgument } from '../ip-input';
 import { usableSpan } from './usable-span';
+import { parseBlocks, type BlockAffinity, type PoolBlocks } from './pool-blocks';
 import { LabelSelector, validateDns1123Label, validateLabels, type Labels } from '../labels';
 
 export interface PoolSpecInput {
@@ -12,6 +13,9 @@ export interface PoolSpecInput {
   nodeSelector?: string | null;
   reserved?: string[];
   disabled?: boolean;
+  blockSize?: number;
+  blockAffinity?: BlockAffinity;
+  blockReleaseSeconds?: number;
   reuseDelaySeconds?: number;
 }
 
@@ -29,7 +33,7 @@ export type PoolSpec = {
   disabled: boolean;
   /** present only when above 0 (the default): PoolCreated events recorded before it lack it */
   reuseDelaySeconds?: number;
-};
+} & Partial<PoolBlocks>;
 
 /** The longest reuse delay: the cooling addresses a pool tracks grow with its release rate times this. */
 export const MAX_REUSE_DELAY_SECONDS = 3600;
@@ -96,6 +100,7 @@ export function parsePoolSpec(input: PoolSpecInput): PoolSpec {
     nodeSelector: canonicalNodeSelector(input.nodeSelector),
     reserved: canonicalReserved(input.reserved ?? [], cidr),
     disabled: input.disabled ?? false,
+    ...parseBlocks(input, cidr),
     ...reuseDelayField(input.reuseDelaySeconds),
   };
 }

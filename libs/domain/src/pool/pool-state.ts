@@ -1,6 +1,7 @@
 import type { Cidr, RangeSet, ReadonlyRangeSet } from '@ipledger/ip';
 import type { IpAllocated } from '../events';
 import type { Labels } from '../labels';
+import type { PoolBlocks } from './pool-blocks';
 
 /** Who holds an address: what IpAllocated recorded, less what the pool itself knows (name, address, family). */
 export type Holder = Omit<IpAllocated['data'], 'pool' | 'ip' | 'family'>;
@@ -8,6 +9,19 @@ export type Holder = Omit<IpAllocated['data'], 'pool' | 'ip' | 'family'>;
 export interface AddressRange {
   start: bigint;
   end: bigint;
+}
+
+/** A block claimed by a node: its addresses go to that node first. */
+export interface Block {
+  first: bigint;
+  last: bigint;
+  node: string;
+  /** addresses held in it, by any node */
+  used: number;
+  /** of `used`, those held by another node */
+  borrowed: number;
+  /** when it last became empty (milliseconds since the epoch, event time); null while used, or when not known yet */
+  emptiedAt: number | null;
 }
 
 export interface PoolState {
@@ -38,6 +52,10 @@ export interface PoolState {
   used: RangeSet;
   holders: Map<bigint, Holder>;
   byHandle: Map<string, bigint>;
+  /** null when the pool is not handed out in blocks */
+  blocks: PoolBlocks | null;
+  /** the claimed blocks, by their first address; replaced, never changed in place (drafts share them) */
+  claimed: Map<bigint, Readonly<Block>>;
   /**
    * Released addresses still in their reuse delay, each with its release event's time (ms; Infinity
    * while that event is not recorded yet), oldest first: a queue the log's own times expire from
@@ -69,5 +87,7 @@ export interface PoolView {
   readonly used: ReadonlyRangeSet;
   readonly holders: ReadonlyMap<bigint, Readonly<Holder>>;
   readonly byHandle: ReadonlyMap<string, bigint>;
+  readonly blocks: Readonly<PoolBlocks> | null;
+  readonly claimed: ReadonlyMap<bigint, Readonly<Block>>;
   readonly cooling: ReadonlyMap<bigint, number>;
 }

@@ -245,11 +245,11 @@ describe('decideAllocate', () => {
 
   it('gives a handle that already holds an address the same one, with no event', () => {
     let [state] = allocate(create({ cidr: '10.0.0.0/24' }), 'h1', '10.0.0.40');
-    expect(decideAllocate(state, request('h1'))).toEqual({ ip: ip('10.0.0.40'), event: null });
+    expect(decideAllocate(state, request('h1'))).toEqual({ ip: ip('10.0.0.40'), event: null, claim: null });
     // Even asking for another address, or once the pool is disabled.
-    expect(decideAllocate(state, request('h1', '10.0.0.41'))).toEqual({ ip: ip('10.0.0.40'), event: null });
+    expect(decideAllocate(state, request('h1', '10.0.0.41'))).toEqual({ ip: ip('10.0.0.40'), event: null, claim: null });
     state = apply(state, decideUpdatePool(state, 'p', { disabled: true }));
-    expect(decideAllocate(state, request('h1'))).toEqual({ ip: ip('10.0.0.40'), event: null });
+    expect(decideAllocate(state, request('h1'))).toEqual({ ip: ip('10.0.0.40'), event: null, claim: null });
   });
 
   it('refuses new handles with POOL_DISABLED', () => {

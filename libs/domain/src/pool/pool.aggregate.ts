@@ -14,6 +14,8 @@ import type { AggregateType } from '../aggregate-type';
 import { DomainError, InvalidInputError } from '../errors/domain-error';
 import { allocationOwner } from '../allocation/allocation-owner';
 import type {
+  BlockClaimed,
+  BlockReleased,
   IpAllocated,
   IpReleased,
   ReleaseCondition,
@@ -31,16 +33,18 @@ import type { Labels } from '../labels';
 import { chooseAddress } from './address-chooser';
 import { findFreeRange, isFreeSpan } from './free-range-finder';
 import { rangeOwner } from './range-owner';
+import { blockCidr, blockLength, blockOf, idleBlocks, planBlock, planRequestedBlock, type BlockedPoolView } from './block-planner';
+import { MAX_BLOCK_BITS } from './pool-blocks';
 import type { PoolSpec } from './pool-spec';
 import { usableSpan } from './usable-span';
 import { draftPool } from './pool-draft';
-import type { Holder, PoolState, PoolView } from './pool-state';
+import type { Block, Holder, PoolState, PoolView } from './pool-state';
 
 /**
  * Exactly the holder's fields of a request or an event, the optional ones only when present; the
  * owner always, also for events recorded before owners were (allocationOwner).
  */
-function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, network }: Holder): Holder {
+function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, network, borrowed }: Holder): Holder {
   return {
     handle,
     node,
@@ -50,6 +54,7 @@ function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, ne
     owner: allocationOwner({ owner, podUid }),
     ...(statefulSet ? { statefulSet } : {}),
     ...(network ? { network } : {}),
+    ...(borrowed ? { borrowed } : {}),
   };
 }
 
@@ -82,6 +87,8 @@ function emptyPool(): PoolState {
     used: new RangeSet(),
     holders: new Map(),
     byHandle: new Map(),
+    blocks: null,
+    claimed: new Map(),
     cooling: new Map(),
   };
 }
@@ -104,9 +111,14 @@ function created(data: PoolCreated['data']): PoolState {
   // a PoolCreated recorded before pools had gateways has none
   const gateway = data.gateway ? parseIp(data.gateway).value : null;
   const space = addressSpace(parseCidr(data.cidr), data.reserved, gateway);
+  const { blockSize, blockAffinity, blockReleaseSeconds } = data;
   return {
     ...emptyPool(),
     ...space,
+    blocks:
+      blockSize === undefined
+        ? null
+        : { blockSize, blockAffinity: blockAffinity ?? 'borrow', blockReleaseSeconds: blockReleaseSeconds ?? 300 },
     name: data.name,
     exists: true,
     gateway,
@@ -129,8 +141,27 @@ function rebuildUsed(state: PoolState): PoolState {
   return state;
 }
 
-type FoldedEvent = { type: string; data: Record<string, unknown>; recordedAt?: Date };
+/** The pool as the block planner reads it, or null when it has no blocks. */
+function blocked(state: PoolView): BlockedPoolView | null {
+  return state.blocks && state.cidr ? (state as BlockedPoolView) : null;
+}
 
+/** Event time in milliseconds: null for an event not recorded yet (a draft's), which no idle-block decision may count on. */
+const eventTime = (event: { recordedAt?: Date }): number | null => (event.recordedAt instanceof Date ? event.recordedAt.getTime() : null);
+
+/** The block holding `ip` gains (+1) or loses (-1) an address held by `node`; a block is replaced, never changed in place. */
+function countInBlock(state: PoolState, ip: bigint, node: string | null, delta: 1 | -1, at: number | null): void {
+  const pool = blocked(state);
+  const first = pool && blockOf(pool, ip);
+  const block = first === null ? undefined : state.claimed.get(first);
+  if (!block || first === null) return;
+  const used = block.used + delta;
+  const borrowed = block.borrowed + (node !== block.node ? delta : 0);
+  state.claimed.set(first, { ...block, used, borrowed, emptiedAt: used === 0 ? at : null });
+}
+
+/** `recordedAt`: absent while a batch is decided on a draft (see eventTime) */
+type FoldedEvent = { type: string; data: Record<string, unknown>; recordedAt?: Date };
 /**
  * The cooling addresses whose delay has passed by `now` (an event's recorded time), oldest first,
  * go back to the free space: what is cooling depends on the log alone, so a replay agrees.
@@ -182,11 +213,13 @@ function apply(state: PoolState, event: FoldedEvent): PoolState {
       state.byHandle.set(e.data.handle, ip);
       state.heldSet.add(ip);
       state.used.add(ip);
+      countInBlock(state, ip, e.data.node, 1, null);
       if (state.cooling.size > 0) state.cooling.delete(ip);
       return state;
     }
     case 'IpReleased': {
       const ip = parseIp(e.data.ip).value;
+      countInBlock(state, ip, state.holders.get(ip)?.node ?? null, -1, eventTime(event));
       state.holders.delete(ip);
       state.byHandle.delete(e.data.handle);
       state.heldSet.remove(ip);
@@ -202,6 +235,17 @@ function apply(state: PoolState, event: FoldedEvent): PoolState {
     case 'RangeReleased':
       state.ranges.delete(rangeOwner(e.data.namespace, e.data.name));
       return rebuildUsed(state);
+    case 'BlockClaimed': {
+      const pool = blocked(state)!;
+      const first = parseCidr(e.data.cidr).network;
+      const last = first + blockLength(pool) - 1n;
+      const used = Number(last - first + 1n - state.heldSet.gapCount(first, last));
+      state.claimed.set(first, { first, last, node: e.data.node, used, borrowed: 0, emptiedAt: used === 0 ? eventTime(event) : null });
+      return state;
+    }
+    case 'BlockReleased':
+      state.claimed.delete(parseCidr(e.data.cidr).network);
+      return state;
     default:
       return unknownEvent(e);
   }
@@ -222,6 +266,8 @@ interface PoolSnapshot {
   created: PoolCreated['data'] | null;
   ranges: Array<RangeReserved['data']>;
   holders: Array<[string, Holder]>;
+  /** absent from snapshots taken before blocks were */
+  claimed?: Array<{ cidr: string; node: string; emptiedAt: number | null }>;
   /** address and release time (ms; null: not recorded), oldest first; absent from snapshots taken before reuse delays */
   cooling?: Array<[string, number | null]>;
 }
@@ -232,7 +278,7 @@ interface PoolSnapshot {
  */
 function sizeOf(state: PoolState): number {
   const runs = state.used.runCount() + state.heldSet.runCount() + state.rangeSet.runCount() + state.reservedSet.runCount();
-  return 1024 + 300 * state.holders.size + 80 * runs + 200 * state.ranges.size + 100 * state.cooling.size;
+  return 1024 + 300 * state.holders.size + 80 * runs + 200 * state.ranges.size + 100 * state.cooling.size + 150 * state.claimed.size;
 }
 
 export const PoolAggregate: AggregateType<PoolState> = {
@@ -243,7 +289,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
   sizeOf,
   snapshot: {
     // a snapshot lists every holder: a pool holding 100,000 addresses is snapshotted every 100,000 events
-    every: (state) => Math.max(200, state.holders.size + state.ranges.size),
+    every: (state) => Math.max(200, state.holders.size + state.ranges.size + state.claimed.size),
     serialize(state): PoolSnapshot {
       if (!state.exists || !state.cidr) return { name: state.name, created: null, ranges: [], holders: [] };
       const show = (value: bigint) => formatIp({ family: state.cidr!.family, value });
@@ -259,6 +305,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
           nodeSelector,
           reserved,
           disabled,
+          ...state.blocks,
           ...(reuseDelaySeconds > 0 ? { reuseDelaySeconds } : {}),
         },
         ranges: [...state.ranges].map(([owner, { start, end }]) => {
@@ -266,6 +313,11 @@ export const PoolAggregate: AggregateType<PoolState> = {
           return { pool: name, namespace, name: rangeName, start: show(start), end: show(end) };
         }),
         holders: [...state.holders].map(([ip, holder]) => [show(ip), holder]),
+        claimed: [...state.claimed.values()].map(({ first, node, emptiedAt }) => ({
+          cidr: blockCidr(blocked(state)!, first),
+          node,
+          emptiedAt,
+        })),
         cooling: [...state.cooling].map(([ip, releasedAt]) => [show(ip), Number.isFinite(releasedAt) ? releasedAt : null]),
       };
     },
@@ -275,8 +327,15 @@ export const PoolAggregate: AggregateType<PoolState> = {
       // a state made here and seen by no one yet: folded into directly, not drafted a holder at a time
       let state = created(snapshot.created);
       for (const range of snapshot.ranges) state = foldIntoDraft(state, { type: 'RangeReserved', data: range });
+      // blocks before holders, so each holder counts in its block
+      const claimed = snapshot.claimed ?? [];
+      for (const { cidr, node } of claimed) state = foldIntoDraft(state, { type: 'BlockClaimed', data: { pool: state.name, cidr, node } });
       for (const [ip, holder] of snapshot.holders) {
         state = foldIntoDraft(state, { type: 'IpAllocated', data: { ...holder, ip, pool: state.name } });
+      }
+      for (const { cidr, emptiedAt } of claimed) {
+        const first = parseCidr(cidr).network;
+        state.claimed.set(first, { ...state.claimed.get(first)!, emptiedAt });
       }
       for (const [ip, releasedAt] of snapshot.cooling ?? []) {
         const value = parseIp(ip).value;
@@ -365,6 +424,8 @@ export function decideResizePool(state: PoolView, name: string, cidr: Cidr): Poo
       `pool "${name}" has cidr ${formatCidr(from)}; it can grow to a network that contains it or shrink to one inside it, and ${text} is neither`,
     );
   }
+  const withBlocks = blocked(pool);
+  if (withBlocks) checkBlocksFit(withBlocks, cidr);
   const blocker = firstAddressInTheWay(pool, cidr);
   if (blocker !== null) {
     throw new DomainError(
@@ -373,6 +434,31 @@ export function decideResizePool(state: PoolView, name: string, cidr: Cidr): Poo
     );
   }
   return { type: 'PoolResized', data: { name, previousCidr: formatCidr(from), cidr: text } };
+}
+
+/**
+ * A pool with blocks keeps them across a resize: blocks are aligned to their own size, so the
+ * claimed ones stay where they are when the pool grows. The new CIDR must still hold blocks within
+ * the limit on their number, and a shrink may not cut off a claimed block, empty or not.
+ */
+function checkBlocksFit(pool: BlockedPoolView, cidr: Cidr): void {
+  const text = formatCidr(cidr);
+  const { blockSize } = pool.blocks;
+  if (cidr.prefixLength >= blockSize || blockSize - cidr.prefixLength > MAX_BLOCK_BITS) {
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `pool "${pool.name}" has blockSize ${blockSize}; ${text} must be a network from /${blockSize - MAX_BLOCK_BITS} to /${blockSize - 1} (at most 2^${MAX_BLOCK_BITS} blocks)`,
+    );
+  }
+  const outside = [...pool.claimed.values()]
+    .filter((block) => !cidrContains(cidr, { family: cidr.family, value: block.first }))
+    .sort((a, b) => (a.first < b.first ? -1 : 1))[0];
+  if (outside) {
+    throw new DomainError(
+      'POOL_IN_USE',
+      `pool "${pool.name}" cannot become ${text}: block ${blockCidr(pool, outside.first)} of node "${outside.node}" lies outside it (${outside.used} address(es) held)`,
+    );
+  }
 }
 
 /** The lowest address held, reserved, in a range or the gateway that `cidr` could not hand out, or null. */
@@ -428,24 +514,50 @@ export interface AllocationRequest extends Holder {
  * Decides one address for a handle. A handle that already holds an address here gets the same
  * one back with no event, so a retried request never takes a second address.
  */
-export function decideAllocate(state: PoolView, request: AllocationRequest): { ip: bigint; event: IpAllocated | null } {
+export function decideAllocate(state: PoolView, request: AllocationRequest): AllocateDecision {
   const pool = existing(state, state.name);
   const held = pool.byHandle.get(request.handle);
-  if (held !== undefined) return { ip: held, event: null };
+  if (held !== undefined) return { ip: held, event: null, claim: null };
   if (pool.disabled) throw new DomainError('POOL_DISABLED', `pool "${pool.name}" is disabled and hands out no new addresses`);
-  const ip = chooseAddress(pool, request.ip, request.statefulSet, request.now);
+  const { ip, claim, borrowed } = placeAddress(pool, request);
+  const holder = holderOf({ ...request, ...(borrowed ? { borrowed } : {}) });
   return {
     ip,
+    claim:
+      claim === null
+        ? null
+        : { type: 'BlockClaimed', data: { pool: pool.name, cidr: blockCidr(blocked(pool)!, claim), node: request.node } },
     event: {
       type: 'IpAllocated',
-      data: {
-        pool: pool.name,
-        ip: formatIp({ family: pool.cidr.family, value: ip }),
-        family: pool.cidr.family,
-        ...holderOf(request),
-      },
+      data: { pool: pool.name, ip: formatIp({ family: pool.cidr.family, value: ip }), family: pool.cidr.family, ...holder },
     },
   };
+}
+
+export interface AllocateDecision {
+  ip: bigint;
+  /** null when the handle already held this address (a retried request) */
+  event: IpAllocated | null;
+  /** the block the node claims for the address, appended before it; null when none */
+  claim: BlockClaimed | null;
+}
+
+/**
+ * The address, and in a pool with blocks the block it comes from (block-planner.ts). A StatefulSet
+ * ordinal's address in its range is the StatefulSet's, wherever the range lies: no block is claimed for it.
+ */
+function placeAddress(pool: PoolView & { cidr: Cidr }, request: AllocationRequest): { ip: bigint; claim: bigint | null; borrowed?: true } {
+  const withBlocks = blocked(pool);
+  if (!withBlocks || (request.ip !== undefined && pool.rangeSet.has(request.ip))) {
+    return { ip: chooseAddress(pool, request.ip, request.statefulSet, request.now), claim: null };
+  }
+  if (request.ip !== undefined) {
+    const ip = chooseAddress(pool, request.ip, request.statefulSet, request.now);
+    const { claim, borrowed } = planRequestedBlock(withBlocks, request.node, ip);
+    return { ip, claim, ...(borrowed ? { borrowed } : {}) };
+  }
+  const { span, claim, borrowed } = planBlock(withBlocks, request.node);
+  return { ip: chooseAddress(pool, undefined, request.statefulSet, request.now, span), claim, ...(borrowed ? { borrowed } : {}) };
 }
 
 export function decideRelease(state: PoolView, handle: string, condition: ReleaseCondition = {}): IpReleased | null {
@@ -499,6 +611,26 @@ export function decideResizeRange(state: PoolView, namespace: string, name: stri
   if (end === range.end || length < 1n) return null;
   if (end > range.end && !isFreeSpan(pool, range.end + 1n, end)) return null;
   return { type: 'RangeReserved', data: { pool: pool.name, namespace, name, start: show(pool, range.start), end: show(pool, end) } };
+}
+
+/** The pool's empty blocks whose blockReleaseSeconds have passed at `now` (milliseconds, the database clock) go back. */
+export function decideReleaseIdleBlocks(state: PoolView, now: number): BlockReleased[] {
+  const pool = blocked(state);
+  return pool ? idleBlocks(pool, now).map((block) => blockReleased(pool, block, 'idle')) : [];
+}
+
+/** A deleted node's empty blocks go back at once; one still holding addresses stays until they are freed. */
+export function decideReleaseNodeBlocks(state: PoolView, node: string): BlockReleased[] {
+  const pool = blocked(state);
+  if (!pool) return [];
+  return [...pool.claimed.values()]
+    .filter((block) => block.node === node && block.used === 0)
+    .map((block) => blockReleased(pool, block, 'node-deleted'));
+}
+
+function blockReleased(pool: BlockedPoolView, block: Readonly<Block>, reason: BlockReleased['data']['reason']): BlockReleased {
+  const emptiedAt = block.emptiedAt === null ? null : new Date(block.emptiedAt).toISOString();
+  return { type: 'BlockReleased', data: { pool: pool.name, cidr: blockCidr(pool, block.first), node: block.node, reason, emptiedAt } };
 }
 
 export function decideReleaseRange(state: PoolView, namespace: string, name: string): RangeReleased | null {

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { MAX_BLOCK_BITS, MAX_BLOCK_RELEASE_SECONDS } from '@ipledger/domain';
 import { LIMITS } from '../../http/limits';
 import { OptionalField } from '../../http/optional-field';
 
@@ -66,6 +67,41 @@ export class CreatePoolDto {
   @OptionalField()
   @IsBoolean()
   disabled?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 128,
+    example: 26,
+    description: `the prefix length of the blocks the pool is handed to nodes in (26 for IPv4, 122 for IPv6): longer than the pool's, at most 2^${MAX_BLOCK_BITS} blocks. Immutable.`,
+  })
+  @OptionalField()
+  @IsInt()
+  @Min(1)
+  @Max(128)
+  blockSize?: number;
+
+  @ApiPropertyOptional({
+    enum: ['strict', 'borrow'],
+    default: 'borrow',
+    description: "borrow: a node may take an address from another node's block when no block is free; strict: never (POOL_EXHAUSTED)",
+  })
+  @OptionalField()
+  @IsIn(['strict', 'borrow'])
+  blockAffinity?: 'strict' | 'borrow';
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_BLOCK_RELEASE_SECONDS,
+    default: 300,
+    description: 'how long a block stays empty before it goes back to the pool',
+  })
+  @OptionalField()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_BLOCK_RELEASE_SECONDS)
+  blockReleaseSeconds?: number;
 
   @ApiPropertyOptional({
     type: 'integer',

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class StatefulSetRangeDto {
   @ApiProperty() namespace!: string;
@@ -27,6 +27,10 @@ export class PoolDto {
   @ApiProperty({ type: [StatefulSetRangeDto], description: 'the StatefulSet ranges inside the pool, by start address' })
   statefulSetRanges!: StatefulSetRangeDto[];
   @ApiProperty({ example: '246', description: 'capacity - allocated - reservedCount (decimal string)' }) free!: string;
+  @ApiPropertyOptional({ type: 'integer', example: 26, description: 'present when the pool is handed to nodes in blocks' })
+  blockSize?: number;
+  @ApiPropertyOptional({ enum: ['strict', 'borrow'] }) blockAffinity?: 'strict' | 'borrow';
+  @ApiPropertyOptional({ type: 'integer', example: 300 }) blockReleaseSeconds?: number;
   @ApiProperty() version!: number;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;

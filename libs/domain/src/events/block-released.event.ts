@@ -1,0 +1,9 @@
+/**
+ * The block went back to the pool, empty: `idle` after the pool's blockReleaseSeconds with no
+ * address held in it (`emptiedAt` says since when, so the log alone shows the delay was kept), or
+ * `node-deleted` when its node went away.
+ */
+export interface BlockReleased {
+  type: 'BlockReleased';
+  data: { pool: string; cidr: string; node: string; reason: 'idle' | 'node-deleted'; emptiedAt: string | null };
+}

@@ -1,0 +1,71 @@
+import { prepared } from '@ipledger/event-store';
+import { canonicalCidr } from '@ipledger/ip';
+import { decodeContinue, encodeContinue } from './continue-token';
+import type { Page } from './pool-queries';
+import type { Queryable } from './queryable';
+
+/** A claimed block as a route controller reads it: the addresses held in it, and how many of those other nodes borrowed. */
+export interface BlockView {
+  cidr: string;
+  pool: string;
+  node: string;
+  used: number;
+  borrowed: number;
+}
+
+export interface BlockListQuery {
+  filter: { pool: string } | { node: string };
+  limit: number;
+  continue?: string;
+}
+
+/**
+ * Blocks by (pool, cidr), keyset paging. The counts are read from allocations through its
+ * (pool, ip) index, one range a block, so the allocation path keeps writing nothing for blocks.
+ */
+export async function listBlocks(db: Queryable, query: BlockListQuery): Promise<Page<BlockView>> {
+  const after = decodeContinue(query.continue, ['string', 'string']) as [string, string] | null;
+  const values: unknown[] = [];
+  const where = ['pool' in query.filter ? `b.pool = $${values.push(query.filter.pool)}` : `b.node = $${values.push(query.filter.node)}`];
+  if (after) where.push(`(b.pool, b.cidr) > ($${values.push(after[0])}, $${values.push(after[1])}::cidr)`);
+  const { rows } = await db.query<BlockView>(
+    prepared(
+      `SELECT b.cidr::text AS cidr, b.pool, b.node, c.used, c.borrowed
+         FROM pool_blocks b,
+         LATERAL (SELECT count(*)::int AS used, (count(*) FILTER (WHERE a.node <> b.node))::int AS borrowed
+                    FROM allocations a
+                   WHERE a.pool = b.pool AND a.ip >= host(network(b.cidr))::inet AND a.ip <= host(broadcast(b.cidr))::inet) c
+        WHERE ${where.join(' AND ')}
+        ORDER BY b.pool, b.cidr LIMIT $${values.push(query.limit + 1)}`,
+      values,
+    ),
+  );
+  const items = rows.slice(0, query.limit).map((row) => ({ ...row, cidr: canonicalCidr(row.cidr) }));
+  const last = items.at(-1);
+  return { items, continue: rows.length > query.limit && last ? encodeContinue([last.pool, last.cidr]) : null };
+}
+
+/** The pools where a node holds blocks (to release its empty ones when it goes away), by name. */
+export async function findPoolsWithBlocksOf(db: Queryable, node: string): Promise<string[]> {
+  const { rows } = await db.query<{ pool: string }>(
+    prepared('SELECT DISTINCT pool FROM pool_blocks WHERE node = $1 ORDER BY pool', [node]),
+  );
+  return rows.map((row) => row.pool);
+}
+
+/**
+ * Pools with a claimed block that no allocation falls in: those the idle-block sweep loads, where
+ * the aggregate decides which are due (it knows since when each is empty).
+ */
+export async function findPoolsWithEmptyBlocks(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ pool: string }>(
+    prepared(
+      `SELECT DISTINCT b.pool FROM pool_blocks b
+        WHERE NOT EXISTS (SELECT 1 FROM allocations a
+                           WHERE a.pool = b.pool AND a.ip >= host(network(b.cidr))::inet AND a.ip <= host(broadcast(b.cidr))::inet)
+        ORDER BY b.pool`,
+      [],
+    ),
+  );
+  return rows.map((row) => row.pool);
+}
