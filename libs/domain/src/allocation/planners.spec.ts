@@ -1,7 +1,7 @@
+import { deciderSpecification } from '../../../../test/support/decider-specification';
 import fc from 'fast-check';
 import { cidrContains, formatIp, parseCidr, type IpAddress } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
-import type { PoolEvent } from '../events';
 import { largestFreeRun } from '../pool/free-range-finder';
 import { draftPool } from '../pool/pool-draft';
 import { parsePoolSpec } from '../pool/pool-spec';
@@ -22,8 +22,7 @@ import {
  * handlers ran themselves (kept here as the reference), over random pools.
  */
 
-const apply = (state: PoolState, event: PoolEvent | null): PoolState =>
-  event ? PoolAggregate.evolve(state, { type: event.type, data: { ...event.data }, version: 0 }) : state;
+const { evolved: apply } = deciderSpecification(PoolAggregate);
 
 const holder = (handle: string) => ({ handle, node: 'n', namespace: 'default', pod: handle, podUid: null });
 
