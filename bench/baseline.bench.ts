@@ -6,7 +6,9 @@
  * (the side that goes first alternates). For each load it prints each side's allocations/s, the
  * ratio ipledger ÷ baseline, p50 and p99, and CPU seconds per 1,000 allocations of the server and
  * of its PostgreSQL backends, read from /proc. Aims: B32 ≥ 1.5, B1 ≥ 0.8, B1p ≥ 2.0.
- * BENCH_SECONDS (default 5) a round, BENCH_ROUNDS (default 3); BENCH_NODE_ARGS goes to ipledger's API.
+ * BENCH_SECONDS (default 5) a round, BENCH_ROUNDS (default 3); BENCH_LOADS (default B32,B1,B1p) picks
+ * loads (BENCH_LOADS=B1 with BENCH_NODE_ARGS=--cpu-prof: a profile of the 1-client path alone);
+ * BENCH_NODE_ARGS goes to ipledger's API.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -29,11 +31,12 @@ const POOLS = [
   { name: 'warm', cidr: '10.202.0.0/18' },
 ];
 
-const LOADS = [
+const ALL_LOADS = [
   { ratio: 'B32', aim: 1.5, what: '32 clients over 32 pools', width: 32, pool: (worker: number) => `b${worker}` },
   { ratio: 'B1', aim: 0.8, what: '1 client', width: 1, pool: () => 'single' },
   { ratio: 'B1p', aim: 2.0, what: '32 clients into one pool', width: 32, pool: () => 'hot' },
 ] as const;
+const LOADS = ALL_LOADS.filter((l) => (process.env.BENCH_LOADS ?? 'B32,B1,B1p').split(',').includes(l.ratio));
 
 interface Side {
   name: 'ipledger' | 'baseline';
@@ -100,7 +103,7 @@ async function startBaseline(url: string): Promise<Side> {
   };
 }
 
-async function measure(side: Side, load: (typeof LOADS)[number], prefix: string): Promise<Sample> {
+async function measure(side: Side, load: (typeof ALL_LOADS)[number], prefix: string): Promise<Sample> {
   side.server.start();
   side.postgres.start();
   const run = await sustainedTimed(SECONDS, load.width, (i, worker) => allocate(side.base, `${prefix}-${i}`, load.pool(worker)));

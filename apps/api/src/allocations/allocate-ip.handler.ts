@@ -39,6 +39,7 @@ import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
 import { currentFence } from '../infrastructure/write-fence';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
+import { DatabaseClock } from '../infrastructure/database-clock';
 import { Metrics } from '../metrics/metrics';
 
 export interface AllocateIpResult {
@@ -73,6 +74,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     @Inject(PG_POOL) private readonly db: Pool,
     @Inject(CONFIG) private readonly config: Config,
     private readonly metrics: Metrics,
+    private readonly clock: DatabaseClock,
   ) {}
 
   async execute(command: AllocateIpCommand): Promise<AllocateIpResult> {
@@ -102,7 +104,11 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
         pools: rule.kind === 'pools' ? rule.names : [],
       });
       if (start.held.length > 0) return { created: false, items: start.held };
-      const families = familyRequests(spec, pod && start.reservation && { reservation: start.reservation, ordinal: pod.ordinal });
+      const families = familyRequests(
+        spec,
+        pod && start.reservation && { reservation: start.reservation, ordinal: pod.ordinal },
+        this.clock.now(),
+      );
       // the eligibility check's node and named pools came with the start
       const known: ByNameReads = { node: () => Promise.resolve(start.node), pools: () => Promise.resolve(start.pools) };
       // fenced work (the Kubernetes consumer) appends in a transaction of its own, where its fence is checked
@@ -215,14 +221,18 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
  * One request per family. A pod `<name>-<ordinal>` of a StatefulSet with a reservation in this
  * namespace gets its ordinal's address in that range (unless it asked for an address).
  */
-function familyRequests(spec: AllocationRequestSpec, owner: { reservation: ReservationView; ordinal: number } | null): FamilyRequest[] {
+function familyRequests(
+  spec: AllocationRequestSpec,
+  owner: { reservation: ReservationView; ordinal: number } | null,
+  now: number | undefined,
+): FamilyRequest[] {
   const statefulSet: StatefulSetRef | undefined = owner
     ? { namespace: spec.namespace, name: owner.reservation.name, ordinal: owner.ordinal }
     : undefined;
   const { ip, families, ...holder } = spec;
   return families.map((family) => {
     const pinned = !ip && owner && statefulSet ? ordinalAddress(owner.reservation, statefulSet, family) : null;
-    const request: AllocationPlanRequest = { ...holder, family, ip: pinned?.ip ?? ip?.value, statefulSet, pinned: pinned !== null };
+    const request: AllocationPlanRequest = { ...holder, family, ip: pinned?.ip ?? ip?.value, statefulSet, pinned: pinned !== null, now };
     return { request, pinnedTo: pinned?.pool ?? null };
   });
 }
