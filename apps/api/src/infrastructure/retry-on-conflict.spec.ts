@@ -9,10 +9,7 @@ describe('retryOnConflict: one level retries, the outermost', () => {
     let inner = 0;
     const result = await retryOnConflict(async () => {
       outer++;
-      return retryOnConflict(async () => {
-        if (++inner <= 3) throw conflict();
-        return 'done';
-      });
+      return retryOnConflict(() => (++inner <= 3 ? Promise.reject(conflict()) : Promise.resolve('done')));
     });
     expect(result).toBe('done');
     expect({ outer, inner }).toEqual({ outer: 4, inner: 4 });
@@ -21,9 +18,9 @@ describe('retryOnConflict: one level retries, the outermost', () => {
   it('inside conflictsGoUp (the Kubernetes consumer: redelivery is its retry) tries once and lets the conflict go up', async () => {
     let tries = 0;
     const running = conflictsGoUp(() =>
-      retryOnConflict(async () => {
+      retryOnConflict(() => {
         tries++;
-        throw conflict();
+        return Promise.reject(conflict());
       }),
     );
     await expect(running).rejects.toBeInstanceOf(ConcurrencyError);
@@ -32,9 +29,9 @@ describe('retryOnConflict: one level retries, the outermost', () => {
 
   it('gives up with CONCURRENCY_CONFLICT after a bounded number of tries when no request deadline bounds it', async () => {
     let tries = 0;
-    const running = retryOnConflict(async () => {
+    const running = retryOnConflict(() => {
       tries++;
-      throw conflict();
+      return Promise.reject(conflict());
     });
     await expect(running).rejects.toMatchObject({ code: 'CONCURRENCY_CONFLICT', message: /gave up after 20 attempts/ });
     expect(tries).toBe(20);
@@ -43,9 +40,9 @@ describe('retryOnConflict: one level retries, the outermost', () => {
   it('lets any other error through at once', async () => {
     let tries = 0;
     await expect(
-      retryOnConflict(async () => {
+      retryOnConflict(() => {
         tries++;
-        throw new Error('bug');
+        return Promise.reject(new Error('bug'));
       }),
     ).rejects.toThrow('bug');
     expect(tries).toBe(1);
