@@ -227,9 +227,12 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
         .post('/v1/allocations')
         .send({ handle, node: 'worker-1', namespace: 'web', pod: 'web-0', podUid, owner, pools: ['pods'] })
         .expect(201);
+    // an allocation for a pod waits until the watcher has sent that pod (its annotations may choose the pool)
+    await publish('pod', 'ADDED', object('web-0', { namespace: 'web', uid: oldUid }));
     await alloc('h-old', oldUid);
-    await alloc('h-new', newUid);
     await alloc('h-unknown', undefined, 'pod');
+    await publish('pod', 'ADDED', object('web-0', { namespace: 'web', uid: newUid }));
+    await alloc('h-new', newUid);
     const before = await api.eventCount();
     await publish('pod', 'DELETED', object('web-0', { namespace: 'web', uid: oldUid }));
     await bus.idle();
@@ -276,6 +279,7 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
 
   it('collects the address of a pod missing from two consecutive pod syncs, with the evidence', async () => {
     const uid = randomUUID();
+    for (const name of ['gone', 'live']) await publish('pod', 'ADDED', object(name, { namespace: 'web', uid }));
     await api
       .http()
       .post('/v1/allocations')
@@ -348,7 +352,9 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
       ).body.items[0];
     expect(await alloc('vm-1', {})).toMatchObject({ owner: 'external', podUid: null });
     expect(await alloc('lb-1', { owner: 'external', podUid: randomUUID() })).toMatchObject({ owner: 'external' });
-    expect(await alloc('pod-1', { podUid: randomUUID() })).toMatchObject({ owner: 'pod' });
+    const podUid = randomUUID();
+    await publish('pod', 'ADDED', object('pod-1', { namespace: 'vms', uid: podUid }));
+    expect(await alloc('pod-1', { podUid })).toMatchObject({ owner: 'pod' });
     await publish('pod', 'DELETED', object('vm-1', { namespace: 'vms' }));
     await sync('pod', []);
     await bus.idle();

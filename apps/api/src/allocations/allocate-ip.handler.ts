@@ -3,15 +3,16 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import {
   AllocateIpCommand,
   allocationRefusal,
+  chooseSelection,
   DomainError,
   ordinalAddress,
   parseAllocationRequest,
   planAllocation,
   poolMayHold,
   PoolAggregate,
-  selectionRule,
   statefulSetPod,
   type AllocationPlan,
+  type AnnotatedPod,
   type AllocationPlanRequest,
   type AllocationRequestSpec,
   type CommandMetadata,
@@ -34,6 +35,7 @@ import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { AllocationReads } from './allocation-reads';
+import { awaitPodAnnotations } from '../kubernetes/known-pods';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
@@ -91,9 +93,11 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     }
   }
 
-  private allocate({ input, metadata }: AllocateIpCommand): Promise<AllocateIpResult> {
-    const spec = parseAllocationRequest(input);
-    const rule = selectionRule(input, this.config.defaultMatchLabel);
+  private async allocate({ input, metadata }: AllocateIpCommand): Promise<AllocateIpResult> {
+    const request = parseAllocationRequest(input);
+    const { rule, families: annotatedFamilies } = chooseSelection(input, await this.podAnnotations(request), this.config.defaultMatchLabel);
+    // an address asked for by `ip` fixes its family: the annotation's families apply to the others
+    const spec = annotatedFamilies && !request.ip ? { ...request, families: annotatedFamilies } : request;
     return retryOnConflict(async () => {
       const pod = statefulSetPod(spec.pod);
       const start = await this.reads.start({
@@ -116,6 +120,17 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
         ? this.allocateOne(families[0], rule, known, metadata)
         : this.allocateTogether(families, rule, known, metadata);
     });
+  }
+
+  /**
+   * The pod's and its namespace's pool annotations, for an allocation for a pod while the
+   * Kubernetes consumer is on (waiting for the pod when the watcher has not sent it yet); an
+   * external allocation, or any with the consumer off, reads none and waits for nothing.
+   */
+  private podAnnotations(spec: AllocationRequestSpec): Promise<AnnotatedPod | null> {
+    const kubernetes = this.config.kubernetes;
+    if (spec.owner !== 'pod' || !kubernetes) return Promise.resolve(null);
+    return awaitPodAnnotations(this.db, spec, kubernetes.podWaitMs);
   }
 
   /** One family: decided and appended in the chosen pool's group commit. */

@@ -44,6 +44,7 @@ import {
 } from './kubernetes-objects';
 import { releaseForUnreachableNodes } from './held-for-node';
 import { collectLeaks } from './leak-collector';
+import { applyNamespace } from './namespace.applier';
 import { applyNode } from './node.applier';
 import { applyPod } from './pod.applier';
 import { applyStatefulSet } from './statefulset.applier';
@@ -56,6 +57,7 @@ const APPLIERS: Record<KubeKind, (ctx: ApplyContext, change: ObjectChange) => Pr
   ippool: applyIpPool,
   statefulset: applyStatefulSet,
   pod: applyPod,
+  namespace: applyNamespace,
 };
 
 /** How often a replica looks for parked messages an operator asked to have applied again. */

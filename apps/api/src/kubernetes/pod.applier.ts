@@ -1,4 +1,4 @@
-import { ReleaseIpCommand } from '@ipledger/domain';
+import { parsePoolAnnotations, ReleaseIpCommand } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
 import { findPodHandles } from '@ipledger/projections';
 import type { ApplyContext } from './apply-context';
@@ -8,12 +8,16 @@ import { holdCause, holdForNode, podNode, readiness } from './held-for-node';
  * A deleted Pod releases its addresses (a CNI DEL may never come: node gone, plugin crashed),
  * unless its sandbox may still use them: then they are held for its node (see held-for-node.ts).
  * Only those given to this pod's uid, or recorded without one, go: a new pod of the same name
- * (a StatefulSet pod restarted) keeps what it was given. Live pods are only recorded.
+ * (a StatefulSet pod restarted) keeps what it was given. Live pods are only recorded (their row
+ * keeps their pool annotations); malformed annotations are refused, so the pod's status says why.
  */
 export async function applyPod({ commands, db, metadata }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
-  if (type !== 'DELETED') return 'seen';
   const { name, uid } = object.metadata;
   const namespace = object.metadata.namespace as string;
+  if (type !== 'DELETED') {
+    parsePoolAnnotations(object.metadata.annotations, `pod ${namespace}/${name}`);
+    return 'seen';
+  }
   const handles = (await findPodHandles(db, namespace, name)).filter((h) => h.podUid === null || h.podUid === uid);
   if (handles.length === 0) return 'deleted';
   const node = podNode(object);

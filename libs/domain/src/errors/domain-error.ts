@@ -9,6 +9,7 @@ export const DOMAIN_ERROR_CODES = [
   'INVALID_LABEL',
   'INVALID_SELECTOR',
   'INVALID_NAME',
+  'INVALID_ANNOTATION',
   'POOL_EXISTS',
   'POOL_OVERLAP',
   'POOL_NOT_FOUND',
@@ -24,6 +25,7 @@ export const DOMAIN_ERROR_CODES = [
   'NO_ELIGIBLE_POOL',
   'ALLOCATION_NOT_FOUND',
   'CONCURRENCY_CONFLICT',
+  'POD_NOT_SEEN',
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
