@@ -11,7 +11,8 @@ import { createNatsOperator, type NatsOperator } from '../support/nats-creds';
 import { startPrivateNats, type PrivateNats } from '../support/private-nats';
 import { createTestCa, type IssuedCertificate, type TestCa } from '../support/test-ca';
 import { createTestBus, type TestBus } from '../support/test-bus';
-import { createTestDatabase, eventually, type TestDatabase } from '../support/test-database';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { eventually } from '../support/eventually';
 import { startWatcherProcess, type WatcherProcess } from '../support/watcher-process';
 
 /**

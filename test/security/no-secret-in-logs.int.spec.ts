@@ -6,7 +6,8 @@ import { startApiProcess } from '../support/api-process';
 import { startConnectProxy, type TestProxy } from '../support/connect-proxy';
 import { startFakeKubeApi, type FakeKubeApi } from '../support/fake-kube-api';
 import { createTestBus, type TestBus } from '../support/test-bus';
-import { createTestDatabase, eventually, type TestDatabase } from '../support/test-database';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { eventually } from '../support/eventually';
 import { startWatcherProcess } from '../support/watcher-process';
 
 /** `url` with credentials whose password holds "secret" (the servers of the run do not check them). */

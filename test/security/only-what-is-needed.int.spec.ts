@@ -8,7 +8,8 @@ import { loadConfig } from '../../apps/api/src/config';
 import { createApp } from '../../apps/api/src/create-app';
 import { startFakeKubeApi, type FakeKubeApi } from '../support/fake-kube-api';
 import { createTestBus, type TestBus } from '../support/test-bus';
-import { createTestDatabase, eventually, type TestDatabase } from '../support/test-database';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { eventually } from '../support/eventually';
 import { startWatcherProcess, type WatcherProcess } from '../support/watcher-process';
 
 /**

@@ -56,16 +56,3 @@ export async function createTestDatabase(file: string): Promise<TestDatabase> {
     },
   };
 }
-
-/**
- * readAll hides everything at or above the cluster-wide oldest running transaction, and other
- * suites share this server: poll until what we expect has become readable.
- */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eventually } from '../../../test/support/test-database';
+import { eventually } from '../../../test/support/eventually';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
 /**

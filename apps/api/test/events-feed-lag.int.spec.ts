@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
-import { eventually } from '../../../test/support/test-database';
+import { eventually } from '../../../test/support/eventually';
 
 /**
  * GET /v1/events stops below the oldest transaction running anywhere on the server (so that no

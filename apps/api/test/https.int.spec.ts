@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import type { INestApplication } from '@nestjs/common';
 import { createTestCa, type IssuedCertificate, type TestCa } from '../../../test/support/test-ca';
-import { createTestDatabase, eventually, type TestDatabase } from '../../../test/support/test-database';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
+import { eventually } from '../../../test/support/eventually';
 import { loadConfig } from '../src/config';
 import { createApp } from '../src/create-app';
 

@@ -3,7 +3,7 @@ import { headers } from 'nats';
 import { changeSubject, objectKey, type ChangeType, type KubeKind, type KubeObject, type LiveKey } from '@ipledger/messaging';
 import { createTestBus, type TestBus } from '../../../test/support/test-bus';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
-import { eventually } from '../../../test/support/test-database';
+import { eventually } from '../../../test/support/eventually';
 import { loadConfig } from '../src/config';
 import { createApp } from '../src/create-app';
 
@@ -317,11 +317,16 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
     });
     await again.init();
     try {
-      await eventually(
+      // every message of the stream taken and acknowledged by the second consumer: redelivered, not merely not yet seen
+      const { state } = await bus.jsm.streams.info(bus.names.stream);
+      expect(state.messages).toBeGreaterThan(5);
+      const info = await eventually(
         () => bus.jsm.consumers.info(bus.names.stream, `${bus.durable}_again`).catch(() => null),
-        (info) => info !== null && info.num_pending === 0 && info.num_ack_pending === 0,
+        (i) => i !== null && i.delivered.stream_seq >= state.last_seq && i.num_pending === 0 && i.num_ack_pending === 0,
         30_000,
+        'the second consumer to take and acknowledge every message',
       );
+      expect(info!.ack_floor.stream_seq).toBeGreaterThanOrEqual(state.last_seq);
     } finally {
       await again.close();
     }

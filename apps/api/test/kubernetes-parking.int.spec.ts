@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '@ipledger/messaging';
 import { createTestBus, type TestBus } from '../../../test/support/test-bus';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
-import { eventually } from '../../../test/support/test-database';
+import { eventually } from '../../../test/support/eventually';
 import { runCli } from '../src/cli';
 
 /**

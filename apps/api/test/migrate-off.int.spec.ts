@@ -6,7 +6,8 @@ import { Client } from 'pg';
 import { migrationFiles, runMigrations } from '@ipledger/event-store';
 import { runCli } from '../src/cli';
 import { call, startApiProcess, type ApiProcess } from '../../../test/support/api-process';
-import { databaseUrl, dropDatabase, eventually, MIGRATIONS_DIR, uniqueDatabaseName } from '../../../test/support/test-database';
+import { databaseUrl, dropDatabase, MIGRATIONS_DIR, uniqueDatabaseName } from '../../../test/support/test-database';
+import { eventually } from '../../../test/support/eventually';
 
 /**
  * Kubernetes' way (deploy/): a Job migrates as the schema owner, the API pods run as the service

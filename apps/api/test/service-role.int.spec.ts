@@ -5,7 +5,8 @@ import request from 'supertest';
 import { loadConfig } from '../src/config';
 import { createApp } from '../src/create-app';
 import { readSnapshot, writeSnapshot } from '@ipledger/event-store';
-import { createTestDatabase, eventually, type TestDatabase } from '../../../test/support/test-database';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
+import { eventually } from '../../../test/support/eventually';
 
 /**
  * The API as a least-privilege role (migration 008, docs/operations.md "Database roles"): migrations as the

@@ -2,7 +2,8 @@ import { sealChain } from '@ipledger/event-store';
 import { Client, Pool } from 'pg';
 import { runCli } from '../src/cli';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
-import { databaseUrl, dropDatabase, eventually, uniqueDatabaseName } from '../../../test/support/test-database';
+import { databaseUrl, dropDatabase, uniqueDatabaseName } from '../../../test/support/test-database';
+import { eventually } from '../../../test/support/eventually';
 
 interface Head {
   count: number;

@@ -7,7 +7,8 @@ import { call, startApiProcess, type ApiProcess } from '../../../test/support/ap
 import { cniBinDir, cniCall, NetworkSandbox, suffix, unusedPrivateRange } from '../../../test/support/cni-runner';
 import { startFakeKubeApi, type FakeKubeApi } from '../../../test/support/fake-kube-api';
 import { createTestBus, type TestBus } from '../../../test/support/test-bus';
-import { createTestDatabase, eventually, type TestDatabase } from '../../../test/support/test-database';
+import { eventually } from '../../../test/support/eventually';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
 import { startWatcherProcess, type WatcherProcess } from '../../../test/support/watcher-process';
 
 const POD_WAIT_MS = 1500;

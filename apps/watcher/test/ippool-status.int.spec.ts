@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { call, startApiProcess, type ApiProcess } from '../../../test/support/api-process';
 import { startFakeKubeApi, type FakeKubeApi } from '../../../test/support/fake-kube-api';
 import { createTestBus, type TestBus } from '../../../test/support/test-bus';
-import { createTestDatabase, eventually, type TestDatabase } from '../../../test/support/test-database';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
+import { eventually } from '../../../test/support/eventually';
 import { startWatcherProcess, type WatcherProcess } from '../../../test/support/watcher-process';
 
 /**
@@ -21,11 +22,8 @@ describe('IPPool status (fake Kubernetes API, watcher and API processes, real NA
 
   const status = (name: string) => kube.get('ippool', name)?.status as any;
   const condition = (name: string, type: string) => status(name)?.conditions?.find((c: { type: string }) => c.type === type);
-  const until = async <T>(what: string, read: () => T, done: (value: T) => boolean, timeoutMs = 15_000) => {
-    const value = await eventually(() => Promise.resolve(read()), done, timeoutMs);
-    if (!done(value)) throw new Error(`${what} never came: ${JSON.stringify(value)}`);
-    return value;
-  };
+  const until = <T>(what: string, read: () => T, done: (value: T) => boolean, timeoutMs = 15_000) =>
+    eventually(read, done, timeoutMs, what);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ippool-status-'));

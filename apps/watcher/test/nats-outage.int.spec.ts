@@ -5,7 +5,7 @@ import { startFakeKubeApi, type FakeKubeApi } from '../../../test/support/fake-k
 import { startPrivateNats, type PrivateNats } from '../../../test/support/private-nats';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 import { createTestBus, type TestBus } from '../../../test/support/test-bus';
-import { eventually } from '../../../test/support/test-database';
+import { eventually } from '../../../test/support/eventually';
 import { startWatcherProcess, type WatcherProcess } from '../../../test/support/watcher-process';
 
 /**

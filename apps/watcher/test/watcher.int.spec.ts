@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { startFakeKubeApi, type FakeKubeApi } from '../../../test/support/fake-kube-api';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 import { createTestBus, type TestBus } from '../../../test/support/test-bus';
-import { eventually } from '../../../test/support/test-database';
+import { eventually } from '../../../test/support/eventually';
 import { startWatcherProcess, type WatcherProcess } from '../../../test/support/watcher-process';
 
 /**
@@ -27,11 +27,8 @@ describe('watcher end to end (fake Kubernetes API, real NATS and Postgres)', () 
       IPAM_WATCHER_RESYNC_SECONDS: '0',
     });
   const get = (path: string) => api.http().get(path);
-  const until = async (path: string, done: (res: { status: number; body: any }) => boolean, timeoutMs = 20_000) => {
-    const res = await eventually(() => get(path), done, timeoutMs);
-    if (!done(res)) throw new Error(`${path} never became as expected: ${res.status} ${JSON.stringify(res.body)}`);
-    return res;
-  };
+  const until = (path: string, done: (res: { status: number; body: any }) => boolean, timeoutMs = 20_000) =>
+    eventually(() => get(path), done, timeoutMs, `${path} to become as expected`);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'watcher-e2e-'));

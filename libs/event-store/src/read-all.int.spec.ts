@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
-import { createTestDatabase, eventually, TestDatabase } from '../../../test/support/test-database';
+import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
+import { eventually } from '../../../test/support/eventually';
 import { appendToStreams, StreamAppend } from './append-to-streams';
 import { InvalidCursorError, readAll } from './read-all';
 import { RecordedEvent } from './recorded-event';

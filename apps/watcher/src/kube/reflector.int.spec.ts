@@ -6,6 +6,7 @@ import { startFakeKubeApi, type FakeKubeApi, type FakeKubeApiOptions } from '../
 import { HttpKubeClient, type KubeClient } from './kube-client';
 import { loadKubeConnection } from './kubeconfig';
 import { Reflector, type ReflectorOptions, type ReflectorSink } from './reflector';
+import { eventually } from '../../../../test/support/eventually';
 
 /** Remembers everything; `failOn` makes the sink throw once, for the first change it matches. */
 class RecordingSink implements ReflectorSink {
@@ -33,13 +34,7 @@ class RecordingSink implements ReflectorSink {
   }
 }
 
-async function eventually(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+const until = (condition: () => boolean, what: string) => eventually(condition, Boolean, 10_000, what);
 
 describe('Reflector', () => {
   let dir: string;
@@ -99,7 +94,7 @@ describe('Reflector', () => {
     ]);
     expect([...reflector.objects.keys()]).toEqual(['web/a', 'web/b']);
     expect(logs).toContain('pod: listed 2 objects at resourceVersion 3');
-    await eventually(watching('pod', 1), 'the watch');
+    await until(watching('pod', 1), 'the watch');
     expect(watchRequests('pod')[0].query).toMatchObject({ resourceVersion: '3', allowWatchBookmarks: 'true' });
   });
 
@@ -108,11 +103,11 @@ describe('Reflector', () => {
     const a = api.upsert('pod', { metadata: { name: 'a', namespace: 'web' } });
     const reflector = reflect('pod', { resyncSeconds: 0 });
     await reflector.whenSynced();
-    await eventually(watching('pod', 1), 'the watch');
+    await until(watching('pod', 1), 'the watch');
     const b = api.upsert('pod', { metadata: { name: 'b', namespace: 'web' } });
-    await eventually(() => reflector.objects.size === 2, 'the watch event');
+    await until(() => reflector.objects.size === 2, 'the watch event');
     api.endWatches();
-    await eventually(() => sink.syncs.length === 2, 'the resync');
+    await until(() => sink.syncs.length === 2, 'the resync');
     expect(sink.syncs[1]).toEqual({
       kind: 'pod',
       items: [
@@ -130,12 +125,12 @@ describe('Reflector', () => {
     api.upsert('node', { metadata: { name: 'n1' } });
     const reflector = reflect('node');
     await reflector.whenSynced();
-    await eventually(watching('node', 1), 'the watch');
+    await until(watching('node', 1), 'the watch');
     reflector.relist();
-    await eventually(() => sink.syncs.length === 2, 'the second list');
+    await until(() => sink.syncs.length === 2, 'the second list');
     expect(sink.summary()).toEqual(['ADDED n1@1', 'MODIFIED n1@1']);
     expect(reflector.stats()).toMatchObject({ lists: 2, errors: 0 });
-    await eventually(watching('node', 2), 'the next watch');
+    await until(watching('node', 2), 'the next watch');
   });
 
   it('pages through a large list with limit=500 and continue', async () => {
@@ -187,12 +182,12 @@ describe('Reflector', () => {
     api.upsert('statefulset', { metadata: { name: 'db', namespace: 'data' } });
     const reflector = reflect('statefulset');
     await reflector.whenSynced();
-    await eventually(watching('statefulset', 1), 'the watch');
+    await until(watching('statefulset', 1), 'the watch');
     api.upsert('statefulset', { metadata: { name: 'cache', namespace: 'data' } });
     api.upsert('statefulset', { metadata: { name: 'db', namespace: 'data' }, spec: { replicas: 3 } });
     api.remove('statefulset', 'data/cache');
     api.upsert('node', { metadata: { name: 'other-kind' } });
-    await eventually(() => sink.changes.length === 4, 'three watch events');
+    await until(() => sink.changes.length === 4, 'three watch events');
     expect(sink.summary(1)).toEqual(['ADDED data/cache@2', 'MODIFIED data/db@3', 'DELETED data/cache@4']);
     expect(sink.changes[2].object.spec).toEqual({ replicas: 3 });
     expect([...reflector.objects.keys()]).toEqual(['data/db']);
@@ -204,11 +199,11 @@ describe('Reflector', () => {
     await setUp();
     const reflector = reflect('node', { watchTimeoutSeconds: { min: 7, max: 9 } });
     await reflector.whenSynced();
-    await eventually(watching('node', 1), 'the watch');
+    await until(watching('node', 1), 'the watch');
     api.upsert('node', { metadata: { name: 'n1' } });
-    await eventually(() => sink.changes.length === 1, 'the event');
+    await until(() => sink.changes.length === 1, 'the event');
     api.endWatches();
-    await eventually(watching('node', 2), 'the second watch');
+    await until(watching('node', 2), 'the second watch');
     const [first, second] = watchRequests('node');
     expect(first.query.resourceVersion).toBe('0');
     expect(second.query.resourceVersion).toBe('1');
@@ -222,15 +217,15 @@ describe('Reflector', () => {
     api.upsert('pod', { metadata: { name: 'a' } });
     const reflector = reflect('pod');
     await reflector.whenSynced();
-    await eventually(watching('pod', 1), 'the watch');
+    await until(watching('pod', 1), 'the watch');
     for (let i = 0; i < 3; i++) api.upsert('node', { metadata: { name: `n${i}` } });
     api.sendBookmarks();
-    await eventually(() => reflector.resourceVersion === '4', 'the bookmark');
+    await until(() => reflector.resourceVersion === '4', 'the bookmark');
     api.compact(); // history up to the bookmark is gone: only the bookmark's resourceVersion is still watchable
     api.breakWatches();
-    await eventually(watching('pod', 2), 'the re-watch');
+    await until(watching('pod', 2), 'the re-watch');
     api.upsert('pod', { metadata: { name: 'b' } });
-    await eventually(() => sink.changes.length === 2, 'the new pod');
+    await until(() => sink.changes.length === 2, 'the new pod');
     expect(watchRequests('pod').map((request) => [request.query.resourceVersion, request.status])).toEqual([
       ['1', 200],
       ['4', 200],
@@ -246,7 +241,7 @@ describe('Reflector', () => {
       for (const name of ['a', 'b', 'c', 'd']) api.upsert('pod', { metadata: { name, namespace: 'ns' } });
       const reflector = reflect('pod');
       await reflector.whenSynced();
-      await eventually(watching('pod', 1), 'the watch');
+      await until(watching('pod', 1), 'the watch');
       const oldD = reflector.objects.get('ns/d')!;
       // all in one tick: the reflector cannot watch again before the history it needs is gone
       api.breakWatches();
@@ -256,7 +251,7 @@ describe('Reflector', () => {
       const newD = api.upsert('pod', { metadata: { name: 'd', namespace: 'ns' } });
       api.upsert('pod', { metadata: { name: 'e', namespace: 'ns' } });
       api.compact();
-      await eventually(() => sink.syncs.length === 2, 'the relist');
+      await until(() => sink.syncs.length === 2, 'the relist');
       expect(sink.summary(4)).toEqual([
         'DELETED ns/a@1',
         'MODIFIED ns/b@6',
@@ -271,7 +266,7 @@ describe('Reflector', () => {
       expect(sink.syncs[1].resourceVersion).toBe('9');
       expect(reflector.stats()).toMatchObject({ lists: 2, expiredRelists: 1 });
       expect(logs).toContain('pod: resourceVersion 4 expired (410 Gone), relisting');
-      await eventually(watching('pod', 3), 'the watch after the relist');
+      await until(watching('pod', 3), 'the watch after the relist');
       expect(watchRequests('pod').at(-1)!.query.resourceVersion).toBe('9');
     },
   );
@@ -290,12 +285,12 @@ describe('Reflector', () => {
       expect(delays[i]).toBeLessThanOrEqual(ceiling);
     });
     expect(logs.some((line) => line.includes('500 InternalError'))).toBe(true);
-    await eventually(watching('node', 1), 'the watch');
+    await until(watching('node', 1), 'the watch');
 
     api.failNext('node', 503, 2, 'watch');
     api.breakWatches();
     api.upsert('node', { metadata: { name: 'n2' } });
-    await eventually(() => sink.changes.length === 2, 'the event missed while the watch was down');
+    await until(() => sink.changes.length === 2, 'the event missed while the watch was down');
     expect(sink.summary()).toEqual(['ADDED n1@1', 'ADDED n2@2']);
     expect(watchRequests('node').map((request) => request.status)).toEqual([200, 503, 503, 200]);
     expect(reflector.stats()).toMatchObject({ lists: 4, errors: 6 });
@@ -311,10 +306,10 @@ describe('Reflector', () => {
     api.upsert('pod', { metadata: { name: 'b' } });
     const reflector = reflect('pod');
     await reflector.whenSynced();
-    await eventually(watching('pod', 1), 'the watch');
+    await until(watching('pod', 1), 'the watch');
     sink.failOn = (change) => change.type === type;
     write(api);
-    await eventually(() => sink.syncs.length === 2, 'the relist');
+    await until(() => sink.syncs.length === 2, 'the relist');
     expect(sink.summary(2)).toEqual([expected, 'MODIFIED default/b@2']);
     expect(reflector.stats()).toMatchObject({ lists: 2, errors: 1 });
     expect(logs.some((line) => line.includes('sink failed: sink unavailable; relisting in'))).toBe(true);
@@ -324,12 +319,12 @@ describe('Reflector', () => {
     await setUp();
     const watchingReflector = reflect('node');
     await watchingReflector.whenSynced();
-    await eventually(watching('node', 1), 'the watch');
+    await until(watching('node', 1), 'the watch');
     api.failNext('pod', 500, 1000);
     const failing = reflect('pod', { backoff: { baseMs: 60_000, maxMs: 60_000 } });
-    await eventually(() => failing.stats().errors === 1, 'the first failure');
+    await until(() => failing.stats().errors === 1, 'the first failure');
     await Promise.all([watchingReflector.stop(), failing.stop()]);
-    await eventually(() => api.activeWatches('node') === 0, 'the watch to close');
+    await until(() => api.activeWatches('node') === 0, 'the watch to close');
     expect(failing.hasSynced()).toBe(false);
     const requests = api.requests.length;
     await new Promise((resolve) => setTimeout(resolve, 50));

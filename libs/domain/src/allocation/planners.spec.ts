@@ -1,7 +1,7 @@
+import { deciderSpecification } from '../../../../test/support/decider-specification';
 import fc from 'fast-check';
 import { cidrContains, formatIp, parseCidr, type IpAddress } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
-import type { PoolEvent } from '../events';
 import { largestFreeRun } from '../pool/free-range-finder';
 import { draftPool } from '../pool/pool-draft';
 import { parsePoolSpec } from '../pool/pool-spec';
@@ -22,8 +22,7 @@ import {
  * handlers ran themselves (kept here as the reference), over random pools.
  */
 
-const apply = (state: PoolState, event: PoolEvent | null): PoolState =>
-  event ? PoolAggregate.evolve(state, { type: event.type, data: { ...event.data }, version: 0 }) : state;
+const { evolved: apply } = deciderSpecification(PoolAggregate);
 
 const holder = (handle: string) => ({ handle, node: 'n', namespace: 'default', pod: handle, podUid: null });
 
@@ -269,5 +268,79 @@ describe('draftPool (what a group commit decides on)', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+/**
+ * The same planners on pools written out by hand, with every expected address, reason and message
+ * written here from the API's documented behaviour, not taken from the planner or a copy of it.
+ */
+describe('the planners on pools written out by hand', () => {
+  const shape = (prefix: number, more: Partial<PoolShape> = {}): PoolShape => ({
+    family: 4,
+    prefix,
+    reserved: [],
+    ranges: [],
+    held: 0,
+    released: [],
+    disabled: false,
+    deleted: false,
+    ...more,
+  });
+  const request = (ip?: string): AllocationPlanRequest => ({
+    ...holder('new'),
+    family: 4,
+    ...(ip ? { ip: parseCidr(`${ip}/32`).network } : {}),
+  });
+  const refusal = (candidates: TestPool[], req: AllocationPlanRequest) => {
+    const plan = planAllocation(candidates, req);
+    expect(plan.decision).toBeNull();
+    const err = allocationRefusal(req, plan.passedOver);
+    return { code: err.code, message: err.message };
+  };
+  // 10.0.0.0/30 holds 10.0.0.1 and 10.0.0.2: two holders fill it
+  const full = () => buildPool(0, shape(30, { held: 2 }));
+
+  it('takes the lowest free address of the first pool with room, naming the pools passed over', () => {
+    const plan = planAllocation([full(), buildPool(1, shape(29, { disabled: true })), buildPool(2, shape(29, { held: 1 }))], request());
+    expect(plan.decision).toMatchObject({ pool: 'p2', ip: 0x0a020002n, event: { type: 'IpAllocated', data: { ip: '10.2.0.2' } } });
+    expect(plan.passedOver).toEqual([
+      { pool: 'p0', reason: 'full' },
+      { pool: 'p1', reason: 'disabled' },
+    ]);
+  });
+
+  it('refuses when every pool is full, disabled or deleted, listing each with its reason', () => {
+    expect(refusal([full(), buildPool(1, shape(29, { disabled: true })), buildPool(2, shape(29, { deleted: true }))], request())).toEqual({
+      code: 'POOL_EXHAUSTED',
+      message: 'no free IPv4 address in the eligible pools: p0 (full), p1 (disabled), p2 (deleted)',
+    });
+  });
+
+  it('refuses an asked address that no eligible pool contains, naming the node', () => {
+    expect(refusal([], request('10.9.0.1'))).toEqual({
+      code: 'IP_NOT_IN_POOL',
+      message: '10.9.0.1 is not inside any pool eligible for node "n"',
+    });
+  });
+
+  it('reserves the first continuous run long enough, or says which run was the largest', () => {
+    // 10.0.0.0/28: 10.0.0.1-14 usable; five holders take .1-.5, leaving .6-.14, nine addresses
+    const pool = buildPool(0, shape(28, { held: 5 }));
+    const desired = (replicas: number) => ({ namespace: 'default', name: 'new', replicas, ordinalsStart: 0 });
+    expect(planReservation([pool], desired(4)).outcome).toMatchObject({
+      pool: 'p0',
+      mode: 'continuous',
+      range: { start: '10.0.0.6', end: '10.0.0.9' },
+      reason: null,
+    });
+    const refused = planReservation([pool], desired(10));
+    expect(refused.outcome).toBeNull();
+    expect(reservationRefusal(desired(10), refused.passedOver, null)).toMatchObject({
+      pool: null,
+      mode: 'dynamic',
+      range: null,
+      reason: 'no eligible pool has 10 continuous free addresses; the largest free run is 9 addresses from 10.0.0.6 in pool "p0"',
+    });
   });
 });

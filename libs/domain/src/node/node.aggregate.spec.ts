@@ -1,15 +1,15 @@
+import { deciderSpecification } from '../../../../test/support/decider-specification';
 import { DomainError } from '../errors/domain-error';
-import type { NodeEvent } from '../events';
-import { decideDeleteNode, decideSetNodeLabels, NodeAggregate, type NodeState } from './node.aggregate';
+import { decideDeleteNode, decideSetNodeLabels, NodeAggregate } from './node.aggregate';
 
-const apply = (state: NodeState, event: NodeEvent | null): NodeState =>
-  event ? NodeAggregate.evolve(state, { ...event, version: 1 }) : state;
+const { given, evolved } = deciderSpecification(NodeAggregate);
+const labelsSet = (labels: Record<string, string>) => ({ type: 'NodeLabelsSet' as const, data: { name: 'w', labels } });
 
 describe('NodeAggregate', () => {
   it('sets labels on an unknown node, creating it', () => {
     const event = decideSetNodeLabels(NodeAggregate.initialState(), 'worker-1', { zone: 'a' });
     expect(event).toEqual({ type: 'NodeLabelsSet', data: { name: 'worker-1', labels: { zone: 'a' } } });
-    expect(apply(NodeAggregate.initialState(), event)).toEqual({ name: 'worker-1', exists: true, labels: { zone: 'a' } });
+    expect(evolved(NodeAggregate.initialState(), event)).toEqual({ name: 'worker-1', exists: true, labels: { zone: 'a' } });
   });
 
   it('an unknown node with no labels still gets an event', () => {
@@ -20,8 +20,10 @@ describe('NodeAggregate', () => {
   });
 
   it('returns null for the same labels, in any key order, and replaces them otherwise', () => {
-    const state = apply(NodeAggregate.initialState(), decideSetNodeLabels(NodeAggregate.initialState(), 'w', { a: '1', b: '2' }));
-    expect(decideSetNodeLabels(state, 'w', { b: '2', a: '1' })).toBeNull();
+    given(labelsSet({ a: '1', b: '2' }))
+      .when((state) => decideSetNodeLabels(state, 'w', { b: '2', a: '1' }))
+      .then(null);
+    const { state } = given(labelsSet({ a: '1', b: '2' }));
     expect(decideSetNodeLabels(state, 'w', { a: '1' })?.data.labels).toEqual({ a: '1' });
     expect(decideSetNodeLabels(state, 'w', { a: '1', b: '3' })?.data.labels).toEqual({ a: '1', b: '3' });
     expect(decideSetNodeLabels(state, 'w', { a: '1', c: '2' })?.data.labels).toEqual({ a: '1', c: '2' });
@@ -29,10 +31,13 @@ describe('NodeAggregate', () => {
   });
 
   it('deletes a known node; a deleted node takes its old labels again as a change', () => {
-    let state = apply(NodeAggregate.initialState(), decideSetNodeLabels(NodeAggregate.initialState(), 'w', { a: '1' }));
-    const deleted = decideDeleteNode(state, 'w');
-    expect(deleted).toEqual({ type: 'NodeDeleted', data: { name: 'w' } });
-    state = apply(state, deleted);
+    given(labelsSet({ a: '1' }))
+      .when((state) => decideDeleteNode(state, 'w'))
+      .then({ type: 'NodeDeleted', data: { name: 'w' } });
+    given(labelsSet({ a: '1' }), { type: 'NodeDeleted', data: { name: 'w' } })
+      .when((state) => decideDeleteNode(state, 'w'))
+      .thenThrows({ code: 'NODE_NOT_FOUND' });
+    const { state } = given(labelsSet({ a: '1' }), { type: 'NodeDeleted', data: { name: 'w' } });
     expect(state).toEqual({ name: 'w', exists: false, labels: {} });
     expect(decideSetNodeLabels(state, 'w', { a: '1' })).not.toBeNull();
     expect(decideSetNodeLabels(state, 'w', {})).not.toBeNull();

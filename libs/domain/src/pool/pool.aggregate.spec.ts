@@ -1,6 +1,6 @@
+import { deciderSpecification } from '../../../../test/support/decider-specification';
 import { parseIp } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
-import type { PoolEvent } from '../events';
 import { parsePoolSpec, type PoolSpecInput } from './pool-spec';
 import {
   decideAllocate,
@@ -14,9 +14,7 @@ import {
 } from './pool.aggregate';
 import type { PoolState } from './pool-state';
 
-let version = 0;
-const apply = (state: PoolState, event: PoolEvent | null): PoolState =>
-  event ? PoolAggregate.evolve(state, { type: event.type, data: { ...event.data }, version: ++version }) : state;
+const { evolved: apply } = deciderSpecification(PoolAggregate);
 
 const create = (input: Partial<PoolSpecInput> & { cidr: string }, state = PoolAggregate.initialState()): PoolState =>
   apply(state, decideCreatePool(state, parsePoolSpec({ name: 'p', ...input })));

@@ -1,3 +1,4 @@
+import { deciderSpecification } from '../../../../test/support/decider-specification';
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { DomainError } from '../errors/domain-error';
@@ -91,9 +92,7 @@ class Model {
   }
 }
 
-let version = 0;
-const fold = (state: PoolState, event: PoolEvent | null) =>
-  event ? PoolAggregate.evolve(state, { type: event.type, data: { ...event.data }, version: ++version }) : state;
+const { evolved: fold } = deciderSpecification(PoolAggregate);
 
 function run(state: PoolState, cmd: Command): [PoolState, Outcome] {
   try {

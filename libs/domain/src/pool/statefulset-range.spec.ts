@@ -1,6 +1,7 @@
+import { deciderSpecification } from '../../../../test/support/decider-specification';
 import fc from 'fast-check';
 import { formatIp, parseIp } from '@ipledger/ip';
-import type { PoolEvent, StatefulSetRef } from '../events';
+import type { StatefulSetRef } from '../events';
 import { findFreeRange, isFreeSpan, largestFreeRun } from './free-range-finder';
 import { parsePoolSpec, type PoolSpecInput } from './pool-spec';
 import {
@@ -14,11 +15,8 @@ import {
   PoolAggregate,
   poolCounts,
 } from './pool.aggregate';
-import type { PoolState } from './pool-state';
 
-let version = 0;
-const apply = (state: PoolState, event: PoolEvent | null): PoolState =>
-  event ? PoolAggregate.evolve(state, { type: event.type, data: { ...event.data }, version: ++version }) : state;
+const { evolved: apply } = deciderSpecification(PoolAggregate);
 const create = (input: Partial<PoolSpecInput> & { cidr: string }) =>
   apply(PoolAggregate.initialState(), decideCreatePool(PoolAggregate.initialState(), parsePoolSpec({ name: 'p', ...input })));
 const ip = (text: string) => parseIp(text).value;

@@ -1,0 +1,31 @@
+import type { AggregateType } from '@ipledger/domain';
+
+type Event = { type: string; data: object };
+
+/**
+ * Given/when/then for a decider (as Emmett's DeciderSpecification): `given` events folded by the
+ * aggregate's own evolve, `when` a decision on the state they make, `then` the events it decides
+ * (or null for nothing to do), or `thenThrows` its refusal. `evolved` is the same fold, for specs
+ * that walk a state through many decisions.
+ */
+export function deciderSpecification<S>(type: AggregateType<S>) {
+  let version = 0;
+  const evolved = (state: S, ...events: Array<Event | null>): S =>
+    events.reduce<S>(
+      (folded, event) => (event ? type.evolve(folded, { type: event.type, data: { ...event.data }, version: ++version }) : folded),
+      state,
+    );
+  return {
+    evolved,
+    given: (...events: Event[]) => {
+      const state = evolved(type.initialState(), ...events);
+      return {
+        state,
+        when: <R>(decide: (state: S) => R) => ({
+          then: (expected: R) => expect(decide(state)).toEqual(expected),
+          thenThrows: (expected: object) => expect(() => decide(state)).toThrow(expect.objectContaining(expected)),
+        }),
+      };
+    },
+  };
+}
