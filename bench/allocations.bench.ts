@@ -19,7 +19,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Pool } from 'pg';
-import { call, expectStatus, freshDatabase, median, ms, startApi, sustained, timed } from './support';
+import { call, expectStatus, freshDatabase, median, ms, residentMiB, startApi, sustained, timed } from './support';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -144,13 +144,6 @@ async function seed(url: string): Promise<void> {
   }
   const { stdout } = await run('node', [CLI, 'replay', '--rebuild'], { env: { ...process.env, DATABASE_URL: url }, maxBuffer: 1 << 24 });
   if (!/events replayed/.test(stdout)) throw new Error(`replay --rebuild failed:\n${stdout}`);
-}
-
-/** Resident memory of a process, and its peak, in MiB (Linux). */
-function residentMiB(pid: number): { now: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]);
-  return { now: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 }
 
 async function historyAndMemory(): Promise<{ P4: number; P7: number; lines: string[] }> {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { startApiProcess, type ApiProcess } from '../test/support/api-process';
 import { createTestDatabase } from '../test/support/test-database';
 
@@ -67,4 +68,11 @@ export async function sustained(seconds: number, width: number, task: (i: number
     }),
   );
   return done / ((performance.now() - started) / 1000);
+}
+
+/** Resident memory of a process, and its peak, in MiB (Linux). */
+export function residentMiB(pid: number): { now: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]);
+  return { now: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 }

@@ -4,6 +4,10 @@ import { findPodHandles } from '@ipledger/projections';
 import type { ApplyContext } from './apply-context';
 import { holdCause, holdForNode, podNode, readiness } from './held-for-node';
 
+/** What a live Pod's message does: it is only recorded (the consumer records many in one statement). */
+export const POD_SEEN = 'seen';
+export const onlyRecorded = (change: ObjectChange): boolean => change.kind === 'pod' && change.type !== 'DELETED';
+
 /**
  * A deleted Pod releases its addresses (a CNI DEL may never come: node gone, plugin crashed),
  * unless its sandbox may still use them: then they are held for its node (see held-for-node.ts).
@@ -11,7 +15,7 @@ import { holdCause, holdForNode, podNode, readiness } from './held-for-node';
  * (a StatefulSet pod restarted) keeps what it was given. Live pods are only recorded.
  */
 export async function applyPod({ commands, db, metadata }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
-  if (type !== 'DELETED') return 'seen';
+  if (type !== 'DELETED') return POD_SEEN;
   const { name, uid } = object.metadata;
   const namespace = object.metadata.namespace as string;
   const handles = (await findPodHandles(db, namespace, name)).filter((h) => h.podUid === null || h.podUid === uid);
