@@ -14,7 +14,7 @@
  * the P4/P7 API's --max-old-space-size, as deploy/api-deployment.yaml sets it (NODE_OPTIONS).
  */
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';

@@ -78,7 +78,7 @@ async function main(): Promise<void> {
       .join(', ')}`,
   );
   console.log(`the watcher published every pod ${published?.toFixed(1)} s after its start`);
-  console.log(`first pod sync marker done ${podSyncDone!.toFixed(1)} s after watcher start`);
+  console.log(`first pod sync marker done ${podSyncDone.toFixed(1)} s after watcher start`);
   console.log(`peak resident memory: watcher ${memory.watcher.toFixed(0)} MiB, API ${memory.api.toFixed(0)} MiB`);
 
   // one change at a time: a node label in Kubernetes until GET /v1/nodes/{name} shows it
