@@ -37,7 +37,7 @@ describe('ClaimBatch', () => {
     const query = db.pool.query.bind(db.pool);
     const spy = jest.spyOn(db.pool, 'query').mockImplementation(((text: string, values: unknown) => {
       statements.push(text);
-      return query(text, values);
+      return query(text, values as unknown[]);
     }) as never);
     try {
       const answers = await Promise.all(
