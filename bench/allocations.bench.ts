@@ -19,7 +19,11 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Pool } from 'pg';
+<<<<<<< HEAD
 import { call, expectStatus, freshDatabase, median, ms, residentMiB, startApi, sustained, timed } from './support';
+=======
+import { allocate, call, expectStatus, freshDatabase, median, ms, startApi, sustained, timed } from './support';
+>>>>>>> main
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -30,12 +34,6 @@ const CLI = join(__dirname, '../dist/cli.js');
 /** the API's V8 heap for P4 and P7, as deploy/api-deployment.yaml sets it for its 512 MiB limit */
 const HEAP_MIB = Number(process.env.BENCH_HEAP_MIB ?? 384);
 const run = promisify(execFile);
-
-const body = (handle: string, pool: string) => ({ handle, node: 'bench-node', namespace: 'bench', pod: handle, pools: [pool] });
-
-async function allocate(base: string, handle: string, pool: string): Promise<void> {
-  expectStatus(await call(base, 'POST', '/v1/allocations', body(handle, pool)), 201, `allocate ${handle} in ${pool}`);
-}
 
 /** pgbench's one-row INSERT TPS at `clients` against the bench's database. */
 async function pgbench(url: string, clients: number): Promise<number> {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { startApiProcess, type ApiProcess } from '../test/support/api-process';
+import { call, startApiProcess, type ApiProcess } from '../test/support/api-process';
 import { createTestDatabase } from '../test/support/test-database';
 
-export { call } from '../test/support/api-process';
+export { call };
 
 /** A fresh migrated database a benchmark drops when done. */
 export async function freshDatabase(name: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -17,6 +17,20 @@ export function startApi(databaseUrl: string, env?: NodeJS.ProcessEnv, nodeArgs:
     nodeArgs: [...nodeArgs, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)],
     env,
   });
+}
+
+/** An allocation request as the CNI plugin sends it, for one named pool. */
+export const allocationBody = (handle: string, pool: string) => ({
+  handle,
+  node: 'bench-node',
+  namespace: 'bench',
+  pod: handle,
+  pools: [pool],
+});
+
+/** POST /v1/allocations, expecting 201. */
+export async function allocate(base: string, handle: string, pool: string): Promise<void> {
+  expectStatus(await call(base, 'POST', '/v1/allocations', allocationBody(handle, pool)), 201, `allocate ${handle} in ${pool}`);
 }
 
 export function expectStatus(res: { status: number; body: unknown }, status: number, what: string): void {
@@ -55,19 +69,29 @@ export async function timed(
 
 /** Runs `task(i)` with `width` in flight for `seconds`; returns how many completed per second. */
 export async function sustained(seconds: number, width: number, task: (i: number, worker: number) => Promise<void>): Promise<number> {
-  let done = 0;
+  return (await sustainedTimed(seconds, width, task)).perSecond;
+}
+
+/** `sustained`, with how many completed and each one's latency in ms. */
+export async function sustainedTimed(
+  seconds: number,
+  width: number,
+  task: (i: number, worker: number) => Promise<void>,
+): Promise<{ perSecond: number; done: number; latencies: number[] }> {
+  const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
   const end = started + seconds * 1000;
   await Promise.all(
     Array.from({ length: width }, async (_, worker) => {
       while (performance.now() < end) {
+        const t0 = performance.now();
         await task(next++, worker);
-        done++;
+        latencies.push(performance.now() - t0);
       }
     }),
   );
-  return done / ((performance.now() - started) / 1000);
+  return { perSecond: latencies.length / ((performance.now() - started) / 1000), done: latencies.length, latencies };
 }
 
 /** Resident memory of a process, and its peak, in MiB (Linux). */

@@ -246,10 +246,10 @@ export class SyntheticLog {
     if (!reserved) return this.reconciled(run, null);
     this.poolEvent(pool, reserved);
     this.reconciled(run, { start: reserved.data.start, end: reserved.data.end });
-    const start = state.ranges.get(`${run.namespace}/${run.name}`)!.start;
+    const start = this.pools.get(pool)!.state.ranges.get(`${run.namespace}/${run.name}`)!.start;
     for (let ordinal = 0; ordinal < run.replicas; ordinal++) {
       const handle = `sts-${this.serial}-${ordinal}`;
-      const { event } = decideAllocate(state, {
+      const { event } = decideAllocate(this.pools.get(pool)!.state, {
         handle,
         node: this.pick(this.nodeNames),
         namespace: run.namespace,
@@ -295,7 +295,7 @@ export class SyntheticLog {
     if (!state.exists || state.ranges.size > 0) return;
     for (let i = this.live.length - 1; i >= 0; i--) {
       if (this.live[i].pool !== name) continue;
-      this.poolEvent(name, decideRelease(state, this.live[i].handle));
+      this.poolEvent(name, decideRelease(this.pools.get(name)!.state, this.live[i].handle));
       this.live[i] = this.live[this.live.length - 1];
       this.live.pop();
     }

@@ -95,6 +95,14 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ PORT: 'http' })).toThrow(/PORT "http"/);
   });
 
+  it('refuses an empty or blank PORT rather than listen on a random port, and keeps an explicit 0', () => {
+    expect(() => loadConfig({ PORT: '' })).toThrow(/PORT "" is not a port number/);
+    expect(() => loadConfig({ PORT: ' ' })).toThrow(/PORT " " is not a port number/);
+    expect(() => loadConfig({ PORT: '65536' })).toThrow(/PORT "65536"/);
+    expect(loadConfig({ PORT: '0' }).port).toBe(0);
+    expect(loadConfig({}).port).toBe(8080);
+  });
+
   it('consumes the watcher stream when NATS_URL is set, with names, concurrency and leak grace from the environment', () => {
     expect(loadConfig({}).kubernetes).toBeNull();
     expect(loadConfig({ IPAM_KUBERNETES_CONSUMER: 'on' }).kubernetes).not.toBeNull();
@@ -106,6 +114,7 @@ describe('configuration from the environment', () => {
       unreachableNodeGraceSeconds: 600,
       maxAttempts: 10,
       streamReplicas: 1,
+      streamMaxAgeSeconds: 604_800,
       ipPoolStatusIntervalMs: 2000,
     });
     expect(
@@ -121,11 +130,20 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ IPAM_KUBERNETES_CONSUMER: 'yes' })).toThrow(/must be on or off/);
     expect(() => loadConfig({ IPAM_KUBERNETES_CONSUMER: 'on', IPAM_LEAK_GRACE_SECONDS: '-1' })).toThrow(/IPAM_LEAK_GRACE_SECONDS "-1"/);
     expect(
-      loadConfig({ IPAM_KUBERNETES_CONSUMER: 'on', IPAM_KUBERNETES_MAX_ATTEMPTS: '3', IPAM_NATS_REPLICAS: '3' }).kubernetes,
+      loadConfig({
+        IPAM_KUBERNETES_CONSUMER: 'on',
+        IPAM_KUBERNETES_MAX_ATTEMPTS: '3',
+        IPAM_NATS_REPLICAS: '3',
+        IPAM_NATS_MAX_AGE_SECONDS: '3600',
+      }).kubernetes,
     ).toMatchObject({
       maxAttempts: 3,
       streamReplicas: 3,
+      streamMaxAgeSeconds: 3600,
     });
+    expect(() => loadConfig({ IPAM_KUBERNETES_CONSUMER: 'on', IPAM_NATS_MAX_AGE_SECONDS: '10' })).toThrow(
+      /IPAM_NATS_MAX_AGE_SECONDS "10" must be a whole number of 60 or more/,
+    );
     expect(() => loadConfig({ IPAM_KUBERNETES_CONSUMER: 'on', IPAM_NATS_REPLICAS: '0' })).toThrow(
       /IPAM_NATS_REPLICAS "0" must be a whole number from 1 to 5/,
     );

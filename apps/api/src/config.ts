@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { formatConnectionString, parseConnectionString } from '@ipledger/event-store';
-import { natsSecurity, natsUrl, streamNames, streamReplicas, type NatsSecurity, type StreamNames } from '@ipledger/messaging';
+import {
+  natsSecurity,
+  natsUrl,
+  streamMaxAgeSeconds,
+  streamNames,
+  streamReplicas,
+  type NatsSecurity,
+  type StreamNames,
+} from '@ipledger/messaging';
 import { wholeNumber } from '@ipledger/runtime';
 import { DEFAULT_DATA_DIR, DEFAULT_EMBEDDED_PORT } from './embedded-database';
 
@@ -68,6 +76,8 @@ export interface KubernetesConsumerConfig {
   unreachableNodeGraceSeconds: number;
   /** IPAM_NATS_REPLICAS: the stream's copies when the API creates it */
   streamReplicas: number;
+  /** IPAM_NATS_MAX_AGE_SECONDS: the stream's retention when the API creates it, as the watcher reads it */
+  streamMaxAgeSeconds: number;
   /** IPAM_IPPOOL_STATUS_INTERVAL_MS: how often the IPPools' status is read and, where changed, published for the watcher */
   ipPoolStatusIntervalMs: number;
 }
@@ -112,6 +122,7 @@ function kubernetesConfig(env: NodeJS.ProcessEnv): KubernetesConsumerConfig | nu
     concurrency: wholeNumber(env, 'IPAM_KUBERNETES_CONCURRENCY', 16, { min: 1 }),
     leakGraceSeconds: wholeNumber(env, 'IPAM_LEAK_GRACE_SECONDS', 300),
     streamReplicas: streamReplicas(env),
+    streamMaxAgeSeconds: streamMaxAgeSeconds(env),
     ipPoolStatusIntervalMs: wholeNumber(env, 'IPAM_IPPOOL_STATUS_INTERVAL_MS', 2000, { min: 100 }),
     maxAttempts: wholeNumber(env, 'IPAM_KUBERNETES_MAX_ATTEMPTS', 10, { min: 1 }),
     unreachableNodeGraceSeconds: wholeNumber(env, 'IPAM_UNREACHABLE_NODE_GRACE_SECONDS', 600),
@@ -182,8 +193,10 @@ export function accessConfig(env: NodeJS.ProcessEnv): Pick<Config, 'port' | 'hos
   const open = !tokens.size && !tokensFile;
   if (auth === 'off' && !open)
     throw new Error('IPAM_AUTH=off turns access checks off: unset IPAM_TOKENS and IPAM_TOKENS_FILE, or IPAM_AUTH');
-  const port = Number(env.PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT "${env.PORT}" is not a port number`);
+  // an empty PORT is a mistake, not 0: Number('') is 0, which would listen on a random port
+  const portText = env.PORT ?? '8080';
+  const port = Number(portText);
+  if (!/^\d{1,5}$/.test(portText) || port > 65535) throw new Error(`PORT "${portText}" is not a port number (0 to 65535)`);
   const host = env.HOST ?? (open ? '127.0.0.1' : '0.0.0.0');
   if (open && auth === 'on' && !isLoopback(host)) {
     throw new Error(

@@ -4,6 +4,7 @@ export * from './errors/domain-error';
 export * from './events';
 export * from './events/event-versions';
 export * from './events/upcast';
+export * from './events/unknown-event';
 export * from './ip-input';
 export * from './labels';
 export * from './pool/pool-spec';

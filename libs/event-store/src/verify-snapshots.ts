@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { AggregateType } from './aggregate-repository';
+import { foldEvents, type AggregateType } from './aggregate-repository';
 import { readStream } from './read-stream';
 import { readStreamSnapshots, type StoredSnapshot } from './read-stream-snapshots';
 import type { RecordedEvent } from './recorded-event';
@@ -52,7 +52,7 @@ export async function verifySnapshots(
       }
       while (!fold.ended && fold.version < version) {
         const events = await readStream(pool, streamId, fold.version, { limit: Math.min(EVENT_PAGE, version - fold.version) });
-        for (const event of events) fold.state = fold.type.evolve(fold.state, upcast(event));
+        fold.state = foldEvents(fold.type, fold.state, events.map(upcast));
         fold.version = events.at(-1)?.version ?? fold.version;
         fold.ended = events.length === 0;
       }

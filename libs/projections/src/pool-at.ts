@@ -8,7 +8,7 @@ import type { Pool } from 'pg';
 /** A pool's stream folded up to an instant: the aggregate as it was then, and when it was created. */
 async function foldPoolAt(db: Pool, name: string, at: Date): Promise<{ state: PoolState; events: RecordedEvent[] } | null> {
   const events = await readStream(db, `${PoolAggregate.streamPrefix}-${name}`, 0, { until: at });
-  const state = events.reduce((s, e) => PoolAggregate.evolve(s, e), PoolAggregate.initialState());
+  const state = PoolAggregate.fold!(PoolAggregate.initialState(), events);
   return state.exists ? { state, events } : null;
 }
 

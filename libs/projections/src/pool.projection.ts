@@ -1,5 +1,13 @@
 import { prepared } from '@ipledger/event-store';
-import { PoolAggregate, poolCounts, type Labels, type PoolCreated, type PoolEvent, type RangeReserved } from '@ipledger/domain';
+import {
+  PoolAggregate,
+  poolCounts,
+  unknownEvent,
+  type DomainEvent,
+  type Labels,
+  type PoolCreated,
+  type RangeReserved,
+} from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import type { Queryable } from './queryable';
 import { insertSql, rowParams } from './row-sql';
@@ -153,7 +161,7 @@ export function poolAllocationsCte(type: 'IpAllocated' | 'IpReleased'): string {
 
 /** pools: one row a live pool with its counts; pool_labels: one row a label, for indexed selection; pool_ranges: StatefulSet ranges. */
 export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Promise<void> {
-  const e = { type: event.type, data: event.data } as PoolEvent;
+  const e = { type: event.type, data: event.data } as DomainEvent;
   const at = event.recordedAt;
   switch (e.type) {
     case 'PoolCreated':
@@ -190,5 +198,16 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
       );
       await rangesChanged(db, e.data.pool, event);
       return;
+    // IpAllocated and IpReleased are projected in runs (projectPoolAllocations)
+    case 'IpAllocated':
+    case 'IpReleased':
+    case 'NodeLabelsSet':
+    case 'NodeDeleted':
+    case 'StatefulSetReconciled':
+    case 'StatefulSetDeleted':
+      // other read models'
+      return;
+    default:
+      return unknownEvent(e);
   }
 }

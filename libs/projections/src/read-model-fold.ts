@@ -1,4 +1,4 @@
-import { upcast, type DomainEvent } from '@ipledger/domain';
+import { unknownEvent, upcast, type DomainEvent } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import { nodeRow, type NodeRow } from './node.projection';
 import { poolCreatedRow, poolRangeRow, type PoolRangeRow, type PoolRow } from './pool.projection';
@@ -61,6 +61,12 @@ export class ReadModelFold {
       case 'StatefulSetDeleted':
         this.statefulSets.delete(`${e.data.namespace}/${e.data.name}`);
         return;
+      case 'IpAllocated':
+      case 'IpReleased':
+        // batchProject derives allocations and their counts in SQL
+        return;
+      default:
+        return unknownEvent(e);
     }
   }
 

@@ -1,5 +1,6 @@
-import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
+import { ValidationPipe, type ArgumentMetadata, type ValidationError, type ValidationPipeOptions } from '@nestjs/common';
 import { InvalidInputError } from '@ipledger/domain';
+import { bodyCheckFor } from './body-schema';
 
 function describe(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((e) => {
@@ -20,10 +21,18 @@ const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  * through untouched: class-transformer and Nest's prototype-key stripping would drop keys such
  * as "constructor", "prototype" and "__proto__", which are valid Kubernetes label keys.
  * Validation sees an empty stand-in, so `IsObject` and unknown-field checks still apply.
+ * A DTO marked `@CheckedBySchema()` (body-schema.ts) is checked by its compiled schema instead and
+ * handed on as the plain object it was.
  */
 class BodyMapsValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type !== 'body' || !isPlainObject(value)) return super.transform(value, metadata);
+    const check = bodyCheckFor(metadata.metatype);
+    if (check) {
+      const problems = check(value);
+      if (problems.length) throw new InvalidInputError('INVALID_ARGUMENT', problems.join('; '));
+      return value;
+    }
     const maps = Object.entries(value).filter(([key, field]) => !PROTOTYPE_KEYS.has(key) && isPlainObject(field));
     const standIn: Record<string, unknown> = { ...value };
     for (const [key] of maps) standIn[key] = {};
@@ -33,9 +42,12 @@ class BodyMapsValidationPipe extends ValidationPipe {
   }
 }
 
-export const validationPipe = new BodyMapsValidationPipe({
+/** class-validator's settings (also body-schema.spec.ts's reference for the compiled checks) */
+export const VALIDATION_OPTIONS: ValidationPipeOptions = {
   whitelist: true,
   forbidNonWhitelisted: true,
   transform: true,
   exceptionFactory: (errors) => new InvalidInputError('INVALID_ARGUMENT', describe(errors).join('; ')),
-});
+};
+
+export const validationPipe = new BodyMapsValidationPipe(VALIDATION_OPTIONS);

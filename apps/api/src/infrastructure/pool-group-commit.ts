@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { draftPool, PoolAggregate, type CommandMetadata, type PoolEvent, type PoolView } from '@ipledger/domain';
+import { draftPool, foldIntoDraft, PoolAggregate, type CommandMetadata, type PoolEvent, type PoolView } from '@ipledger/domain';
 import { ConcurrencyError, type RecordedEvent } from '@ipledger/event-store';
 import { BatchQueue } from './batch-queue';
 import { EventWriter, type Change } from './event-writer';
@@ -110,7 +110,7 @@ export class PoolGroupCommit {
             handles.add(event.data.handle);
           }
         }
-        for (const event of decision.events) PoolAggregate.evolve(draft, { ...event, version: 0 });
+        for (const event of decision.events) foldIntoDraft(draft, event);
         return decision;
       } catch (err) {
         return { refused: err };

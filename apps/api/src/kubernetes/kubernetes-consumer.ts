@@ -66,9 +66,6 @@ const UNPARK_POLL_MS = 1000;
 const HELD_POLL_MIN_MS = 500;
 const HELD_POLL_MAX_MS = 15_000;
 
-/** Stream retention when the API has to create the stream (the watcher normally does). */
-const STREAM_MAX_AGE_SECONDS = 7 * 24 * 3600;
-
 /**
  * Applies what the watcher publishes through the same commands as REST. Messages of one object
  * are applied in order, different objects concurrently; a sync marker waits for every message
@@ -106,7 +103,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   private async start(): Promise<void> {
     const nc = await this.bus.ready;
     const jsm = await nc.jetstreamManager();
-    await ensureStream(jsm, this.config.names, STREAM_MAX_AGE_SECONDS, this.config.streamReplicas);
+    await ensureStream(jsm, this.config.names, this.config.streamMaxAgeSeconds, this.config.streamReplicas);
     if (this.stopped) return;
     const trimmed = await trimStoredObjects(this.db);
     if (trimmed) this.logger.log(`trimmed ${trimmed} object(s) an older release stored whole`);

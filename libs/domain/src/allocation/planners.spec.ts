@@ -6,7 +6,7 @@ import { largestFreeRun } from '../pool/free-range-finder';
 import { draftPool } from '../pool/pool-draft';
 import { parsePoolSpec } from '../pool/pool-spec';
 import type { PoolState, PoolView } from '../pool/pool-state';
-import { decideAllocate, decideCreatePool, decideRelease, decideReserveRange, PoolAggregate } from '../pool/pool.aggregate';
+import { decideAllocate, decideCreatePool, decideRelease, decideReserveRange, foldIntoDraft, PoolAggregate } from '../pool/pool.aggregate';
 import { planReservation, reservationOutcome, reservationRefusal, type RangePassedOver } from '../statefulset/plan-reservation';
 import {
   allocationRefusal,
@@ -261,7 +261,7 @@ describe('draftPool (what a group commit decides on)', () => {
           const inDraft = decide(draft);
           const oneAtATime = decide(alone);
           expect(inDraft).toEqual(oneAtATime);
-          if (inDraft && typeof inDraft !== 'string') apply(draft, inDraft);
+          if (inDraft && typeof inDraft !== 'string') foldIntoDraft(draft, inDraft);
           if (oneAtATime && typeof oneAtATime !== 'string') alone = apply(alone, oneAtATime);
         }
         expect(fingerprint(draft)).toEqual(fingerprint(alone));

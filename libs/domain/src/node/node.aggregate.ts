@@ -1,5 +1,6 @@
 import type { AggregateType } from '../aggregate-type';
 import { DomainError } from '../errors/domain-error';
+import { unknownEvent } from '../events/unknown-event';
 import type { NodeDeleted, NodeEvent, NodeLabelsSet } from '../events';
 import type { Labels } from '../labels';
 
@@ -9,7 +10,7 @@ export interface NodeState {
   labels: Labels;
 }
 
-function evolve(state: NodeState, event: { type: string; data: Record<string, unknown> }): NodeState {
+function evolve(_state: NodeState, event: { type: string; data: Record<string, unknown> }): NodeState {
   const e = event as NodeEvent;
   switch (e.type) {
     case 'NodeLabelsSet':
@@ -17,7 +18,7 @@ function evolve(state: NodeState, event: { type: string; data: Record<string, un
     case 'NodeDeleted':
       return { name: e.data.name, exists: false, labels: {} };
     default:
-      return state;
+      return unknownEvent(e);
   }
 }
 

@@ -3,6 +3,9 @@
  * the overlay, reads fall through to the base. Copying a pool's holders for every batch would cost
  * O(holders); this costs O(changes in the batch).
  */
+/** Changes an overlay carries before a new draft copies the map whole instead. */
+const FLATTEN_AT = 1024;
+
 export class OverlayMap<K, V> implements Map<K, V> {
   readonly [Symbol.toStringTag] = 'OverlayMap';
   private readonly added = new Map<K, V>();
@@ -12,6 +15,22 @@ export class OverlayMap<K, V> implements Map<K, V> {
   private extra = 0;
 
   constructor(private readonly base: ReadonlyMap<K, V>) {}
+
+  /**
+   * An overlay on `base` whose reads stay one layer deep, for a state drafted from a draft: an
+   * overlay's changes are copied onto the base below it, and past FLATTEN_AT changes the whole map
+   * becomes a plain Map (O(size) once every FLATTEN_AT changes, rather than a chain to walk).
+   */
+  static over<K, V>(base: ReadonlyMap<K, V>): OverlayMap<K, V> {
+    if (!(base instanceof OverlayMap)) return new OverlayMap(base);
+    const below = base as OverlayMap<K, V>;
+    if (below.added.size + below.removed.size > FLATTEN_AT) return new OverlayMap(new Map(below));
+    const overlay = new OverlayMap<K, V>(below.base);
+    for (const [key, value] of below.added) overlay.added.set(key, value);
+    for (const key of below.removed) overlay.removed.add(key);
+    overlay.extra = below.extra;
+    return overlay;
+  }
 
   get size(): number {
     return this.base.size - this.removed.size + this.extra;

@@ -5,7 +5,8 @@ import type { Holder, PoolState, PoolView } from './pool-state';
  * A writable copy of a pool's state, for deciding a batch of requests one after another (each
  * decision's events folded in before the next is decided) without touching the state it came
  * from, which the aggregate cache shares. Address sets are copied (O(runs)); the holder maps are
- * overlaid (O(changes)), so a pool of a million holders costs no more to draft than a small one.
+ * overlaid (O(changes), see OverlayMap.over), so a pool of a million holders costs no more to draft
+ * than a small one.
  */
 export function draftPool(state: PoolView): PoolState {
   return {
@@ -17,7 +18,7 @@ export function draftPool(state: PoolView): PoolState {
     rangeSet: state.rangeSet.clone(),
     heldSet: state.heldSet.clone(),
     used: state.used.clone(),
-    holders: new OverlayMap<bigint, Holder>(state.holders),
-    byHandle: new OverlayMap(state.byHandle),
+    holders: OverlayMap.over<bigint, Holder>(state.holders),
+    byHandle: OverlayMap.over(state.byHandle),
   };
 }

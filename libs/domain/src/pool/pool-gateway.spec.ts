@@ -30,12 +30,12 @@ describe('pool gateway', () => {
   });
 
   it('is never handed out, and counts as held back', () => {
-    const state = pool('10.0.0.0/30', '10.0.0.1');
+    let state = pool('10.0.0.0/30', '10.0.0.1');
     expect(poolGateway(state)).toBe('10.0.0.1');
     expect(poolCounts(state)).toEqual({ capacity: 2n, allocated: 0n, reservedCount: 1n, rangeReservedCount: 0n, free: 1n });
     const first = decideAllocate(state, { handle: 'h1', ...holder });
     expect(first.event?.data.ip).toBe('10.0.0.2');
-    PoolAggregate.evolve(state, { ...first.event!, version: 2 });
+    state = PoolAggregate.evolve(state, { ...first.event!, version: 2 });
     expect(() => decideAllocate(state, { handle: 'h2', ...holder })).toThrow(expect.objectContaining({ code: 'POOL_EXHAUSTED' }));
     expect(() => decideAllocate(state, { handle: 'h2', ...holder, ip: parseIp('10.0.0.1').value })).toThrow(
       new DomainError('IP_RESERVED', '10.0.0.1 is the gateway of pool "p"'),
@@ -67,10 +67,10 @@ describe('pool gateway', () => {
 
 describe('allocation network', () => {
   it('is recorded with the allocation and kept by the holder', () => {
-    const state = pool('10.0.0.0/24');
+    let state = pool('10.0.0.0/24');
     const { event } = decideAllocate(state, { handle: 'h1', ...holder, network: 'pods' });
     expect(event?.data.network).toBe('pods');
-    PoolAggregate.evolve(state, { ...event!, version: 2 });
+    state = PoolAggregate.evolve(state, { ...event!, version: 2 });
     expect(state.holders.get(parseIp('10.0.0.1').value)?.network).toBe('pods');
     const { event: plain } = decideAllocate(state, { handle: 'h2', ...holder });
     expect(plain?.data).not.toHaveProperty('network');

@@ -13,6 +13,7 @@ import type {
   RangeReleased,
   RangeReserved,
 } from '../events';
+import { unknownEvent } from '../events/unknown-event';
 
 import type { Labels } from '../labels';
 import { chooseAddress } from './address-chooser';
@@ -20,6 +21,7 @@ import { findFreeRange, isFreeSpan } from './free-range-finder';
 import { rangeOwner } from './range-owner';
 import type { PoolSpec } from './pool-spec';
 import { usableSpan } from './usable-span';
+import { draftPool } from './pool-draft';
 import type { Holder, PoolState, PoolView } from './pool-state';
 
 /**
@@ -109,7 +111,13 @@ function rangesChanged(state: PoolState): PoolState {
   return state;
 }
 
-function evolve(state: PoolState, event: { type: string; data: Record<string, unknown> }): PoolState {
+type FoldedEvent = { type: string; data: Record<string, unknown> };
+
+/**
+ * Folds one event into `state`, a draft (draftPool) that the caller owns and no one else sees: the one place
+ * a pool state is changed. evolve and fold draft first, so the states the cache shares never change.
+ */
+export function foldIntoDraft(state: PoolState, event: FoldedEvent): PoolState {
   const e = event as PoolEvent;
   switch (e.type) {
     case 'PoolCreated':
@@ -146,8 +154,18 @@ function evolve(state: PoolState, event: { type: string; data: Record<string, un
       state.ranges.delete(rangeOwner(e.data.namespace, e.data.name));
       return rangesChanged(state);
     default:
-      return state;
+      return unknownEvent(e);
   }
+}
+
+/** The pool after `event`, as a new state (one draft: O(address runs + recent holder changes)). */
+function evolve(state: PoolView, event: FoldedEvent): PoolState {
+  return foldIntoDraft(draftPool(state), event);
+}
+
+/** The pool after `events`, for the cost of one draft however many events. */
+function fold(state: PoolView, events: readonly FoldedEvent[]): PoolState {
+  return events.reduce(foldIntoDraft, draftPool(state));
 }
 
 interface PoolSnapshot {
@@ -170,6 +188,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
   streamPrefix: 'pool',
   initialState: emptyPool,
   evolve,
+  fold,
   sizeOf,
   snapshot: {
     // a snapshot lists every holder: a pool holding 100,000 addresses is snapshotted every 100,000 events
@@ -200,10 +219,11 @@ export const PoolAggregate: AggregateType<PoolState> = {
     deserialize(json) {
       const snapshot = json as PoolSnapshot;
       if (!snapshot.created) return { ...emptyPool(), name: snapshot.name };
+      // a state made here and seen by no one yet: folded into directly, not drafted a holder at a time
       let state = created(snapshot.created);
-      for (const range of snapshot.ranges) state = evolve(state, { type: 'RangeReserved', data: range });
+      for (const range of snapshot.ranges) state = foldIntoDraft(state, { type: 'RangeReserved', data: range });
       for (const [ip, holder] of snapshot.holders) {
-        state = evolve(state, { type: 'IpAllocated', data: { ...holder, ip, pool: state.name } });
+        state = foldIntoDraft(state, { type: 'IpAllocated', data: { ...holder, ip, pool: state.name } });
       }
       return state;
     },

@@ -1,5 +1,6 @@
 import type { AggregateType } from '../aggregate-type';
 import { DomainError } from '../errors/domain-error';
+import { unknownEvent } from '../events/unknown-event';
 import type { StatefulSetDeleted, StatefulSetEvent, StatefulSetReconciled } from '../events';
 
 export type Reservation = StatefulSetReconciled['data'];
@@ -9,7 +10,7 @@ export interface StatefulSetState {
   reservation: Reservation | null;
 }
 
-function evolve(state: StatefulSetState, event: { type: string; data: Record<string, unknown> }): StatefulSetState {
+function evolve(_state: StatefulSetState, event: { type: string; data: Record<string, unknown> }): StatefulSetState {
   const e = event as StatefulSetEvent;
   switch (e.type) {
     case 'StatefulSetReconciled':
@@ -18,7 +19,7 @@ function evolve(state: StatefulSetState, event: { type: string; data: Record<str
       // a later PUT of the same name starts afresh
       return { reservation: null };
     default:
-      return state;
+      return unknownEvent(e);
   }
 }
 

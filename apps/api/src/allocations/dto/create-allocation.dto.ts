@@ -1,9 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ALLOCATION_OWNERS } from '@ipledger/domain';
 import { ArrayMaxSize, IsArray, IsInt, IsString, MaxLength } from 'class-validator';
+import { CheckedBySchema } from '../../http/body-schema';
 import { LIMITS } from '../../http/limits';
 import { OptionalField } from '../../http/optional-field';
 
+/** The hot route's body: checked by its compiled schema (body-schema.ts), not class-validator at each request. */
+@CheckedBySchema()
 export class CreateAllocationDto {
   @ApiProperty({
     example: '9f1c2e…:eth0',
