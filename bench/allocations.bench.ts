@@ -19,11 +19,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Pool } from 'pg';
-<<<<<<< HEAD
-import { call, expectStatus, freshDatabase, median, ms, residentMiB, startApi, sustained, timed } from './support';
-=======
-import { allocate, call, expectStatus, freshDatabase, median, ms, startApi, sustained, timed } from './support';
->>>>>>> main
+import { allocate, call, expectStatus, freshDatabase, median, ms, residentMiB, startApi, sustained, timed } from './support';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
