@@ -52,6 +52,18 @@ describe('chaos: NATS', () => {
       const http = api.http.bind(api);
       await http().post('/v1/pools').send({ name: 'r4', cidr: '10.103.0.0/24' }).expect(201);
       const pods = Array.from({ length: 40 }, (_, i) => kube.upsert('pod', { metadata: { name: `p-${i}`, namespace: 'r4' } }));
+      watcher = await startWatcherProcess({
+        ...bus.env,
+        ...FAST_WATCHER,
+        KUBECONFIG: kube.writeKubeconfig(dir),
+        IPAM_WATCHER_KINDS: 'pod',
+      });
+      const db = api.db.pool;
+      await waitFor(
+        'every pod seen by the consumer',
+        async () => Number((await db.query(`SELECT count(*) AS n FROM kubernetes_objects WHERE kind = 'pod'`)).rows[0].n) === 40,
+      );
+      // an allocation for a pod waits until the watcher has sent that pod
       for (const pod of pods) {
         await http()
           .post('/v1/allocations')
@@ -65,17 +77,6 @@ describe('chaos: NATS', () => {
           })
           .expect(201);
       }
-      watcher = await startWatcherProcess({
-        ...bus.env,
-        ...FAST_WATCHER,
-        KUBECONFIG: kube.writeKubeconfig(dir),
-        IPAM_WATCHER_KINDS: 'pod',
-      });
-      const db = api.db.pool;
-      await waitFor(
-        'every pod seen by the consumer',
-        async () => Number((await db.query(`SELECT count(*) AS n FROM kubernetes_objects WHERE kind = 'pod'`)).rows[0].n) === 40,
-      );
 
       const remove = (from: number, to: number) => {
         for (let i = from; i < to; i++) kube.remove('pod', `r4/p-${i}`);

@@ -94,6 +94,7 @@ const TYPES: Record<KubeKind, { apiVersion: string; kind: string; namespaced: bo
   pod: { apiVersion: 'v1', kind: 'Pod', namespaced: true },
   statefulset: { apiVersion: 'apps/v1', kind: 'StatefulSet', namespaced: true },
   ippool: { apiVersion: 'ipam.ipledger.io/v1alpha1', kind: 'IPPool', namespaced: false },
+  namespace: { apiVersion: 'v1', kind: 'Namespace', namespaced: false },
 };
 
 const REASONS: Record<number, string> = {

@@ -28,7 +28,7 @@ const USAGE = `usage: ipledger <command>   (or npm run cli -- <command>)
                      addresses held for an unreachable node; each with its evidence (exit 1 when anything is found)
   parked             the Kubernetes objects whose message was parked (it kept failing), with why
   unpark <kind>/<key>... | --all
-                     have the API apply those parked messages again (kind node, pod, statefulset, ippool; key name or namespace/name)`;
+                     have the API apply those parked messages again (kind node, pod, statefulset, ippool, namespace; key name or namespace/name)`;
 
 /**
  * Operator commands, as the schema owner (IPAM_MIGRATIONS_DATABASE_URL, else DATABASE_URL, else the

@@ -116,6 +116,7 @@ describe('configuration from the environment', () => {
       streamReplicas: 1,
       streamMaxAgeSeconds: 604_800,
       ipPoolStatusIntervalMs: 2000,
+      podWaitMs: 3000,
     });
     expect(
       loadConfig({

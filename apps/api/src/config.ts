@@ -80,6 +80,8 @@ export interface KubernetesConsumerConfig {
   streamMaxAgeSeconds: number;
   /** IPAM_IPPOOL_STATUS_INTERVAL_MS: how often the IPPools' status is read and, where changed, published for the watcher */
   ipPoolStatusIntervalMs: number;
+  /** IPAM_POD_WAIT_MS: how long an allocation for a pod the watcher has not sent yet waits for it (its annotations may choose the pool) */
+  podWaitMs: number;
 }
 
 const ROLES: readonly Role[] = ['reader', 'allocator', 'admin'];
@@ -124,6 +126,7 @@ function kubernetesConfig(env: NodeJS.ProcessEnv): KubernetesConsumerConfig | nu
     streamReplicas: streamReplicas(env),
     streamMaxAgeSeconds: streamMaxAgeSeconds(env),
     ipPoolStatusIntervalMs: wholeNumber(env, 'IPAM_IPPOOL_STATUS_INTERVAL_MS', 2000, { min: 100 }),
+    podWaitMs: wholeNumber(env, 'IPAM_POD_WAIT_MS', 3000, { max: 60_000 }),
     maxAttempts: wholeNumber(env, 'IPAM_KUBERNETES_MAX_ATTEMPTS', 10, { min: 1 }),
     unreachableNodeGraceSeconds: wholeNumber(env, 'IPAM_UNREACHABLE_NODE_GRACE_SECONDS', 600),
   };

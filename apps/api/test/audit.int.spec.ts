@@ -1,4 +1,4 @@
-import { runCli } from '../src/cli';
+import { expectReplayVerifyClean } from '../../../test/support/replay-verify';
 import { appendToStreams } from '@ipledger/event-store';
 import { projectEvents } from '@ipledger/projections';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
@@ -138,9 +138,6 @@ describe('audit over HTTP: address history, pools and allocations as they were',
   });
 
   it('rebuilds every read model from the log exactly as it is live (replay --verify)', async () => {
-    const lines: string[] = [];
-    const code = await runCli(['replay', '--verify'], (line) => lines.push(line), { DATABASE_URL: api.db.url });
-    expect(lines.at(-1)).toMatch(/events replayed; every read model matches the log$/);
-    expect(code).toBe(0);
+    await expectReplayVerifyClean(api.db.url);
   });
 });

@@ -56,7 +56,8 @@ describe('ipledger check', () => {
     dir = mkdtempSync(join(tmpdir(), 'check-'));
     kube = await startFakeKubeApi({ bookmarkIntervalMs: 500 });
     bus = await createTestBus('check');
-    api = await startTestApi('check', { env: { ...bus.env, IPAM_LEAK_GRACE_SECONDS: '3600' } });
+    // a loaded machine may take more than the default 3 s to bring a new pod to the consumer
+    api = await startTestApi('check', { env: { ...bus.env, IPAM_LEAK_GRACE_SECONDS: '3600', IPAM_POD_WAIT_MS: '20000' } });
     await api.http().post('/v1/pools').send({ name: 'net', cidr: '10.91.0.0/24' }).expect(201);
     for (const node of ['n1', 'n2'])
       kube.upsert('node', { metadata: { name: node }, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
@@ -104,8 +105,11 @@ describe('ipledger check', () => {
   });
 
   it('finds each seeded inconsistency with its evidence, and exits 1', async () => {
-    // an allocation whose pod does not exist
-    await allocate({ handle: 'ghost', node: 'n1', namespace: 'shop', pod: 'ghost', podUid: randomUUID(), pools: ['net'] });
+    // an allocation whose pod does not exist: the consumer was sent it (an allocation for a pod waits for that), the cluster lists none
+    const ghost = { name: 'ghost', namespace: 'shop', uid: randomUUID(), resourceVersion: '1' };
+    await bus.publisher.change({ kind: 'pod', type: 'ADDED', object: { metadata: ghost } });
+    await bus.publisher.flush();
+    await allocate({ handle: 'ghost', node: 'n1', namespace: 'shop', pod: 'ghost', podUid: ghost.uid, pools: ['net'] });
     // a running pod whose pod IP nobody holds, and one with another pod's address
     kube.upsert('pod', { metadata: { name: 'rogue', namespace: 'shop' }, spec: { nodeName: 'n1' }, status: running('10.91.0.200') });
     kube.upsert('pod', { metadata: { name: 'twin', namespace: 'shop' }, spec: { nodeName: 'n1' }, status: running(web0) });

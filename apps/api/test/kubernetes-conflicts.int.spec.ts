@@ -41,6 +41,10 @@ describe('Kubernetes consumer under contention on one pool', () => {
   it('applies every message while REST allocations race it on the same pool', async () => {
     await api.http().post('/v1/pools').send({ name: 'hot', cidr: '10.70.0.0/21' }).expect(201);
     const pods = Array.from({ length: 60 }, (_, i) => ({ metadata: meta(`web-${i}`, 'shop') }));
+    // an allocation for a pod waits until the watcher has sent that pod
+    for (const pod of pods) await bus.publisher.change({ kind: 'pod', type: 'ADDED', object: pod });
+    await bus.publisher.flush();
+    await bus.idle();
     for (const pod of pods) {
       await api
         .http()

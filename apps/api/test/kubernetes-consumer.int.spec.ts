@@ -69,7 +69,7 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
     expect(await status('node', 'worker-1')).toBe('labels applied');
   });
 
-  it('turns IPPool objects into pools: create, update, refuse a new cidr, refuse deleting a pool in use, delete', async () => {
+  it('turns IPPool objects into pools: create, update, grow, refuse a shrink in use, refuse deleting a pool in use, delete', async () => {
     const pool = object('rack-1', {
       labels: { 'pool-group': 'b' },
       spec: { cidr: '10.60.0.0/24', gateway: '10.60.0.254', reserved: ['10.60.0.1'] },
@@ -91,16 +91,32 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
     await bus.idle();
     expect((await api.http().get('/v1/pools/rack-1').expect(200)).body.disabled).toBe(true);
 
-    await publish('ippool', 'MODIFIED', {
-      ...pool,
-      metadata: { ...pool.metadata, resourceVersion: String(++rv) },
-      spec: { cidr: '10.61.0.0/24' },
-    });
+    // cidr grows in place...
+    const withCidr = (cidr: string) =>
+      publish('ippool', 'MODIFIED', {
+        ...pool,
+        metadata: { ...pool.metadata, resourceVersion: String(++rv) },
+        spec: { ...pool.spec, cidr },
+      });
+    await withCidr('10.60.0.0/23');
     await bus.idle();
-    expect((await api.http().get('/v1/pools/rack-1').expect(200)).body.cidr).toBe('10.60.0.0/24');
+    expect((await api.http().get('/v1/pools/rack-1').expect(200)).body).toMatchObject({ cidr: '10.60.0.0/23', capacity: '510' });
+    await api
+      .http()
+      .post('/v1/allocations')
+      .send({ handle: 'h-up', node: 'worker-1', namespace: 'apps', pod: 'up', pools: ['rack-1'], ip: '10.60.1.5' })
+      .expect(201);
+    // ...and shrinks only when nothing is in the way; the refusal is the object's status
+    await withCidr('10.60.0.0/24');
+    await bus.idle();
+    expect((await api.http().get('/v1/pools/rack-1').expect(200)).body.cidr).toBe('10.60.0.0/23');
     expect(await status('ippool', 'rack-1')).toMatch(
-      /^refused: INVALID_ARGUMENT: pool "rack-1" has cidr 10.60.0.0\/24; it cannot become 10.61.0.0\/24/,
+      /^refused: POOL_IN_USE: pool "rack-1" cannot become 10.60.0.0\/24: 10.60.1.5 is held by handle "h-up"/,
     );
+    await api.http().delete('/v1/allocations/h-up').expect(204);
+    await withCidr('10.60.0.0/24');
+    await bus.idle();
+    expect((await api.http().get('/v1/pools/rack-1').expect(200)).body).toMatchObject({ cidr: '10.60.0.0/24', capacity: '254' });
     // the gateway is immutable too
     await publish('ippool', 'MODIFIED', {
       ...pool,
@@ -211,9 +227,12 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
         .post('/v1/allocations')
         .send({ handle, node: 'worker-1', namespace: 'web', pod: 'web-0', podUid, owner, pools: ['pods'] })
         .expect(201);
+    // an allocation for a pod waits until the watcher has sent that pod (its annotations may choose the pool)
+    await publish('pod', 'ADDED', object('web-0', { namespace: 'web', uid: oldUid }));
     await alloc('h-old', oldUid);
-    await alloc('h-new', newUid);
     await alloc('h-unknown', undefined, 'pod');
+    await publish('pod', 'ADDED', object('web-0', { namespace: 'web', uid: newUid }));
+    await alloc('h-new', newUid);
     const before = await api.eventCount();
     await publish('pod', 'DELETED', object('web-0', { namespace: 'web', uid: oldUid }));
     await bus.idle();
@@ -260,6 +279,7 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
 
   it('collects the address of a pod missing from two consecutive pod syncs, with the evidence', async () => {
     const uid = randomUUID();
+    for (const name of ['gone', 'live']) await publish('pod', 'ADDED', object(name, { namespace: 'web', uid }));
     await api
       .http()
       .post('/v1/allocations')
@@ -327,7 +347,9 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
       ).body.items[0];
     expect(await alloc('vm-1', {})).toMatchObject({ owner: 'external', podUid: null });
     expect(await alloc('lb-1', { owner: 'external', podUid: randomUUID() })).toMatchObject({ owner: 'external' });
-    expect(await alloc('pod-1', { podUid: randomUUID() })).toMatchObject({ owner: 'pod' });
+    const podUid = randomUUID();
+    await publish('pod', 'ADDED', object('pod-1', { namespace: 'vms', uid: podUid }));
+    expect(await alloc('pod-1', { podUid })).toMatchObject({ owner: 'pod' });
     await publish('pod', 'DELETED', object('vm-1', { namespace: 'vms' }));
     await sync('pod', []);
     await bus.idle();

@@ -29,12 +29,18 @@ describe('leak grace with the watcher clock an hour off', () => {
     await bus.publisher.synced('pod', [], String(++rv), new Date(Date.now() + skewMs));
     await bus.idle();
   };
-  const allocate = (handle: string) =>
-    api
+  /** an address for a pod the watcher sent (an allocation for a pod waits for it) */
+  const allocate = async (handle: string) => {
+    const podUid = randomUUID();
+    const metadata = { name: handle, namespace: 'web', uid: podUid, resourceVersion: String(++rv) };
+    await bus.publisher.change({ kind: 'pod', type: 'ADDED', object: { metadata } });
+    await bus.publisher.flush();
+    await api
       .http()
       .post('/v1/allocations')
-      .send({ handle, node: 'n1', namespace: 'web', pod: handle, podUid: randomUUID(), pools: ['pods'] })
+      .send({ handle, node: 'n1', namespace: 'web', pod: handle, podUid, pools: ['pods'] })
       .expect(201);
+  };
   const held = async (handle: string) => (await api.http().get(`/v1/allocations/${handle}`)).status === 200;
   const pastGrace = () => new Promise((resolve) => setTimeout(resolve, GRACE_SECONDS * 1000 + 500));
 

@@ -104,7 +104,7 @@ describe('pools over HTTP', () => {
     expect(again.body.version).toBe(2);
     expect(await api.eventCount()).toBe(before);
     expect((await api.http().patch('/v1/pools/nope').send({ disabled: true })).body.code).toBe('POOL_NOT_FOUND');
-    expect((await api.http().patch('/v1/pools/rack-1').send({ cidr: '10.0.0.0/8' })).status).toBe(400);
+    expect((await api.http().patch('/v1/pools/rack-1').send({ cidr: 'fd00::/64' })).status).toBe(400);
   });
 
   it('lists pools by label selector and by node, with limit and continue', async () => {

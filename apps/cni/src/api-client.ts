@@ -88,10 +88,12 @@ export class ApiClient {
     if (payload !== undefined)
       Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) });
     let pause = FIRST_PAUSE_MS;
+    // what the last attempt met: a retry cut short by the deadline still says why it was retried (POD_NOT_SEEN...)
+    let earlier = '';
     for (let attempt = 1; ; attempt++) {
       const left = this.deadline - Date.now();
       let problem: string;
-      if (left <= 0) throw this.unavailable(method, path, 'no time left');
+      if (left <= 0) throw this.unavailable(method, path, `no time left${earlier}`);
       try {
         const { status, text } = await exchange(this.ipam.url + path, { method, headers, ...tls }, payload, left);
         const answer = { status, body: text ? parseJson(text) : null };
@@ -100,11 +102,12 @@ export class ApiClient {
         if (!RETRIED_STATUS.has(status)) throw this.unavailable(method, path, problem);
       } catch (err) {
         if (err instanceof CniError) throw err;
-        if (err instanceof TimeoutError) throw this.unavailable(method, path, `no answer within ${this.ipam.timeoutSeconds} s`);
+        if (err instanceof TimeoutError) throw this.unavailable(method, path, `no answer within ${this.ipam.timeoutSeconds} s${earlier}`);
         if (isTlsFailure((err as { code?: string }).code)) throw this.tlsFailure(method, path, err as Error & { code: string });
         problem = `cannot be reached (${(err as { code?: string }).code ?? (err as Error).message})`;
       }
       this.log(`${method} ${path}: attempt ${attempt}: ${problem}; trying again`);
+      earlier = ` (attempt ${attempt} ${problem})`;
       await sleep(Math.min(pause, Math.max(0, this.deadline - Date.now())));
       pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
       if (Date.now() >= this.deadline) throw this.unavailable(method, path, problem);

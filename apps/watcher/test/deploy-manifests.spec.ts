@@ -19,7 +19,7 @@ describe('deploy/ manifests', () => {
     expect(scope).toBe('Cluster');
     const spec = versions[0].schema.openAPIV3Schema.properties.spec;
     expect(spec.required).toEqual(['cidr']);
-    expect(Object.keys(spec.properties).sort()).toEqual(['cidr', 'disabled', 'gateway', 'nodeSelector', 'reserved']);
+    expect(Object.keys(spec.properties).sort()).toEqual(['cidr', 'disabled', 'gateway', 'nodeSelector', 'reserved', 'reuseDelaySeconds']);
   });
 
   it("grant the watcher get, list and watch on every kind it follows, patch on the IPPools' status, and nothing more", () => {

@@ -65,7 +65,13 @@ describe('addresses held for a node (fake Kubernetes API, watcher and API proces
     db = await createTestDatabase('held_for_node');
     api = await startApiProcess(db.url, {
       from: 'source',
-      env: { ...bus.env, IPAM_UNREACHABLE_NODE_GRACE_SECONDS: String(GRACE_SECONDS), IPAM_LEAK_GRACE_SECONDS: '3600' },
+      env: {
+        ...bus.env,
+        IPAM_UNREACHABLE_NODE_GRACE_SECONDS: String(GRACE_SECONDS),
+        IPAM_LEAK_GRACE_SECONDS: '3600',
+        // a loaded machine may take more than the default 3 s to bring a new pod to the consumer
+        IPAM_POD_WAIT_MS: '20000',
+      },
     });
     // a /29: 6 addresses to hand out, few enough to exhaust
     expect((await call(api.base, 'POST', '/v1/pools', { name: 'tiny', cidr: '10.90.0.0/29' })).status).toBe(201);

@@ -37,7 +37,10 @@ describe('watcher end to end (fake Kubernetes API, real NATS and Postgres)', () 
     dir = mkdtempSync(join(tmpdir(), 'watcher-e2e-'));
     kube = await startFakeKubeApi({ token: 'watcher-token', bookmarkIntervalMs: 500 });
     bus = await createTestBus('watcher');
-    api = await startTestApi('watcher_e2e', { env: { ...bus.env, IPAM_LEAK_GRACE_SECONDS: '0', IPAM_DEFAULT_MATCH_LABEL: 'pool-group' } });
+    // a loaded machine may take more than the default 3 s to bring a new pod to the consumer
+    api = await startTestApi('watcher_e2e', {
+      env: { ...bus.env, IPAM_LEAK_GRACE_SECONDS: '0', IPAM_DEFAULT_MATCH_LABEL: 'pool-group', IPAM_POD_WAIT_MS: '20000' },
+    });
     kube.upsert('node', { metadata: { name: 'worker-1', labels: { 'pool-group': 'rack-a' } } });
     kube.upsert('ippool', { metadata: { name: 'rack-a', labels: { 'pool-group': 'rack-a' } }, spec: { cidr: '10.70.0.0/24' } });
     watcher = await startWatcher();
@@ -59,7 +62,7 @@ describe('watcher end to end (fake Kubernetes API, real NATS and Postgres)', () 
     );
     expect(ready.body).toEqual({
       status: 'ready',
-      checks: { nats: 'ok', node: 'synced', pod: 'synced', statefulset: 'synced', ippool: 'synced' },
+      checks: { nats: 'ok', node: 'synced', pod: 'synced', statefulset: 'synced', ippool: 'synced', namespace: 'synced' },
     });
     const pools = await get('/v1/nodes/worker-1/pools?matchLabel=pool-group').expect(200);
     expect(pools.body.items.map((p: { name: string }) => p.name)).toEqual(['rack-a']);

@@ -6,9 +6,9 @@ export interface AggregateType<S> {
   streamPrefix: string;
   initialState(): S;
   /** The state after `event`, as a new state: `state` is never changed (the cache shares it). */
-  evolve(state: S, event: { type: string; data: Record<string, unknown>; version: number }): S;
+  evolve(state: S, event: { type: string; data: Record<string, unknown>; version: number; recordedAt?: Date }): S;
   /** evolve over many events for less than a copy of the state an event */
-  fold?(state: S, events: ReadonlyArray<{ type: string; data: Record<string, unknown>; version: number }>): S;
+  fold?(state: S, events: ReadonlyArray<{ type: string; data: Record<string, unknown>; version: number; recordedAt?: Date }>): S;
   /** `every`: the events between snapshots, given the state (a snapshot that grows with the state is spaced by its size) */
   snapshot?: { every(state: S): number; serialize(state: S): unknown; deserialize(json: unknown): S };
   sizeOf?(state: S): number;

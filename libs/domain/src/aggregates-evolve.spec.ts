@@ -48,6 +48,7 @@ describe('evolve returns a new state and never changes the one it is given', () 
     ['IpReleased', released(2)],
     ['RangeReserved', { type: 'RangeReserved', data: { pool: 'p', namespace: 'default', name: 'db', start: '10.0.2.0', end: '10.0.2.3' } }],
     ['RangeReleased', { type: 'RangeReleased', data: { pool: 'p', namespace: 'default', name: 'web' } }],
+    ['PoolResized', { type: 'PoolResized', data: { name: 'p', previousCidr: '10.0.0.0/16', cidr: '10.0.0.0/15' } }],
     ['PoolDeleted', { type: 'PoolDeleted', data: { name: 'p' } }],
   ])('pool: %s', (_, event) => {
     const before = folded(PoolAggregate, history);
@@ -57,6 +58,21 @@ describe('evolve returns a new state and never changes the one it is given', () 
     expect(JSON.stringify(PoolAggregate.snapshot!.serialize(after))).not.toBe(snapshot);
     // fold and evolve agree, from a frozen start too
     expect(PoolAggregate.fold!(before, [recorded(event)])).toEqual(after);
+  });
+
+  it('pool with a reuse delay: a release cools an address and a later event expires it, the frozen state untouched', () => {
+    const delayed = { ...created, data: { ...created.data, reuseDelaySeconds: 60 } } as DomainEvent;
+    const at = (event: DomainEvent, ms: number) => ({ ...recorded(event), recordedAt: new Date(ms) });
+    const start = [at(delayed, 0), at(allocated(1), 1), at(released(1), 2)].reduce(
+      (state, event) => PoolAggregate.evolve(state, event),
+      PoolAggregate.initialState(),
+    );
+    const frozen = deepFreeze(start);
+    expect(PoolAggregate.evolve(frozen, at(released(1), 3)).cooling.size).toBe(1);
+    const later = PoolAggregate.evolve(frozen, at(allocated(5), 60_002));
+    expect(later.cooling.size).toBe(0);
+    expect(PoolAggregate.fold!(frozen, [at(allocated(5), 60_002)])).toEqual(later);
+    expect(frozen.cooling.size).toBe(1);
   });
 
   it('pool: PoolCreated on the initial state, and a fold of a whole history from a frozen state', () => {

@@ -17,6 +17,7 @@ export * from './pool/range-owner';
 export * from './node/node.aggregate';
 export * from './selection/pool-eligibility';
 export * from './selection/selection-rule';
+export * from './selection/pool-annotations';
 export * from './allocation/allocation-request';
 export * from './allocation/allocation-owner';
 export * from './commands/create-pools.command';

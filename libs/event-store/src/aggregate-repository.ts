@@ -11,9 +11,9 @@ export interface AggregateType<S> {
   streamPrefix: string;
   initialState(): S;
   /** The state after `event`, as a new state: `state` is left as it was (the cache shares it with every caller). */
-  evolve(state: S, event: { type: string; data: Record<string, unknown>; version: number }): S;
+  evolve(state: S, event: { type: string; data: Record<string, unknown>; version: number; recordedAt?: Date }): S;
   /** evolve over many events, for a type that can do it for less than a copy of its state an event. */
-  fold?(state: S, events: ReadonlyArray<{ type: string; data: Record<string, unknown>; version: number }>): S;
+  fold?(state: S, events: ReadonlyArray<{ type: string; data: Record<string, unknown>; version: number; recordedAt?: Date }>): S;
   snapshot?: {
     /**
      * Events between snapshots, given the state. A state whose snapshot grows with it is spaced by

@@ -185,6 +185,7 @@ describe('RangeSet against a naive model', () => {
           expect(set.overlaps(from, to)).toBe(free.length < window.length);
           expect(set.gapCount(from, to)).toBe(BigInt(free.length));
           expect(set.firstGap(from, to)).toBe(free[0] ?? null);
+          expect(set.firstIn(from, to)).toBe(window.find((x) => !model.free(x)) ?? null);
           expect(set.firstGapOfLength(from, to, length)).toBe(window.find((x) => model.freeFor(x, length, to)) ?? null);
           let largest: { start: bigint; length: bigint } | null = null;
           for (const x of free) {

@@ -50,6 +50,13 @@ export class RangeSet {
     return start <= end && i < this.list.length && this.list[i][0] <= end;
   }
 
+  /** Lowest address of the set inside [from, to], or null. */
+  firstIn(from: bigint, to: bigint): bigint | null {
+    const i = this.search(([, runEnd]) => runEnd >= from);
+    if (from > to || i >= this.list.length || this.list[i][0] > to) return null;
+    return max(from, this.list[i][0]);
+  }
+
   /** Addresses in the set. */
   count(): bigint {
     return this.total;

@@ -12,6 +12,7 @@ const BATCH = 5000;
 const OTHER_TYPES = [
   'PoolCreated',
   'PoolUpdated',
+  'PoolResized',
   'PoolDeleted',
   'RangeReserved',
   'RangeReleased',

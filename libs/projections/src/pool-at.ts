@@ -29,6 +29,7 @@ export async function findPoolAt(db: Pool, name: string, at: Date): Promise<Pool
     nodeSelector: state.nodeSelector,
     reserved: state.reserved,
     disabled: state.disabled,
+    reuseDelaySeconds: state.reuseDelaySeconds,
     capacity: counts.capacity.toString(),
     allocated: counts.allocated.toString(),
     reservedCount: counts.reservedCount.toString(),

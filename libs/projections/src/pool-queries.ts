@@ -16,6 +16,7 @@ export interface StatefulSetRangeView {
 
 /** A pool as the API shows it: its definition, its counts (decimal strings), its StatefulSet ranges and its history stamps. */
 export interface PoolView extends PoolSpec {
+  reuseDelaySeconds: number;
   capacity: string;
   allocated: string;
   reservedCount: string;
@@ -34,7 +35,7 @@ export interface Page<T> {
 
 /** A pool's columns as PoolView names them (alias `p`). */
 export const POOL_COLUMNS = `p.name, p.cidr::text AS cidr, p.family, host(p.gateway) AS gateway, p.labels, p.node_selector AS "nodeSelector", p.reserved, p.disabled,
-  p.capacity::text AS capacity, p.allocated::text AS allocated, (p.reserved_count + p.range_reserved)::text AS "reservedCount",
+  p.reuse_delay_seconds AS "reuseDelaySeconds", p.capacity::text AS capacity, p.allocated::text AS allocated, (p.reserved_count + p.range_reserved)::text AS "reservedCount",
   p.range_reserved::text AS "rangeReservedCount", (p.capacity - p.allocated - p.reserved_count - p.range_reserved)::text AS free, p.version, ${rfc3339('p.created_at')} AS "createdAt", ${rfc3339('p.updated_at')} AS "updatedAt",
   (SELECT coalesce(json_agg(json_build_object('namespace', r.namespace, 'name', r.name, 'start', host(r.first_ip), 'end', host(r.last_ip))
                             ORDER BY r.first_ip), '[]')

@@ -25,6 +25,7 @@ export interface PoolRow {
   allocated: number;
   reserved_count: string;
   range_reserved: number;
+  reuse_delay_seconds: number;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -43,6 +44,7 @@ const COLUMNS: readonly (keyof PoolRow)[] = [
   'allocated',
   'reserved_count',
   'range_reserved',
+  'reuse_delay_seconds',
   'version',
   'created_at',
   'updated_at',
@@ -66,11 +68,25 @@ export function poolRangeRow(event: Pick<RecordedEvent, 'data'>): PoolRangeRow {
   return { pool: d.pool, namespace: d.namespace, name: d.name, first_ip: d.start, last_ip: d.end };
 }
 
+/** Capacity and reserved count of a pool's definition: from the aggregate's own rules, so the read model cannot disagree with it. */
+function definedCounts(d: PoolCreated['data']): { capacity: string; reserved_count: string } {
+  const counts = poolCounts(PoolAggregate.evolve(PoolAggregate.initialState(), { type: 'PoolCreated', data: d, version: 1 }));
+  return { capacity: counts.capacity.toString(), reserved_count: counts.reservedCount.toString() };
+}
+
+/** The columns a PoolResized changes in a pools row as it stands (inline and in a batch rebuild alike). */
+export function poolResizedColumns(
+  row: Pick<PoolRow, 'name' | 'family' | 'gateway' | 'reserved'>,
+  cidr: string,
+): { cidr: string; capacity: string; reserved_count: string } {
+  const data = { ...row, cidr, family: row.family as 4 | 6, labels: {}, nodeSelector: null, disabled: false };
+  return { cidr, ...definedCounts(data) };
+}
+
 /** The pools row a PoolCreated inserts (inline and in a batch rebuild alike). */
 export function poolCreatedRow(event: Pick<RecordedEvent, 'data' | 'version' | 'recordedAt'>): PoolRow {
   const d = event.data as PoolCreated['data'];
-  // counts come from the aggregate's own rules, so the read model cannot disagree with it
-  const counts = poolCounts(PoolAggregate.evolve(PoolAggregate.initialState(), { type: 'PoolCreated', data: d, version: event.version }));
+  const counts = definedCounts(d);
   return {
     name: d.name,
     cidr: d.cidr,
@@ -80,10 +96,11 @@ export function poolCreatedRow(event: Pick<RecordedEvent, 'data' | 'version' | '
     node_selector: d.nodeSelector,
     reserved: d.reserved,
     disabled: d.disabled,
-    capacity: counts.capacity.toString(),
+    capacity: counts.capacity,
     allocated: 0,
-    reserved_count: counts.reservedCount.toString(),
+    reserved_count: counts.reserved_count,
     range_reserved: 0,
+    reuse_delay_seconds: d.reuseDelaySeconds ?? 0,
     version: event.version,
     created_at: event.recordedAt,
     updated_at: event.recordedAt,
@@ -174,15 +191,44 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
         prepared(
           `UPDATE pools SET labels = coalesce($2, labels),
                           node_selector = CASE WHEN $3 THEN $4 ELSE node_selector END,
-                          disabled = coalesce($5, disabled), version = $6, updated_at = $7
+                          disabled = coalesce($5, disabled), version = $6, updated_at = $7,
+                          reuse_delay_seconds = coalesce($8, reuse_delay_seconds)
           WHERE name = $1`,
-          [d.name, d.labels ?? null, d.nodeSelector !== undefined, d.nodeSelector ?? null, d.disabled ?? null, event.version, at],
+          [
+            d.name,
+            d.labels ?? null,
+            d.nodeSelector !== undefined,
+            d.nodeSelector ?? null,
+            d.disabled ?? null,
+            event.version,
+            at,
+            d.reuseDelaySeconds ?? null,
+          ],
         ),
       );
       if (d.labels !== undefined) {
         await db.query(prepared('DELETE FROM pool_labels WHERE pool = $1', [d.name]));
         await insertLabels(db, d.name, d.labels);
       }
+      return;
+    }
+    case 'PoolResized': {
+      // a grow into another pool's space fails here, on the exclusion constraint, as a create does
+      const { rows } = await db.query<PoolRow>(
+        prepared('SELECT name, family, host(gateway) AS gateway, reserved FROM pools WHERE name = $1', [e.data.name]),
+      );
+      if (!rows[0]) return;
+      const changed = poolResizedColumns(rows[0], e.data.cidr);
+      await db.query(
+        prepared('UPDATE pools SET cidr = $2, capacity = $3, reserved_count = $4, version = $5, updated_at = $6 WHERE name = $1', [
+          e.data.name,
+          changed.cidr,
+          changed.capacity,
+          changed.reserved_count,
+          event.version,
+          at,
+        ]),
+      );
       return;
     }
     case 'PoolDeleted':

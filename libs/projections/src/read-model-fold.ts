@@ -1,7 +1,7 @@
 import { unknownEvent, upcast, type DomainEvent } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import { nodeRow, type NodeRow } from './node.projection';
-import { poolCreatedRow, poolRangeRow, type PoolRangeRow, type PoolRow } from './pool.projection';
+import { poolCreatedRow, poolRangeRow, poolResizedColumns, type PoolRangeRow, type PoolRow } from './pool.projection';
 import type { ReadModelTable } from './read-models';
 import { statefulSetRow, type StatefulSetRow } from './statefulset.projection';
 
@@ -33,6 +33,12 @@ export class ReadModelFold {
         if (e.data.labels != null) row.labels = e.data.labels;
         if (e.data.nodeSelector !== undefined) row.node_selector = e.data.nodeSelector ?? null;
         if (e.data.disabled != null) row.disabled = e.data.disabled;
+        if (e.data.reuseDelaySeconds != null) row.reuse_delay_seconds = e.data.reuseDelaySeconds;
+        return;
+      }
+      case 'PoolResized': {
+        const row = this.touch(e.data.name, event);
+        if (row) Object.assign(row, poolResizedColumns(row, e.data.cidr));
         return;
       }
       case 'PoolDeleted':

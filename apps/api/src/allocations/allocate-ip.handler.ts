@@ -3,15 +3,16 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import {
   AllocateIpCommand,
   allocationRefusal,
+  chooseSelection,
   DomainError,
   ordinalAddress,
   parseAllocationRequest,
   planAllocation,
   poolMayHold,
   PoolAggregate,
-  selectionRule,
   statefulSetPod,
   type AllocationPlan,
+  type AnnotatedPod,
   type AllocationPlanRequest,
   type AllocationRequestSpec,
   type CommandMetadata,
@@ -34,11 +35,13 @@ import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { AllocationReads } from './allocation-reads';
+import { awaitPodAnnotations } from '../kubernetes/known-pods';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
 import { currentFence } from '../infrastructure/write-fence';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
+import { DatabaseClock } from '../infrastructure/database-clock';
 import { Metrics } from '../metrics/metrics';
 
 export interface AllocateIpResult {
@@ -73,6 +76,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     @Inject(PG_POOL) private readonly db: Pool,
     @Inject(CONFIG) private readonly config: Config,
     private readonly metrics: Metrics,
+    private readonly clock: DatabaseClock,
   ) {}
 
   async execute(command: AllocateIpCommand): Promise<AllocateIpResult> {
@@ -89,9 +93,11 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     }
   }
 
-  private allocate({ input, metadata }: AllocateIpCommand): Promise<AllocateIpResult> {
-    const spec = parseAllocationRequest(input);
-    const rule = selectionRule(input, this.config.defaultMatchLabel);
+  private async allocate({ input, metadata }: AllocateIpCommand): Promise<AllocateIpResult> {
+    const request = parseAllocationRequest(input);
+    const { rule, families: annotatedFamilies } = chooseSelection(input, await this.podAnnotations(request), this.config.defaultMatchLabel);
+    // an address asked for by `ip` fixes its family: the annotation's families apply to the others
+    const spec = annotatedFamilies && !request.ip ? { ...request, families: annotatedFamilies } : request;
     return retryOnConflict(async () => {
       const pod = statefulSetPod(spec.pod);
       const start = await this.reads.start({
@@ -103,7 +109,11 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
         pod: { name: spec.pod, uid: spec.podUid },
       });
       if (start.held.length > 0) return { created: false, items: start.held };
-      const families = familyRequests(spec, pod && start.reservation && { reservation: start.reservation, ordinal: pod.ordinal });
+      const families = familyRequests(
+        spec,
+        pod && start.reservation && { reservation: start.reservation, ordinal: pod.ordinal },
+        this.clock.now(),
+      );
       // the eligibility check's node and named pools came with the start
       const known: ByNameReads = { node: () => Promise.resolve(start.node), pools: () => Promise.resolve(start.pools) };
       // fenced work (the Kubernetes consumer) appends in a transaction of its own, where its fence is checked
@@ -119,6 +129,17 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
   private observePodToAllocation(podCreatedAt: string): void {
     const seconds = (Date.now() - Date.parse(podCreatedAt)) / 1000;
     if (Number.isFinite(seconds)) this.metrics.podCreationToAllocation.observe(Math.max(0, seconds));
+  }
+
+  /**
+   * The pod's and its namespace's pool annotations, for an allocation for a pod while the
+   * Kubernetes consumer is on (waiting for the pod when the watcher has not sent it yet); an
+   * external allocation, or any with the consumer off, reads none and waits for nothing.
+   */
+  private podAnnotations(spec: AllocationRequestSpec): Promise<AnnotatedPod | null> {
+    const kubernetes = this.config.kubernetes;
+    if (spec.owner !== 'pod' || !kubernetes) return Promise.resolve(null);
+    return awaitPodAnnotations(this.db, spec, kubernetes.podWaitMs);
   }
 
   /** One family: decided and appended in the chosen pool's group commit. */
@@ -224,14 +245,18 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
  * One request per family. A pod `<name>-<ordinal>` of a StatefulSet with a reservation in this
  * namespace gets its ordinal's address in that range (unless it asked for an address).
  */
-function familyRequests(spec: AllocationRequestSpec, owner: { reservation: ReservationView; ordinal: number } | null): FamilyRequest[] {
+function familyRequests(
+  spec: AllocationRequestSpec,
+  owner: { reservation: ReservationView; ordinal: number } | null,
+  now: number | undefined,
+): FamilyRequest[] {
   const statefulSet: StatefulSetRef | undefined = owner
     ? { namespace: spec.namespace, name: owner.reservation.name, ordinal: owner.ordinal }
     : undefined;
   const { ip, families, ...holder } = spec;
   return families.map((family) => {
     const pinned = !ip && owner && statefulSet ? ordinalAddress(owner.reservation, statefulSet, family) : null;
-    const request: AllocationPlanRequest = { ...holder, family, ip: pinned?.ip ?? ip?.value, statefulSet, pinned: pinned !== null };
+    const request: AllocationPlanRequest = { ...holder, family, ip: pinned?.ip ?? ip?.value, statefulSet, pinned: pinned !== null, now };
     return { request, pinnedTo: pinned?.pool ?? null };
   });
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DatabaseClock } from '../infrastructure/database-clock';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { AllocateIpHandler } from './allocate-ip.handler';
 import { AllocationReads } from './allocation-reads';
@@ -7,6 +8,6 @@ import { ReleaseIpHandler } from './release-ip.handler';
 
 @Module({
   controllers: [AllocationsController],
-  providers: [AllocateIpHandler, ReleaseIpHandler, PoolGroupCommit, AllocationReads],
+  providers: [AllocateIpHandler, ReleaseIpHandler, PoolGroupCommit, AllocationReads, DatabaseClock],
 })
 export class AllocationsModule {}

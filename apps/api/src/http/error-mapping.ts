@@ -13,6 +13,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   INVALID_LABEL: 400,
   INVALID_SELECTOR: 400,
   INVALID_NAME: 400,
+  INVALID_ANNOTATION: 400,
   IP_NOT_IN_POOL: 400,
   POOL_NOT_FOUND: 404,
   NODE_NOT_FOUND: 404,
@@ -21,12 +22,15 @@ const STATUS: Record<DomainErrorCode, number> = {
   POOL_EXISTS: 409,
   POOL_OVERLAP: 409,
   POOL_IN_USE: 409,
+  CIDR_NOT_NESTED: 409,
   POOL_EXHAUSTED: 409,
   POOL_DISABLED: 409,
   IP_IN_USE: 409,
   IP_RESERVED: 409,
   NO_ELIGIBLE_POOL: 409,
   CONCURRENCY_CONFLICT: 409,
+  // the pod's annotations may forbid a pool: kubelet retries the ADD once the watcher has sent the pod
+  POD_NOT_SEEN: 503,
 };
 
 const HTTP_CODES: Record<number, (typeof HTTP_ERROR_CODES)[number]> = {

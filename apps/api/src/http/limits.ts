@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
-import { MAX_HANDLE_LENGTH, MAX_LABELS, MAX_SELECTOR_LENGTH } from '@ipledger/domain';
+import { MAX_HANDLE_LENGTH, MAX_LABELS, MAX_REUSE_DELAY_SECONDS, MAX_SELECTOR_LENGTH } from '@ipledger/domain';
 
 /**
  * The bounds of every input the API takes, in one place: the DTOs enforce them (400) and show them
@@ -22,6 +22,8 @@ export const LIMITS = {
   selector: MAX_SELECTOR_LENGTH,
   /** entries of `reserved` */
   reserved: 1024,
+  /** a pool's reuseDelaySeconds */
+  reuseDelaySeconds: MAX_REUSE_DELAY_SECONDS,
   /** names in an allocation's `pools` */
   pools: 100,
   /** a continue token or an events cursor */

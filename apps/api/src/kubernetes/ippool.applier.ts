@@ -12,8 +12,9 @@ import { deleteOnce, type ApplyContext } from './apply-context';
 
 /**
  * An IPPool object (ipam.ipledger.io/v1alpha1) is the whole pool: spec {cidr, gateway, nodeSelector,
- * reserved, disabled}, labels from its metadata. A deleted IPPool whose pool still has addresses
- * is refused (POOL_IN_USE), and the refusal is recorded as the object's status.
+ * reserved, disabled, reuseDelaySeconds}, labels from its metadata. A deleted IPPool whose pool
+ * still has addresses, or a cidr the pool cannot take (POOL_IN_USE, POOL_OVERLAP...), is refused,
+ * and the refusal is recorded as the object's status.
  */
 export async function applyIpPool({ commands, db, metadata }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
   const name = object.metadata.name;
@@ -35,6 +36,9 @@ export async function applyIpPool({ commands, db, metadata }: ApplyContext, { ty
       ) as string[] | undefined) ?? [],
     disabled:
       (specField(spec, 'disabled', (v) => v === undefined || typeof v === 'boolean', 'true or false') as boolean | undefined) ?? false,
+    reuseDelaySeconds: specField(spec, 'reuseDelaySeconds', (v) => v === undefined || typeof v === 'number', 'a number') as
+      | number
+      | undefined,
   });
   const plan = planPoolApply(await findPool(db, name), desired);
   if ('create' in plan) {

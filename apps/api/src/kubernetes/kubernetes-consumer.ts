@@ -44,8 +44,9 @@ import {
 } from './kubernetes-objects';
 import { releaseForUnreachableNodes } from './held-for-node';
 import { collectLeaks } from './leak-collector';
+import { applyNamespace } from './namespace.applier';
 import { applyNode } from './node.applier';
-import { applyPod, onlyRecorded, POD_SEEN } from './pod.applier';
+import { applyPod, onlyRecorded } from './pod.applier';
 import { ClaimBatch } from './claim-batch';
 import { applyStatefulSet } from './statefulset.applier';
 import { markSyncDone, previousSync, recordMisses, recordSyncChunk, type CompleteSync, type VanishedObject } from './sync-markers';
@@ -57,6 +58,7 @@ const APPLIERS: Record<KubeKind, (ctx: ApplyContext, change: ObjectChange) => Pr
   ippool: applyIpPool,
   statefulset: applyStatefulSet,
   pod: applyPod,
+  namespace: applyNamespace,
 };
 
 /** How often a replica looks for parked messages an operator asked to have applied again. */
@@ -209,7 +211,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
 
   private async applyChange(change: ObjectChange, delivery: Delivery): Promise<Outcome> {
     try {
-      if (onlyRecorded(change)) await this.claims.record({ change, streamSequence: delivery.streamSequence, status: POD_SEEN });
+      if (onlyRecorded(change)) await this.recordLive(change, delivery);
       // a shortcut only (a redelivered old message runs no command): the fence below is the guarantee
       else if (!(await alreadyApplied(this.db, change, delivery.streamSequence))) await this.applyFenced(change, delivery);
     } catch (err) {
@@ -220,6 +222,15 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       await this.park(change, delivery, err as Error);
     }
     return ACKED;
+  }
+
+  /** A message that only records its object (see onlyRecorded): decided alone (a refusal is its status), recorded with the others that meet. */
+  private async recordLive(change: ObjectChange, delivery: Delivery): Promise<void> {
+    const ctx = this.context(this.metadata(delivery, change.object.metadata.uid));
+    const status = await this.refusalAsStatus(change.kind, `${change.type} ${objectKey(change.object)}`, () =>
+      APPLIERS[change.kind](ctx, change),
+    );
+    await this.claims.record({ change, streamSequence: delivery.streamSequence, status });
   }
 
   /**

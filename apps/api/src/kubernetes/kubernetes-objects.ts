@@ -18,9 +18,10 @@ export async function alreadyApplied(db: Queryable, change: ObjectChange, stream
 /**
  * The kinds whose (trimmed) object is kept in its row: a StatefulSet, reconciled again at syncs;
  * an IPPool's generation for its status (observedGeneration); a Pod, for where it runs and the
- * addresses the cluster reports (`ipledger check`).
+ * addresses the cluster reports (`ipledger check`) and its pool annotations; a Namespace, for its
+ * pool annotations (known-pods.ts reads both at allocation).
  */
-const KEPT: ReadonlySet<KubeKind> = new Set(['statefulset', 'ippool', 'pod']);
+const KEPT: ReadonlySet<KubeKind> = new Set(['statefulset', 'ippool', 'pod', 'namespace']);
 
 /** A newer message of the object was applied first, by this replica or another: this one must change nothing. */
 export class StaleMessage extends Error {}

@@ -1,23 +1,28 @@
-import { ReleaseIpCommand } from '@ipledger/domain';
+import { parsePoolAnnotations, ReleaseIpCommand } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
 import { findPodHandles } from '@ipledger/projections';
 import type { ApplyContext } from './apply-context';
 import { holdCause, holdForNode, podNode, readiness } from './held-for-node';
 
-/** What a live Pod's message does: it is only recorded (the consumer records many in one statement). */
-export const POD_SEEN = 'seen';
+const POD_SEEN = 'seen';
+
+/** A live Pod's message decides nothing that needs the database: it is only recorded (the consumer records many in one statement). */
 export const onlyRecorded = (change: ObjectChange): boolean => change.kind === 'pod' && change.type !== 'DELETED';
 
 /**
  * A deleted Pod releases its addresses (a CNI DEL may never come: node gone, plugin crashed),
  * unless its sandbox may still use them: then they are held for its node (see held-for-node.ts).
  * Only those given to this pod's uid, or recorded without one, go: a new pod of the same name
- * (a StatefulSet pod restarted) keeps what it was given. Live pods are only recorded.
+ * (a StatefulSet pod restarted) keeps what it was given. Live pods are only recorded (their row
+ * keeps their pool annotations); malformed annotations are refused, so the pod's status says why.
  */
 export async function applyPod({ commands, db, metadata }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
-  if (type !== 'DELETED') return POD_SEEN;
   const { name, uid } = object.metadata;
   const namespace = object.metadata.namespace as string;
+  if (type !== 'DELETED') {
+    parsePoolAnnotations(object.metadata.annotations, `pod ${namespace}/${name}`);
+    return POD_SEEN;
+  }
   const handles = (await findPodHandles(db, namespace, name)).filter((h) => h.podUid === null || h.podUid === uid);
   if (handles.length === 0) return 'deleted';
   const node = podNode(object);

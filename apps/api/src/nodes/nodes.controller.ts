@@ -1,7 +1,17 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { DeleteNodeCommand, DomainError, selectionRule, SetNodeLabelsCommand, type CommandMetadata } from '@ipledger/domain';
+import {
+  chooseSelection,
+  DeleteNodeCommand,
+  DomainError,
+  InvalidInputError,
+  SetNodeLabelsCommand,
+  validateDns1123Label,
+  validateDns1123Subdomain,
+  type AnnotatedPod,
+  type CommandMetadata,
+} from '@ipledger/domain';
 import { findEligiblePools, findNode, type NodeView } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
@@ -13,6 +23,7 @@ import { NodePoolsQueryDto } from './dto/node-pools-query.dto';
 import { PutNodeDto } from './dto/put-node.dto';
 import { PathParams } from '../http/limits';
 import { ApiRoute } from '../http/api-route';
+import { storedAnnotations } from '../kubernetes/known-pods';
 
 @ApiTags('nodes')
 @Controller('v1/nodes')
@@ -56,8 +67,20 @@ export class NodesController {
   @ApiOkResponse({ type: NodePoolsDto })
   @ApiRoute('reader', 'The pools a node may use, and why others are left out', 400, 404)
   async pools(@Param('name') name: string, @Query() query: NodePoolsQueryDto): Promise<NodePoolsDto> {
-    const rule = selectionRule(query, this.config.defaultMatchLabel);
-    const { eligible, excluded } = await findEligiblePools(this.db, rule, name, [4, 6]);
-    return query.explain ? { items: eligible, excluded } : { items: eligible };
+    const { rule, source, families } = chooseSelection(query, await this.annotated(query), this.config.defaultMatchLabel);
+    const { eligible, excluded } = await findEligiblePools(this.db, rule, name, families ?? [4, 6]);
+    return query.explain ? { items: eligible, excluded, chosenBy: source } : { items: eligible };
+  }
+
+  /** The pool annotations of the namespace (and pod) asked about, as the watcher last sent them; a pod not seen yet has none. */
+  private async annotated({ namespace, pod }: NodePoolsQueryDto): Promise<AnnotatedPod | null> {
+    if (namespace === undefined) {
+      if (pod !== undefined) throw new InvalidInputError('INVALID_ARGUMENT', 'pod needs namespace');
+      return null;
+    }
+    validateDns1123Label(namespace, 'namespace');
+    if (pod !== undefined) validateDns1123Subdomain(pod, 'pod name');
+    const { annotated } = await storedAnnotations(this.db, namespace, pod === undefined ? null : { name: pod, uid: null });
+    return annotated;
   }
 }

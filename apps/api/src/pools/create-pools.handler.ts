@@ -1,20 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import {
-  CreatePoolsCommand,
-  decideCreatePool,
-  DomainError,
-  firstOverlap,
-  parsePoolSpec,
-  PoolAggregate,
-  type PoolSpec,
-} from '@ipledger/domain';
-import { cidrsOverlap, parseCidr } from '@ipledger/ip';
-import { findOverlappingPools } from '@ipledger/projections';
+import { CreatePoolsCommand, decideCreatePool, DomainError, firstOverlap, parsePoolSpec, PoolAggregate } from '@ipledger/domain';
 import type { Pool } from 'pg';
 import { EventWriter } from '../infrastructure/event-writer';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
 import { PG_POOL } from '../infrastructure/tokens';
+import { isOverlap, overlapError, refuseOverlapWithExisting } from './overlap-refusal';
 
 /**
  * Creates pools all or none. Overlap with existing pools is decided by the exclusion constraint on
@@ -51,23 +42,9 @@ export class CreatePoolsHandler implements ICommandHandler<CreatePoolsCommand, v
       try {
         await this.writer.append(changes, metadata);
       } catch (err) {
-        if ((err as { code?: string }).code === '23P01') await this.refuseOverlapWithExisting(specs);
+        if (isOverlap(err)) await refuseOverlapWithExisting(this.db, specs);
         throw err;
       }
     });
   }
-
-  private async refuseOverlapWithExisting(specs: PoolSpec[]): Promise<void> {
-    const existing = await findOverlappingPools(
-      this.db,
-      specs.map((spec) => spec.cidr),
-    );
-    for (const spec of specs) {
-      const other = existing.find((pool) => cidrsOverlap(parseCidr(pool.cidr), parseCidr(spec.cidr)));
-      if (other) throw overlapError(spec, other);
-    }
-  }
 }
-
-const overlapError = (a: { name: string; cidr: string }, b: { name: string; cidr: string }) =>
-  new DomainError('POOL_OVERLAP', `pool "${a.name}" (${a.cidr}) overlaps pool "${b.name}" (${b.cidr})`);

@@ -1,6 +1,7 @@
 import { cidrContains, formatCidr, formatIp, parseCidr, parseIp } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
 import type { IpAllocated, StatefulSetRef } from '../events';
+import { coolingNote } from '../pool/address-chooser';
 import { decideAllocate, poolGateway } from '../pool/pool.aggregate';
 import type { Holder, PoolView } from '../pool/pool-state';
 import { addressForOrdinal } from '../statefulset/statefulset-pod';
@@ -17,6 +18,8 @@ export type PassOverReason = 'full' | 'disabled' | 'deleted';
 export interface PassedOver {
   pool: string;
   reason: PassOverReason;
+  /** a full pool's addresses cooling down after release, and when the first is free again */
+  cooling?: string;
 }
 
 /** Refusals that pass over a pool for the next one, rather than fail the request. */
@@ -31,6 +34,8 @@ export interface AllocationPlanRequest extends Holder {
    * refusal fails the request instead of passing the pool over.
    */
   pinned?: boolean;
+  /** the decision's time in ms on the database's clock, for the reuse delay (see chooseAddress) */
+  now?: number;
 }
 
 export interface AllocationDecision {
@@ -75,7 +80,8 @@ export function planAllocation(
     } catch (err) {
       const reason = err instanceof DomainError && !request.pinned ? PASS_OVER[err.code] : undefined;
       if (!reason) throw err;
-      passed.push({ pool: name, reason });
+      const cooling = reason === 'full' ? coolingNote(state) : null;
+      passed.push({ pool: name, reason, ...(cooling ? { cooling } : {}) });
     }
   }
   return { decision: null, passedOver: passed };
@@ -90,7 +96,7 @@ export function allocationRefusal(
     const ip = formatIp({ family: request.family, value: request.ip });
     return new DomainError('IP_NOT_IN_POOL', `${ip} is not inside any pool eligible for node "${request.node}"`);
   }
-  const pools = passedOver.map(({ pool, reason }) => `${pool} (${reason})`).join(', ');
+  const pools = passedOver.map(({ pool, reason, cooling }) => `${pool} (${reason}${cooling ? `: ${cooling}` : ''})`).join(', ');
   return new DomainError('POOL_EXHAUSTED', `no free IPv${request.family} address in the eligible pools: ${pools}`);
 }
 

@@ -4,6 +4,7 @@ import type { NodeDeleted } from './node-deleted.event';
 import type { NodeLabelsSet } from './node-labels-set.event';
 import type { PoolCreated } from './pool-created.event';
 import type { PoolDeleted } from './pool-deleted.event';
+import type { PoolResized } from './pool-resized.event';
 import type { PoolUpdated } from './pool-updated.event';
 import type { RangeReleased } from './range-released.event';
 import type { RangeReserved } from './range-reserved.event';
@@ -18,6 +19,7 @@ export type {
   NodeLabelsSet,
   PoolCreated,
   PoolDeleted,
+  PoolResized,
   PoolUpdated,
   RangeReleased,
   RangeReserved,
@@ -28,7 +30,7 @@ export type {
   StatefulSetRef,
 };
 
-export type PoolEvent = PoolCreated | PoolUpdated | PoolDeleted | IpAllocated | IpReleased | RangeReserved | RangeReleased;
+export type PoolEvent = PoolCreated | PoolUpdated | PoolResized | PoolDeleted | IpAllocated | IpReleased | RangeReserved | RangeReleased;
 export type NodeEvent = NodeLabelsSet | NodeDeleted;
 export type StatefulSetEvent = StatefulSetReconciled | StatefulSetDeleted;
 export type DomainEvent = PoolEvent | NodeEvent | StatefulSetEvent;

@@ -10,8 +10,14 @@ import { rangeOwner } from './range-owner';
  * pool, which keeps the used-range set small and leaves the top free for continuous ranges.
  * The span already excludes IPv4 network and broadcast; `used` holds reserved, allocated and
  * StatefulSet range addresses. A range address goes only to a pod of the StatefulSet that owns it.
+ *
+ * Reuse delay: `used` also holds the addresses released less than reuseDelaySeconds ago (as the
+ * log's times tell), so they go out again only when nothing else is free, and then only the oldest
+ * once its delay has passed by `now`, the decision's time on the database's clock (absent: only
+ * the log's times count, which is never early). A requested address (a StatefulSet ordinal's own,
+ * or one asked for by name) is exempt: its pod must get it back.
  */
-export function chooseAddress(pool: PoolView & { cidr: Cidr }, requested?: bigint, statefulSet?: StatefulSetRef): bigint {
+export function chooseAddress(pool: PoolView & { cidr: Cidr }, requested?: bigint, statefulSet?: StatefulSetRef, now?: number): bigint {
   const show = (value: bigint) => formatIp({ family: pool.cidr.family, value });
   if (requested !== undefined) {
     if (!cidrContains(pool.cidr, { family: pool.cidr.family, value: requested })) {
@@ -33,6 +39,24 @@ export function chooseAddress(pool: PoolView & { cidr: Cidr }, requested?: bigin
     return requested;
   }
   const ip = pool.used.firstGap(pool.usableFirst, pool.usableLast);
-  if (ip === null) throw new DomainError('POOL_EXHAUSTED', `pool "${pool.name}" has no free address`);
-  return ip;
+  if (ip !== null) return ip;
+  const oldest = firstCooling(pool);
+  if (oldest && now !== undefined && oldest.freeAt <= now) return oldest.ip;
+  const cooling = coolingNote(pool);
+  throw new DomainError('POOL_EXHAUSTED', `pool "${pool.name}" has no free address${cooling ? `: ${cooling}` : ''}`);
+}
+
+function firstCooling(pool: PoolView): { ip: bigint; freeAt: number } | null {
+  for (const [ip, releasedAt] of pool.cooling) return { ip, freeAt: releasedAt + pool.reuseDelaySeconds * 1000 };
+  return null;
+}
+
+/** How many addresses of the pool are cooling down and when the first is free again; null when none is. */
+export function coolingNote(pool: PoolView): string | null {
+  const oldest = firstCooling(pool);
+  if (!oldest) return null;
+  const when = Number.isFinite(oldest.freeAt)
+    ? `at ${new Date(oldest.freeAt).toISOString()}`
+    : `${pool.reuseDelaySeconds} s after its release is recorded`;
+  return `${pool.cooling.size} address(es) cooling down after release (reuseDelaySeconds ${pool.reuseDelaySeconds}), the first free again ${when}`;
 }

@@ -1,4 +1,3 @@
-import { DomainError } from '../errors/domain-error';
 import { planPoolApply } from './pool-apply';
 import { parsePoolSpec } from './pool-spec';
 
@@ -11,14 +10,19 @@ describe('planPoolApply (an IPPool object as the whole desired pool)', () => {
 
   it('patches labels, nodeSelector and disabled of an existing pool', () => {
     const desired = parsePoolSpec({ name: 'rack-1', cidr: '10.0.0.0/24', reserved: ['10.0.0.1'], nodeSelector: 'zone=a', disabled: true });
-    expect(planPoolApply(current, desired)).toEqual({ patch: { labels: {}, nodeSelector: 'zone=a', disabled: true } });
+    expect(planPoolApply(current, desired)).toEqual({
+      patch: { labels: {}, nodeSelector: 'zone=a', disabled: true, reuseDelaySeconds: 0 },
+    });
   });
 
-  it('refuses a new cidr or reserved list, naming both', () => {
-    const moved = parsePoolSpec({ name: 'rack-1', cidr: '10.1.0.0/24', reserved: ['10.1.0.1'] });
-    expect(() => planPoolApply(current, moved)).toThrow(
-      new DomainError('INVALID_ARGUMENT', 'pool "rack-1" has cidr 10.0.0.0/24; it cannot become 10.1.0.0/24'),
-    );
+  it('passes a new cidr and reuseDelaySeconds on to the pool, whose own rules decide a resize', () => {
+    const grown = parsePoolSpec({ name: 'rack-1', cidr: '10.0.0.0/23', reserved: ['10.0.0.1'], reuseDelaySeconds: 60 });
+    expect(planPoolApply(current, grown)).toEqual({
+      patch: { labels: {}, nodeSelector: null, disabled: false, reuseDelaySeconds: 60, cidr: '10.0.0.0/23' },
+    });
+  });
+
+  it('refuses a new reserved list, naming both', () => {
     const reserved = parsePoolSpec({ name: 'rack-1', cidr: '10.0.0.0/24', reserved: ['10.0.0.2'] });
     expect(() => planPoolApply(current, reserved)).toThrow(
       /reserves \[10.0.0.1\]; reserved addresses cannot change \(asked: \[10.0.0.2\]\)/,

@@ -1,18 +1,18 @@
 import { InvalidInputError } from '../errors/domain-error';
 import type { PoolSpec } from './pool-spec';
 
-export type PoolApply = { create: PoolSpec } | { patch: Pick<PoolSpec, 'labels' | 'nodeSelector' | 'disabled'> };
+export type PoolApply =
+  | { create: PoolSpec }
+  | { patch: Pick<PoolSpec, 'labels' | 'nodeSelector' | 'disabled'> & { reuseDelaySeconds: number; cidr?: string } };
 
 /**
  * An IPPool object is the whole desired pool (level-triggered): create it, or patch what a pool may
- * change. Its address space cannot change under the addresses it handed out, so a new cidr or
- * reserved list is refused with the reason, and the pool stays as it is.
+ * change. A new cidr goes to the pool's own rules (grow, or shrink while nothing is in the way);
+ * the gateway and the reserved list cannot change under the addresses handed out, so a new one is
+ * refused with the reason, and the pool stays as it is.
  */
 export function planPoolApply(current: PoolSpec | null, desired: PoolSpec): PoolApply {
   if (!current) return { create: desired };
-  if (current.cidr !== desired.cidr) {
-    throw new InvalidInputError('INVALID_ARGUMENT', `pool "${desired.name}" has cidr ${current.cidr}; it cannot become ${desired.cidr}`);
-  }
   if ((current.gateway ?? null) !== desired.gateway) {
     throw new InvalidInputError(
       'INVALID_ARGUMENT',
@@ -26,5 +26,7 @@ export function planPoolApply(current: PoolSpec | null, desired: PoolSpec): Pool
     );
   }
   const { labels, nodeSelector, disabled } = desired;
-  return { patch: { labels, nodeSelector, disabled } };
+  // the object is the whole pool: no field is the default
+  const patch = { labels, nodeSelector, disabled, reuseDelaySeconds: desired.reuseDelaySeconds ?? 0 };
+  return { patch: current.cidr === desired.cidr ? patch : { ...patch, cidr: desired.cidr } };
 }

@@ -20,5 +20,8 @@ export function draftPool(state: PoolView): PoolState {
     used: state.used.clone(),
     holders: OverlayMap.over<bigint, Holder>(state.holders),
     byHandle: OverlayMap.over(state.byHandle),
+    // copied, not overlaid: its order is the release order (an overlay keeps a re-released address
+    // in its first place). Each cooling address is a run of `used` too, copied just above anyway.
+    cooling: new Map(state.cooling),
   };
 }

@@ -12,6 +12,7 @@ export interface PoolSpecInput {
   nodeSelector?: string | null;
   reserved?: string[];
   disabled?: boolean;
+  reuseDelaySeconds?: number;
 }
 
 /** A pool definition that passed every rule, in canonical text forms: the data of PoolCreated. */
@@ -26,7 +27,23 @@ export type PoolSpec = {
   nodeSelector: string | null;
   reserved: string[];
   disabled: boolean;
+  /** present only when above 0 (the default): PoolCreated events recorded before it lack it */
+  reuseDelaySeconds?: number;
 };
+
+/** The longest reuse delay: the cooling addresses a pool tracks grow with its release rate times this. */
+export const MAX_REUSE_DELAY_SECONDS = 3600;
+
+/** Seconds a released address is kept from new holders: a whole number from 0 to MAX_REUSE_DELAY_SECONDS. */
+export function validReuseDelay(seconds: number): number {
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_REUSE_DELAY_SECONDS) {
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `reuseDelaySeconds must be a whole number from 0 to ${MAX_REUSE_DELAY_SECONDS}, got ${String(seconds)}`,
+    );
+  }
+  return seconds;
+}
 
 /** An empty selector selects every node; stored as null so "no rule" has one spelling. */
 export function canonicalNodeSelector(text: string | null | undefined): string | null {
@@ -62,6 +79,11 @@ function canonicalGateway(text: string | null | undefined, cidr: Cidr): string |
   return formatIp(gateway);
 }
 
+/** The default, 0, has one spelling: no field. */
+function reuseDelayField(seconds: number | undefined): { reuseDelaySeconds?: number } {
+  return seconds === undefined || validReuseDelay(seconds) === 0 ? {} : { reuseDelaySeconds: seconds };
+}
+
 export function parsePoolSpec(input: PoolSpecInput): PoolSpec {
   validateDns1123Label(input.name, 'pool name');
   const cidr = cidrArgument(input.cidr);
@@ -74,5 +96,6 @@ export function parsePoolSpec(input: PoolSpecInput): PoolSpec {
     nodeSelector: canonicalNodeSelector(input.nodeSelector),
     reserved: canonicalReserved(input.reserved ?? [], cidr),
     disabled: input.disabled ?? false,
+    ...reuseDelayField(input.reuseDelaySeconds),
   };
 }

@@ -21,6 +21,8 @@ export interface PoolState {
   nodeSelector: string | null;
   reserved: string[];
   disabled: boolean;
+  /** seconds a released address is kept from new holders (0: handed out again at once) */
+  reuseDelaySeconds: number;
   /** the addresses that can ever be handed out: the CIDR less IPv4 network and broadcast */
   usableFirst: bigint;
   usableLast: bigint;
@@ -32,10 +34,16 @@ export interface PoolState {
   rangeSet: RangeSet;
   /** addresses held by a handle */
   heldSet: RangeSet;
-  /** reserved ∪ ranges ∪ held: what the address chooser and the range finder skip */
+  /** reserved ∪ ranges ∪ held ∪ cooling: what the address chooser and the range finder skip */
   used: RangeSet;
   holders: Map<bigint, Holder>;
   byHandle: Map<string, bigint>;
+  /**
+   * Released addresses still in their reuse delay, each with its release event's time (ms; Infinity
+   * while that event is not recorded yet), oldest first: a queue the log's own times expire from
+   * the front, so the chooser never scans it.
+   */
+  cooling: Map<bigint, number>;
 }
 
 /**
@@ -51,6 +59,7 @@ export interface PoolView {
   readonly nodeSelector: string | null;
   readonly reserved: readonly string[];
   readonly disabled: boolean;
+  readonly reuseDelaySeconds: number;
   readonly usableFirst: bigint;
   readonly usableLast: bigint;
   readonly reservedSet: ReadonlyRangeSet;
@@ -60,4 +69,5 @@ export interface PoolView {
   readonly used: ReadonlyRangeSet;
   readonly holders: ReadonlyMap<bigint, Readonly<Holder>>;
   readonly byHandle: ReadonlyMap<string, bigint>;
+  readonly cooling: ReadonlyMap<bigint, number>;
 }

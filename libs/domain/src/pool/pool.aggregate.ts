@@ -1,6 +1,17 @@
-import { formatCidr, formatIp, parseCidr, parseIp, parseIpRange, RangeSet, type Cidr } from '@ipledger/ip';
+import {
+  cidrContains,
+  cidrFirst,
+  cidrLast,
+  formatCidr,
+  formatIp,
+  parseCidr,
+  parseIp,
+  parseIpRange,
+  RangeSet,
+  type Cidr,
+} from '@ipledger/ip';
 import type { AggregateType } from '../aggregate-type';
-import { DomainError } from '../errors/domain-error';
+import { DomainError, InvalidInputError } from '../errors/domain-error';
 import { allocationOwner } from '../allocation/allocation-owner';
 import type {
   IpAllocated,
@@ -9,6 +20,7 @@ import type {
   PoolCreated,
   PoolDeleted,
   PoolEvent,
+  PoolResized,
   PoolUpdated,
   RangeReleased,
   RangeReserved,
@@ -60,6 +72,7 @@ function emptyPool(): PoolState {
     nodeSelector: null,
     reserved: [],
     disabled: false,
+    reuseDelaySeconds: 0,
     usableFirst: 0n,
     usableLast: -1n,
     reservedSet: new RangeSet(),
@@ -69,55 +82,82 @@ function emptyPool(): PoolState {
     used: new RangeSet(),
     holders: new Map(),
     byHandle: new Map(),
+    cooling: new Map(),
   };
 }
 
-function created(data: PoolCreated['data']): PoolState {
-  const cidr = parseCidr(data.cidr);
+/** What a CIDR, the reserved list and the gateway make of a pool's addresses (on creation and on every resize). */
+function addressSpace(cidr: Cidr, reserved: readonly string[], gateway: bigint | null) {
   const [usableFirst, usableLast] = usableSpan(cidr);
   const reservedSet = new RangeSet();
-  for (const entry of data.reserved) {
+  for (const entry of reserved) {
     const range = parseIpRange(entry);
     const first = range.first > usableFirst ? range.first : usableFirst;
     const last = range.last < usableLast ? range.last : usableLast;
     if (first <= last) reservedSet.add(first, last);
   }
+  if (gateway !== null) reservedSet.add(gateway);
+  return { cidr, usableFirst, usableLast, reservedSet };
+}
+
+function created(data: PoolCreated['data']): PoolState {
   // a PoolCreated recorded before pools had gateways has none
   const gateway = data.gateway ? parseIp(data.gateway).value : null;
-  if (gateway !== null) reservedSet.add(gateway);
+  const space = addressSpace(parseCidr(data.cidr), data.reserved, gateway);
   return {
     ...emptyPool(),
+    ...space,
     name: data.name,
     exists: true,
-    cidr,
     gateway,
     labels: data.labels,
     nodeSelector: data.nodeSelector,
     reserved: data.reserved,
     disabled: data.disabled,
-    usableFirst,
-    usableLast,
-    reservedSet,
-    used: reservedSet.clone(),
+    reuseDelaySeconds: data.reuseDelaySeconds ?? 0,
+    used: space.reservedSet.clone(),
   };
 }
 
-/** Ranges change rarely (a StatefulSet reconcile): rebuild the derived sets rather than patch them. */
-function rangesChanged(state: PoolState): PoolState {
+/** Ranges and the CIDR change rarely (a StatefulSet reconcile, a resize): rebuild the derived sets rather than patch them. */
+function rebuildUsed(state: PoolState): PoolState {
   state.rangeSet = new RangeSet();
   for (const { start, end } of state.ranges.values()) state.rangeSet.add(start, end);
   state.used = state.reservedSet.clone();
   for (const set of [state.rangeSet, state.heldSet]) for (const [start, end] of set.runs()) state.used.add(start, end);
+  for (const ip of state.cooling.keys()) state.used.add(ip);
   return state;
 }
 
-type FoldedEvent = { type: string; data: Record<string, unknown> };
+type FoldedEvent = { type: string; data: Record<string, unknown>; recordedAt?: Date };
+
+/**
+ * The cooling addresses whose delay has passed by `now` (an event's recorded time), oldest first,
+ * go back to the free space: what is cooling depends on the log alone, so a replay agrees.
+ */
+function expireCooling(state: PoolState, now: number): void {
+  const delayMs = state.reuseDelaySeconds * 1000;
+  for (const [ip, releasedAt] of state.cooling) {
+    if (releasedAt + delayMs > now) return;
+    state.cooling.delete(ip);
+    if (!state.reservedSet.has(ip) && !state.rangeSet.has(ip) && !state.heldSet.has(ip)) state.used.remove(ip);
+  }
+}
 
 /**
  * Folds one event into `state`, a draft (draftPool) that the caller owns and no one else sees: the one place
  * a pool state is changed. evolve and fold draft first, so the states the cache shares never change.
+ * A recorded event's time first expires the cooling addresses whose delay it has passed.
  */
 export function foldIntoDraft(state: PoolState, event: FoldedEvent): PoolState {
+  if (event.recordedAt && state.cooling.size > 0) expireCooling(state, event.recordedAt.getTime());
+  const next = apply(state, event);
+  // a shorter delay frees at once what it no longer covers
+  if (event.type === 'PoolUpdated' && event.recordedAt && next.cooling.size > 0) expireCooling(next, event.recordedAt.getTime());
+  return next;
+}
+
+function apply(state: PoolState, event: FoldedEvent): PoolState {
   const e = event as PoolEvent;
   switch (e.type) {
     case 'PoolCreated':
@@ -126,7 +166,13 @@ export function foldIntoDraft(state: PoolState, event: FoldedEvent): PoolState {
       if (e.data.labels !== undefined) state.labels = e.data.labels;
       if (e.data.nodeSelector !== undefined) state.nodeSelector = e.data.nodeSelector;
       if (e.data.disabled !== undefined) state.disabled = e.data.disabled;
+      if (e.data.reuseDelaySeconds !== undefined) state.reuseDelaySeconds = e.data.reuseDelaySeconds;
       return state;
+    }
+    case 'PoolResized': {
+      Object.assign(state, addressSpace(parseCidr(e.data.cidr), state.reserved, state.gateway));
+      for (const ip of state.cooling.keys()) if (ip < state.usableFirst || ip > state.usableLast) state.cooling.delete(ip);
+      return rebuildUsed(state);
     }
     case 'PoolDeleted':
       return { ...emptyPool(), name: state.name };
@@ -136,6 +182,7 @@ export function foldIntoDraft(state: PoolState, event: FoldedEvent): PoolState {
       state.byHandle.set(e.data.handle, ip);
       state.heldSet.add(ip);
       state.used.add(ip);
+      if (state.cooling.size > 0) state.cooling.delete(ip);
       return state;
     }
     case 'IpReleased': {
@@ -144,15 +191,17 @@ export function foldIntoDraft(state: PoolState, event: FoldedEvent): PoolState {
       state.byHandle.delete(e.data.handle);
       state.heldSet.remove(ip);
       // an address of a StatefulSet's range stays reserved for its ordinal
-      if (!state.reservedSet.has(ip) && !state.rangeSet.has(ip)) state.used.remove(ip);
+      if (state.reservedSet.has(ip) || state.rangeSet.has(ip)) return state;
+      if (state.reuseDelaySeconds > 0) state.cooling.set(ip, event.recordedAt?.getTime() ?? Infinity);
+      else state.used.remove(ip);
       return state;
     }
     case 'RangeReserved':
       state.ranges.set(rangeOwner(e.data.namespace, e.data.name), { start: parseIp(e.data.start).value, end: parseIp(e.data.end).value });
-      return rangesChanged(state);
+      return rebuildUsed(state);
     case 'RangeReleased':
       state.ranges.delete(rangeOwner(e.data.namespace, e.data.name));
-      return rangesChanged(state);
+      return rebuildUsed(state);
     default:
       return unknownEvent(e);
   }
@@ -173,6 +222,8 @@ interface PoolSnapshot {
   created: PoolCreated['data'] | null;
   ranges: Array<RangeReserved['data']>;
   holders: Array<[string, Holder]>;
+  /** address and release time (ms; null: not recorded), oldest first; absent from snapshots taken before reuse delays */
+  cooling?: Array<[string, number | null]>;
 }
 
 /**
@@ -181,7 +232,7 @@ interface PoolSnapshot {
  */
 function sizeOf(state: PoolState): number {
   const runs = state.used.runCount() + state.heldSet.runCount() + state.rangeSet.runCount() + state.reservedSet.runCount();
-  return 1024 + 300 * state.holders.size + 80 * runs + 200 * state.ranges.size;
+  return 1024 + 300 * state.holders.size + 80 * runs + 200 * state.ranges.size + 100 * state.cooling.size;
 }
 
 export const PoolAggregate: AggregateType<PoolState> = {
@@ -196,7 +247,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
     serialize(state): PoolSnapshot {
       if (!state.exists || !state.cidr) return { name: state.name, created: null, ranges: [], holders: [] };
       const show = (value: bigint) => formatIp({ family: state.cidr!.family, value });
-      const { name, labels, nodeSelector, reserved, disabled } = state;
+      const { name, labels, nodeSelector, reserved, disabled, reuseDelaySeconds } = state;
       return {
         name,
         created: {
@@ -208,12 +259,14 @@ export const PoolAggregate: AggregateType<PoolState> = {
           nodeSelector,
           reserved,
           disabled,
+          ...(reuseDelaySeconds > 0 ? { reuseDelaySeconds } : {}),
         },
         ranges: [...state.ranges].map(([owner, { start, end }]) => {
           const [namespace, rangeName] = owner.split('/');
           return { pool: name, namespace, name: rangeName, start: show(start), end: show(end) };
         }),
         holders: [...state.holders].map(([ip, holder]) => [show(ip), holder]),
+        cooling: [...state.cooling].map(([ip, releasedAt]) => [show(ip), Number.isFinite(releasedAt) ? releasedAt : null]),
       };
     },
     deserialize(json) {
@@ -224,6 +277,11 @@ export const PoolAggregate: AggregateType<PoolState> = {
       for (const range of snapshot.ranges) state = foldIntoDraft(state, { type: 'RangeReserved', data: range });
       for (const [ip, holder] of snapshot.holders) {
         state = foldIntoDraft(state, { type: 'IpAllocated', data: { ...holder, ip, pool: state.name } });
+      }
+      for (const [ip, releasedAt] of snapshot.cooling ?? []) {
+        const value = parseIp(ip).value;
+        state.cooling.set(value, releasedAt ?? Infinity);
+        state.used.add(value);
       }
       return state;
     },
@@ -259,6 +317,7 @@ export interface PoolPatch {
   labels?: Labels;
   nodeSelector?: string | null;
   disabled?: boolean;
+  reuseDelaySeconds?: number;
 }
 
 /** Returns null when the patch changes nothing, so a repeated PATCH appends no event. */
@@ -270,11 +329,80 @@ export function decideUpdatePool(state: PoolView, name: string, patch: PoolPatch
   }
   if (patch.nodeSelector !== undefined && patch.nodeSelector !== pool.nodeSelector) data.nodeSelector = patch.nodeSelector;
   if (patch.disabled !== undefined && patch.disabled !== pool.disabled) data.disabled = patch.disabled;
+  if (patch.reuseDelaySeconds !== undefined && patch.reuseDelaySeconds !== pool.reuseDelaySeconds) {
+    data.reuseDelaySeconds = patch.reuseDelaySeconds;
+  }
   return Object.keys(data).length > 1 ? { type: 'PoolUpdated', data } : null;
 }
 
 function sorted(labels: Readonly<Labels>): Array<[string, string]> {
   return Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * The pool's CIDR changed in place: to a network that contains it (grow) or to one inside it
+ * (shrink), of the same family. Every address held, reserved, in a StatefulSet range or the
+ * gateway must stay among those the new CIDR can hand out (never its network or broadcast
+ * address); otherwise POOL_IN_USE names the lowest one in the way. Cooling addresses are free and
+ * never stop it. Null when the CIDR is the same. Overlap with other pools is the read model's
+ * exclusion constraint's to catch, across pools and replicas (see the handler).
+ */
+export function decideResizePool(state: PoolView, name: string, cidr: Cidr): PoolResized | null {
+  const pool = existing(state, name);
+  const from = pool.cidr;
+  const text = formatCidr(cidr);
+  if (cidr.family !== from.family) {
+    throw new InvalidInputError('INVALID_CIDR', `pool "${name}" is IPv${from.family} (${formatCidr(from)}); it cannot become ${text}`);
+  }
+  if (text === formatCidr(from)) return null;
+  const nested =
+    cidr.prefixLength < from.prefixLength
+      ? cidrContains(cidr, { family: from.family, value: cidrFirst(from) })
+      : cidrContains(from, { family: cidr.family, value: cidrFirst(cidr) });
+  if (!nested) {
+    throw new DomainError(
+      'CIDR_NOT_NESTED',
+      `pool "${name}" has cidr ${formatCidr(from)}; it can grow to a network that contains it or shrink to one inside it, and ${text} is neither`,
+    );
+  }
+  const blocker = firstAddressInTheWay(pool, cidr);
+  if (blocker !== null) {
+    throw new DomainError(
+      'POOL_IN_USE',
+      `pool "${name}" cannot become ${text}: ${show(pool, blocker)} ${whatHolds(pool, blocker)} and lies outside the addresses ${text} hands out`,
+    );
+  }
+  return { type: 'PoolResized', data: { name, previousCidr: formatCidr(from), cidr: text } };
+}
+
+/** The lowest address held, reserved, in a range or the gateway that `cidr` could not hand out, or null. */
+function firstAddressInTheWay(pool: PoolView & { cidr: Cidr }, cidr: Cidr): bigint | null {
+  const [first, last] = usableSpan(cidr);
+  const below: [bigint, bigint] = [cidrFirst(pool.cidr), first - 1n];
+  const above: [bigint, bigint] = [last + 1n, cidrLast(pool.cidr)];
+  const found: bigint[] = [];
+  for (const set of [pool.heldSet, pool.rangeSet, pool.reservedSet]) {
+    for (const [from, to] of [below, above]) {
+      const ip = set.firstIn(from, to);
+      if (ip !== null) found.push(ip);
+    }
+  }
+  // a reserved entry also counts where the old span left it out (a network or broadcast address)
+  for (const entry of pool.reserved) {
+    const range = parseIpRange(entry);
+    if (range.first < cidrFirst(cidr)) found.push(range.first);
+    else if (range.last > cidrLast(cidr)) found.push(range.first > cidrLast(cidr) ? range.first : cidrLast(cidr) + 1n);
+  }
+  return found.reduce<bigint | null>((lowest, ip) => (lowest === null || ip < lowest ? ip : lowest), null);
+}
+
+function whatHolds(pool: PoolView & { cidr: Cidr }, ip: bigint): string {
+  const holder = pool.holders.get(ip);
+  if (holder) return `is held by handle "${holder.handle}" (pod ${holder.namespace}/${holder.pod})`;
+  if (ip === pool.gateway) return 'is the gateway';
+  const owner = [...pool.ranges].find(([, range]) => range.start <= ip && ip <= range.end)?.[0];
+  if (owner !== undefined) return `is in the range of StatefulSet ${owner}`;
+  return 'is reserved';
 }
 
 export function decideDeletePool(state: PoolView, name: string): PoolDeleted {
@@ -292,6 +420,8 @@ export function decideDeletePool(state: PoolView, name: string): PoolDeleted {
 export interface AllocationRequest extends Holder {
   /** a specific address, already known to lie in this pool's CIDR */
   ip?: bigint;
+  /** the decision's time in ms on the database's clock, for the reuse delay (see chooseAddress) */
+  now?: number;
 }
 
 /**
@@ -303,7 +433,7 @@ export function decideAllocate(state: PoolView, request: AllocationRequest): { i
   const held = pool.byHandle.get(request.handle);
   if (held !== undefined) return { ip: held, event: null };
   if (pool.disabled) throw new DomainError('POOL_DISABLED', `pool "${pool.name}" is disabled and hands out no new addresses`);
-  const ip = chooseAddress(pool, request.ip, request.statefulSet);
+  const ip = chooseAddress(pool, request.ip, request.statefulSet, request.now);
   return {
     ip,
     event: {

@@ -32,3 +32,53 @@ export function selectionRule(input: SelectionInput, defaultMatchLabel: string |
   }
   return { kind: 'all' };
 }
+
+/** Which rule chose a request's candidate pools, first to last in precedence. */
+export const SELECTION_SOURCES = ['pod-annotation', 'namespace-annotation', 'request', 'server-default'] as const;
+export type SelectionSource = (typeof SELECTION_SOURCES)[number];
+
+export interface Selection {
+  rule: SelectionRule;
+  source: SelectionSource;
+  /** the families the pod's or namespace's annotation asks for; null: the request's */
+  families: (4 | 6)[] | null;
+}
+
+/** What one object's pool annotations say (parsed in pool-annotations.ts); null parts were not annotated. */
+export interface PoolAnnotations {
+  rule: SelectionRule | null;
+  families: (4 | 6)[] | null;
+  /** by CNI network name */
+  networks: ReadonlyMap<string, SelectionRule>;
+}
+
+/** The pool annotations of a pod and of its namespace, as the Kubernetes consumer last applied them. */
+export interface AnnotatedPod {
+  pod: PoolAnnotations | null;
+  namespace: PoolAnnotations | null;
+}
+
+/**
+ * The precedence of pool choice: the pod's annotation, then its namespace's, then the request's
+ * own rule (the CNI config's), then the server default. On each object, the `networks` entry for
+ * the request's network wins over its plain annotations. The request's rule is checked even when
+ * an annotation wins: a malformed request is refused as such.
+ */
+export function chooseSelection(
+  input: SelectionInput & { network?: string },
+  annotated: AnnotatedPod | null,
+  defaultMatchLabel: string | null,
+): Selection {
+  const requested = selectionRule(input, defaultMatchLabel);
+  const levels = [
+    { source: 'pod-annotation', annotations: annotated?.pod },
+    { source: 'namespace-annotation', annotations: annotated?.namespace },
+  ] as const;
+  const families = levels.find((level) => level.annotations?.families)?.annotations?.families ?? null;
+  for (const { source, annotations } of levels) {
+    const rule = (input.network !== undefined ? annotations?.networks.get(input.network) : undefined) ?? annotations?.rule;
+    if (rule) return { rule, source, families };
+  }
+  const given = input.pools !== undefined || input.poolSelector !== undefined || input.matchLabel !== undefined;
+  return { rule: requested, source: given ? 'request' : 'server-default', families };
+}

@@ -131,6 +131,18 @@ describe('the transform of each kind (what travels to NATS and the database)', (
     });
   });
 
+  it("keeps of a Namespace its labels and ipledger's annotations only", () => {
+    const namespace = {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { ...meta(), namespace: undefined },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' },
+    } as unknown as KubeObject;
+    const { namespace: _none, ...clusterMeta } = keptMeta;
+    expect(trimObject('namespace', namespace)).toEqual({ apiVersion: 'v1', kind: 'Namespace', metadata: clusterMeta });
+  });
+
   it('leaves out what an object does not have, and survives parts of the wrong type', () => {
     const bare = {
       metadata: { name: 'n', uid: 'u', resourceVersion: '1', annotations: 'x', ownerReferences: 'y' },

@@ -1,6 +1,7 @@
 import type { KubeKind } from '../kube-kind';
 import type { KubeObject } from '../kube-object';
 import { trimIpPool } from './ippool.transform';
+import { trimNamespace } from './namespace.transform';
 import { trimNode } from './node.transform';
 import { trimPod } from './pod.transform';
 import { trimStatefulSet } from './statefulset.transform';
@@ -16,6 +17,7 @@ export const KUBE_TRANSFORMS: Record<KubeKind, (object: KubeObject) => KubeObjec
   pod: trimPod,
   statefulset: trimStatefulSet,
   ippool: trimIpPool,
+  namespace: trimNamespace,
 };
 
 export const trimObject = (kind: KubeKind, object: KubeObject): KubeObject => KUBE_TRANSFORMS[kind](object);

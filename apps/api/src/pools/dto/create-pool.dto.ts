@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsObject, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { LIMITS } from '../../http/limits';
 import { OptionalField } from '../../http/optional-field';
 
@@ -66,4 +66,19 @@ export class CreatePoolDto {
   @OptionalField()
   @IsBoolean()
   disabled?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    default: 0,
+    minimum: 0,
+    maximum: LIMITS.reuseDelaySeconds,
+    example: 60,
+    description:
+      'seconds a released address is not handed out again while others are free (StatefulSet ordinals and requested addresses are exempt); 0 hands it out again at once',
+  })
+  @OptionalField()
+  @IsInt()
+  @Min(0)
+  @Max(LIMITS.reuseDelaySeconds)
+  reuseDelaySeconds?: number;
 }

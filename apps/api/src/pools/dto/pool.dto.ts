@@ -17,6 +17,8 @@ export class PoolDto {
   @ApiProperty({ type: String, nullable: true }) nodeSelector!: string | null;
   @ApiProperty({ type: [String] }) reserved!: string[];
   @ApiProperty() disabled!: boolean;
+  @ApiProperty({ example: 0, description: 'seconds a released address is kept from new holders while others are free' })
+  reuseDelaySeconds!: number;
   @ApiProperty({ example: '254', description: 'addresses that can ever be handed out (decimal string)' }) capacity!: string;
   @ApiProperty({ example: '3', description: 'addresses held by a handle (decimal string)' }) allocated!: string;
   @ApiProperty({ example: '5', description: 'addresses held back without a handle (decimal string)' }) reservedCount!: string;

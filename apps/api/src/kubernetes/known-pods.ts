@@ -1,0 +1,65 @@
+import { DomainError, parsePoolAnnotations, type AnnotatedPod } from '@ipledger/domain';
+import type { Queryable } from '@ipledger/projections';
+
+export interface PodRef {
+  namespace: string;
+  pod: string;
+  /** when given, only the pod of this uid is the one asked about (a StatefulSet pod recreated keeps its name) */
+  podUid: string | null;
+}
+
+/** How often an allocation waiting for its pod looks again: short against IPAM_POD_WAIT_MS, long against a query. */
+const POLL_MS = 50;
+
+/**
+ * The pool annotations of a namespace and of one of its pods (none asked: `pod` null) as the
+ * Kubernetes consumer last applied them (kubernetes_objects), one query for both. `podKnown` is
+ * false while the pod asked about has not come; a namespace not seen is one without annotations.
+ */
+export async function storedAnnotations(
+  db: Queryable,
+  namespace: string,
+  pod: { name: string; uid: string | null } | null,
+): Promise<{ podKnown: boolean; annotated: AnnotatedPod }> {
+  const { rows } = await db.query<{
+    kind: 'pod' | 'namespace';
+    uid: string;
+    deleted: boolean;
+    annotations: Record<string, unknown> | null;
+  }>(
+    `SELECT kind, uid, deleted, object -> 'metadata' -> 'annotations' AS annotations FROM kubernetes_objects
+      WHERE (kind = 'pod' AND key = $1) OR (kind = 'namespace' AND key = $2)`,
+    [pod ? `${namespace}/${pod.name}` : null, namespace],
+  );
+  const podRow = pod && rows.find((row) => row.kind === 'pod' && !row.deleted && (pod.uid === null || row.uid === pod.uid));
+  const namespaceRow = rows.find((row) => row.kind === 'namespace' && !row.deleted);
+  return {
+    podKnown: Boolean(podRow),
+    annotated: {
+      pod: podRow ? parsePoolAnnotations(podRow.annotations ?? undefined, `pod ${namespace}/${pod.name}`) : null,
+      namespace: namespaceRow ? parsePoolAnnotations(namespaceRow.annotations ?? undefined, `namespace ${namespace}`) : null,
+    },
+  };
+}
+
+/**
+ * A CNI ADD may come before the watcher's message of its pod: the allocation waits for the pod up
+ * to `waitMs`, then is refused with POD_NOT_SEEN (503, CNI code 11: kubelet tries again) rather
+ * than take an address from a pool the pod's annotations may forbid.
+ */
+export async function awaitPodAnnotations(db: Queryable, ref: PodRef, waitMs: number): Promise<AnnotatedPod> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const { podKnown, annotated } = await storedAnnotations(db, ref.namespace, { name: ref.pod, uid: ref.podUid });
+    if (podKnown) return annotated;
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      const uid = ref.podUid === null ? '' : ` (uid ${ref.podUid})`;
+      throw new DomainError(
+        'POD_NOT_SEEN',
+        `pod ${ref.namespace}/${ref.pod}${uid} has not come from the Kubernetes watcher within ${waitMs} ms (IPAM_POD_WAIT_MS); retry later`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, left)));
+  }
+}

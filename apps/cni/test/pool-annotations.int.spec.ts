@@ -1,0 +1,228 @@
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { call, startApiProcess, type ApiProcess } from '../../../test/support/api-process';
+import { cniBinDir, cniCall, NetworkSandbox, suffix, unusedPrivateRange } from '../../../test/support/cni-runner';
+import { startFakeKubeApi, type FakeKubeApi } from '../../../test/support/fake-kube-api';
+import { createTestBus, type TestBus } from '../../../test/support/test-bus';
+import { createTestDatabase, eventually, type TestDatabase } from '../../../test/support/test-database';
+import { startWatcherProcess, type WatcherProcess } from '../../../test/support/watcher-process';
+
+const POD_WAIT_MS = 1500;
+
+/**
+ * Pool choice by annotation, end to end: Namespaces and Pods in the fake Kubernetes API, the
+ * watcher and the API as processes, and the built ipledger-ipam called by the real bridge plugin
+ * in real network namespaces (root), as kubelet's runtime does. The CNI config asks for
+ * `matchLabel: rack`, which alone would give the node's pool `by-rack`.
+ */
+describe('pool annotations on pods and namespaces, through the CNI plugin', () => {
+  const id = suffix();
+  const network = `ipl-ann-${id}`;
+  const storage = `ipl-san-${id}`;
+  const bridges = { [network]: `iplan${id}`, [storage]: `iplas${id}` };
+  const sandbox = new NetworkSandbox();
+  let dir: string;
+  let kube: FakeKubeApi;
+  let bus: TestBus;
+  let db: TestDatabase;
+  let api: ApiProcess;
+  let watcher: WatcherProcess;
+  let bin: { dir: string; remove(): void };
+  let range: string;
+  let seq = 0;
+
+  const config = (name = network, ipam: Record<string, unknown> = {}) => ({
+    cniVersion: '1.0.0',
+    name,
+    type: 'bridge',
+    bridge: bridges[name],
+    isGateway: false,
+    ipMasq: false,
+    ipam: { type: 'ipledger-ipam', url: api.base, node: 'node-1', matchLabel: 'rack', timeoutSeconds: 10, ...ipam },
+  });
+
+  const env = (command: string, cid: string, pod: { namespace: string; name: string; uid: string }, netns: string, ifname = 'eth0') => ({
+    CNI_COMMAND: command,
+    CNI_CONTAINERID: cid,
+    CNI_NETNS: netns,
+    CNI_IFNAME: ifname,
+    CNI_PATH: bin.dir,
+    CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=${pod.namespace};K8S_POD_NAME=${pod.name};K8S_POD_UID=${pod.uid}`,
+  });
+
+  const objectStatus = async (kind: string, key: string) =>
+    (await db.pool.query<{ status: string }>('SELECT status FROM kubernetes_objects WHERE kind = $1 AND key = $2', [kind, key])).rows[0]
+      ?.status;
+  const eventCount = async () => Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0].n);
+
+  /** a pod in the fake API, once the API has applied it */
+  const pod = async (namespace: string, name: string, annotations: Record<string, string> = {}, status = 'seen') => {
+    const object = kube.upsert('pod', { metadata: { name, namespace, annotations }, spec: { nodeName: 'node-1' } });
+    await eventually(
+      () => objectStatus('pod', `${namespace}/${name}`),
+      (applied) => applied?.startsWith(status) ?? false,
+      20_000,
+    );
+    return { namespace, name, uid: object.metadata.uid };
+  };
+
+  /** ADD through the bridge into a fresh network namespace: the plugin's answer, and the pool the API recorded */
+  async function add(target: { namespace: string; name: string; uid: string }, name = network, ifname = 'eth0', netns?: string) {
+    const cid = `c${id}${String(++seq).padStart(4, '0')}`;
+    const path = netns ?? (await sandbox.addNamespace(`ipl-${id}-${seq}`));
+    const answer = await cniCall(join(bin.dir, 'bridge'), env('ADD', cid, target, path, ifname), config(name));
+    const held = await call(api.base, 'GET', `/v1/allocations/${encodeURIComponent(`${cid}:${ifname}`)}`);
+    return { answer, held, path, pool: held.status === 200 ? (held.body.items[0].pool as string) : null };
+  }
+
+  beforeAll(async () => {
+    if (process.getuid?.() !== 0) throw new Error('these tests make network namespaces: run them as root');
+    execFileSync(process.execPath, ['scripts/build.js', '--if-changed'], { cwd: join(__dirname, '../../..'), stdio: 'inherit' });
+    bin = cniBinDir();
+    range = await unusedPrivateRange();
+    Object.values(bridges).forEach((bridge) => sandbox.own(bridge));
+    dir = mkdtempSync(join(tmpdir(), 'pool-annotations-'));
+    kube = await startFakeKubeApi({ bookmarkIntervalMs: 500 });
+    bus = await createTestBus('pool_annotations');
+    db = await createTestDatabase('pool_annotations');
+    api = await startApiProcess(db.url, { from: 'dist', env: { ...bus.env, IPAM_POD_WAIT_MS: String(POD_WAIT_MS) } });
+    for (const pool of [
+      { name: 'by-rack', cidr: `${range}.1.0/24`, labels: { rack: 'r1' } },
+      { name: 'pod-pool', cidr: `${range}.2.0/24` },
+      { name: 'ns-pool', cidr: `${range}.3.0/24` },
+      { name: 'san-a', cidr: `${range}.4.0/24` },
+    ]) {
+      expect((await call(api.base, 'POST', '/v1/pools', pool)).status).toBe(201);
+    }
+    kube.upsert('node', { metadata: { name: 'node-1', labels: { rack: 'r1' } } });
+    kube.upsert('namespace', { metadata: { name: 'shop', annotations: { 'ipam.ipledger.io/pools': 'ns-pool' } } });
+    kube.upsert('namespace', { metadata: { name: 'plain', labels: { team: 'a' } } });
+    watcher = await startWatcherProcess({
+      ...bus.env,
+      KUBECONFIG: kube.writeKubeconfig(dir),
+      IPAM_WATCHER_TIMEOUT_SECONDS: '5',
+      IPAM_WATCHER_RESYNC_SECONDS: '0',
+    });
+    await eventually(
+      () => Promise.all([objectStatus('node', 'node-1'), objectStatus('namespace', 'shop'), objectStatus('namespace', 'plain')]),
+      (statuses) => statuses.every((status) => status !== undefined && status !== 'applying'),
+      20_000,
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await sandbox.cleanup();
+    await watcher?.stop();
+    await api?.stop();
+    await bus?.close();
+    await kube?.close();
+    await db?.drop();
+    bin?.remove();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a pod's annotation wins over its namespace's and over the CNI config's matchLabel", async () => {
+    const target = await pod('shop', 'annotated', { 'ipam.ipledger.io/pools': 'pod-pool' });
+    const { answer, held, path } = await add(target);
+    expect(answer.status).toBe(0);
+    expect(held.body.items).toEqual([expect.objectContaining({ pool: 'pod-pool', namespace: 'shop', pod: 'annotated' })]);
+    const { stdout } = await sandbox.exec(path.split('/').pop()!, ['ip', '-4', '-o', 'addr', 'show', 'dev', 'eth0']);
+    expect(stdout).toContain(`inet ${held.body.items[0].ip}/24`);
+  });
+
+  it("a pod without annotations in an annotated namespace gets the namespace's pool; elsewhere the config's rule applies", async () => {
+    expect((await add(await pod('shop', 'follows-namespace'))).pool).toBe('ns-pool');
+    expect((await add(await pod('plain', 'follows-config'))).pool).toBe('by-rack');
+  });
+
+  it('an ADD that comes before the watcher sent the pod waits for it, and gets the annotated pool', async () => {
+    const uid = randomUUID();
+    const pending = add({ namespace: 'shop', name: 'early', uid });
+    await new Promise((resolve) => setTimeout(resolve, POD_WAIT_MS / 3));
+    kube.upsert('pod', { metadata: { name: 'early', namespace: 'shop', uid, annotations: { 'ipam.ipledger.io/pools': 'pod-pool' } } });
+    const { answer, pool } = await pending;
+    expect(answer.status).toBe(0);
+    expect(pool).toBe('pod-pool');
+  });
+
+  it('a pod the watcher never sends gets code 11 (POD_NOT_SEEN) after the wait, and nothing is held', async () => {
+    const before = await eventCount();
+    const cid = `c${id}never`;
+    const path = await sandbox.addNamespace(`ipl-${id}-never`);
+    const target = { namespace: 'shop', name: 'never-sent', uid: randomUUID() };
+    const answer = await cniCall(join(bin.dir, 'bridge'), env('ADD', cid, target, path), config(network, { timeoutSeconds: 3 }));
+    expect(answer.status).not.toBe(0);
+    expect(answer.json).toMatchObject({ code: 11, msg: expect.stringContaining('POD_NOT_SEEN') });
+    expect((await call(api.base, 'GET', `/v1/allocations/${cid}:eth0`)).status).toBe(404);
+    expect(await eventCount()).toBe(before);
+  });
+
+  it("a pod on two networks gets one address from each network's pool", async () => {
+    const target = await pod('shop', 'two-networks', {
+      'ipam.ipledger.io/networks': JSON.stringify([
+        { network, pools: ['pod-pool'] },
+        { network: storage, pools: ['san-a'] },
+      ]),
+    });
+    const first = await add(target, network, 'eth0');
+    const second = await add(target, storage, 'net1', first.path);
+    expect([first.answer.status, second.answer.status]).toEqual([0, 0]);
+    expect([first.pool, second.pool]).toEqual(['pod-pool', 'san-a']);
+    const { stdout } = await sandbox.exec(first.path.split('/').pop()!, ['ip', '-4', '-o', 'addr']);
+    expect(stdout).toContain(`inet ${first.held.body.items[0].ip}/24`);
+    expect(stdout).toContain(`inet ${second.held.body.items[0].ip}/24`);
+  });
+
+  it("a malformed annotation is the pod's status, and its ADD gets code 100+ with INVALID_ANNOTATION and appends nothing", async () => {
+    const target = await pod('shop', 'malformed', { 'ipam.ipledger.io/pools': 'Not_A_Pool' }, 'refused: INVALID_ANNOTATION');
+    expect(await objectStatus('pod', 'shop/malformed')).toContain('annotation ipam.ipledger.io/pools');
+    const before = await eventCount();
+    const { answer, held } = await add(target);
+    expect(answer.json.code).toBeGreaterThanOrEqual(100);
+    expect(answer.json.msg).toContain('INVALID_ANNOTATION');
+    expect(held.status).toBe(404);
+    expect(await eventCount()).toBe(before);
+    const explained = await call(api.base, 'GET', '/v1/nodes/node-1/pools?namespace=shop&pod=malformed&explain=true');
+    expect(explained).toMatchObject({ status: 400, body: { code: 'INVALID_ANNOTATION' } });
+  });
+
+  it('an annotation naming an unknown pool is NO_ELIGIBLE_POOL', async () => {
+    const target = await pod('shop', 'unknown-pool', { 'ipam.ipledger.io/pools': 'no-such-pool' });
+    const { answer } = await add(target);
+    expect(answer.json).toMatchObject({ code: expect.any(Number), msg: expect.stringContaining('NO_ELIGIBLE_POOL') });
+    expect(answer.json.code).toBeGreaterThanOrEqual(100);
+  });
+
+  it('an external allocation reads no annotation and waits for no pod', async () => {
+    const body = { handle: `ext-${id}`, node: 'node-1', namespace: 'shop', pod: 'annotated', owner: 'external', matchLabel: 'rack' };
+    const res = await call(api.base, 'POST', '/v1/allocations', body);
+    expect(res.status).toBe(201);
+    expect(res.body.items[0].pool).toBe('by-rack');
+    const unknown = await call(api.base, 'POST', '/v1/allocations', { ...body, handle: `ext2-${id}`, pod: 'not-in-kubernetes' });
+    expect(unknown.status).toBe(201);
+  });
+
+  it('explain says which rule chose the candidates', async () => {
+    const explain = async (query: string) => (await call(api.base, 'GET', `/v1/nodes/node-1/pools?explain=true&${query}`)).body;
+    expect(await explain('namespace=shop&pod=annotated&matchLabel=rack')).toMatchObject({
+      chosenBy: 'pod-annotation',
+      items: [expect.objectContaining({ name: 'pod-pool' })],
+    });
+    expect(await explain('namespace=shop&matchLabel=rack')).toMatchObject({
+      chosenBy: 'namespace-annotation',
+      items: [expect.objectContaining({ name: 'ns-pool' })],
+    });
+    expect(await explain(`namespace=shop&pod=two-networks&network=${storage}`)).toMatchObject({
+      chosenBy: 'pod-annotation',
+      items: [expect.objectContaining({ name: 'san-a' })],
+    });
+    expect(await explain('namespace=plain&matchLabel=rack')).toMatchObject({
+      chosenBy: 'request',
+      items: [expect.objectContaining({ name: 'by-rack' })],
+    });
+    expect((await explain('namespace=plain')).chosenBy).toBe('server-default');
+  });
+});
