@@ -94,16 +94,11 @@ describe('metrics', () => {
       podUid,
       pools: ['timed'],
     });
-    // a pod nobody reported, and the reported name with another uid (a newer pod of that name): not timed
+    // an external allocation named like the pod (no podUid: for no pod) is not timed
     await api
       .http()
       .post('/v1/allocations')
-      .send(podRequest('t-unknown', 'web-2', randomUUID()))
-      .expect(201);
-    await api
-      .http()
-      .post('/v1/allocations')
-      .send(podRequest('t-other', 'web-1', randomUUID()))
+      .send({ handle: 't-external', node: 'n1', namespace: 'shop', pod: 'web-1', pools: ['timed'] })
       .expect(201);
     expect(await histogram()).toEqual({ count: 0, under10: 0, under60: 0 });
     await api

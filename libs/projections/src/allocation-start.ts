@@ -14,8 +14,8 @@ export interface AllocationStartKey {
   node: string | null;
   /** the pools a `pools` rule names, read here for the eligibility check; empty for other rules */
   pools: readonly string[];
-  /** the pod asked for, whose creationTimestamp the watcher's messages may have brought (uid null: any); absent for a release */
-  pod?: { name: string; uid: string | null };
+  /** the pod (by uid) asked for, whose creationTimestamp the watcher's messages may have brought; absent for a release or no pod */
+  pod?: { name: string; uid: string };
 }
 
 export interface AllocationStart {
@@ -37,7 +37,7 @@ const QUERY = `SELECT (SELECT coalesce(json_agg(h ORDER BY h.family), '[]') FROM
     (SELECT row_to_json(n) FROM (${NODE_SELECT} WHERE name = r.node) n) AS node,
     (SELECT coalesce(json_agg(p), '[]') FROM (SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY(r.pools)) p) AS pools,
     (SELECT o.object->'metadata'->>'creationTimestamp' FROM kubernetes_objects o
-      WHERE o.kind = 'pod' AND o.key = r.namespace || '/' || r.pod AND NOT o.deleted AND (r.pod_uid IS NULL OR o.uid = r.pod_uid)) AS pod_created_at
+      WHERE o.kind = 'pod' AND o.key = r.namespace || '/' || r.pod AND NOT o.deleted AND o.uid = r.pod_uid) AS pod_created_at
   FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (handle text, namespace text, statefulset text, node text, pools text[], pod text, pod_uid text))
     WITH ORDINALITY r (handle, namespace, statefulset, node, pools, pod, pod_uid, i) ORDER BY r.i`;
 

@@ -106,7 +106,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
         statefulSet: pod?.statefulSet ?? null,
         node: spec.node,
         pools: rule.kind === 'pools' ? rule.names : [],
-        pod: { name: spec.pod, uid: spec.podUid },
+        pod: spec.podUid === null ? undefined : { name: spec.pod, uid: spec.podUid },
       });
       if (start.held.length > 0) return { created: false, items: start.held };
       const families = familyRequests(
