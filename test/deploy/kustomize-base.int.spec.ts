@@ -1,8 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import Ajv from 'ajv';
 import { parseAllDocuments } from 'yaml';
+import { installerSettings } from '../../apps/cni/src/install/installer-settings';
+import { renderConflist } from '../../apps/cni/src/install/render-conflist';
 
 const ROOT = join(__dirname, '../..');
 
@@ -14,15 +17,27 @@ interface KubeObject {
   [field: string]: any;
 }
 
-function render(): KubeObject[] {
-  const kubectl = spawnSync('kubectl', ['kustomize', join(ROOT, 'deploy')], { encoding: 'utf8' });
+function render(dir = join(ROOT, 'deploy')): KubeObject[] {
+  const kubectl = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
   if (kubectl.error) {
     throw new Error(
       'this test renders deploy/ with `kubectl kustomize` and kubectl is not on PATH: install the Debian package `kubectl` (apt-get install kubectl)',
     );
   }
-  if (kubectl.status !== 0) throw new Error(`kubectl kustomize deploy/ failed:\n${kubectl.stderr}`);
+  if (kubectl.status !== 0) throw new Error(`kubectl kustomize ${dir} failed:\n${kubectl.stderr}`);
   return yamlObjects(kubectl.stdout);
+}
+
+/** The base with the TLS component, as an operator's own kustomization names them (outside deploy/: kustomize refuses an overlay inside its base). */
+function renderWithTls(): KubeObject[] {
+  const site = mkdtempSync(join(tmpdir(), 'ipledger-site-'));
+  try {
+    const deploy = relative(site, join(ROOT, 'deploy'));
+    writeFileSync(join(site, 'kustomization.yaml'), `resources: [${deploy}]\ncomponents: [${deploy}/components/tls]\n`);
+    return render(site);
+  } finally {
+    rmSync(site, { recursive: true, force: true });
+  }
 }
 
 function yamlObjects(text: string): KubeObject[] {
@@ -360,5 +375,109 @@ describe('deploy/ kustomize base', () => {
         if (env.valueFrom?.configMapKeyRef) expect(configMaps).toContain(env.valueFrom.configMapKeyRef.name);
       }
     }
+  });
+
+  it('lets the non-root pods read the Secret files they mount (fsGroup, group-readable)', () => {
+    for (const workload of objects.filter((o) => o.kind === 'Deployment')) {
+      const pod = workload.spec.template.spec;
+      for (const volume of (pod.volumes ?? []).filter((v: any) => v.secret)) {
+        const mode = volume.secret.defaultMode ?? 0o644;
+        const readable = (mode & 0o004) !== 0 || (pod.securityContext.fsGroup !== undefined && (mode & 0o040) !== 0);
+        expect({ workload: workload.metadata.name, volume: volume.name, readable }).toEqual({
+          workload: workload.metadata.name,
+          volume: volume.name,
+          readable: true,
+        });
+      }
+    }
+  });
+});
+
+describe('deploy/components/tls: the base with TLS on', () => {
+  const objects = renderWithTls();
+  const find = (kind: string, name: string) => {
+    const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+    if (!found) throw new Error(`the TLS component renders no ${kind} ${name}`);
+    return found;
+  };
+  const container = (kind: string, name: string) => find(kind, name).spec.template.spec.containers[0];
+  const env = (c: any) => Object.fromEntries(c.env.map((e: { name: string; value?: string }) => [e.name, e.value]));
+  /** the Secret key a container's file path comes from, through its volume mounts */
+  const secretOf = (kind: string, name: string, file: string) => {
+    const workload = find(kind, name).spec.template.spec;
+    const mount = workload.containers[0].volumeMounts.find((m: { mountPath: string }) => file.startsWith(`${m.mountPath}/`));
+    expect({ file, mounted: Boolean(mount), subPath: mount?.subPath }).toEqual({ file, mounted: true, subPath: undefined });
+    const volume = workload.volumes.find((v: { name: string }) => v.name === mount.name);
+    const key = file.slice(mount.mountPath.length + 1);
+    const item = volume.secret.items?.find((i: { path: string }) => i.path === key);
+    return { secret: volume.secret.secretName, key: item ? item.key : key };
+  };
+
+  it('renders valid Kubernetes objects, and cert-manager issues the API a certificate for the names clients use', async () => {
+    const invalid = (
+      await Promise.all(
+        objects
+          .filter((o) => !o.apiVersion.startsWith('cert-manager.io/') && o.kind !== 'IPPool')
+          .map(async (o) => ({ object: `${o.kind} ${o.metadata.name}`, errors: await kubernetesSchemaErrors(o) })),
+      )
+    ).filter((r) => r.errors.length);
+    expect(invalid).toEqual([]);
+    const certificate = find('Certificate', 'ipledger-api');
+    expect(certificate.metadata.namespace).toBe('ipledger');
+    expect(certificate.spec.secretName).toBe('ipledger-api-tls');
+    expect(certificate.spec.dnsNames).toContain('ipledger-api.ipledger.svc');
+    const issuer = find('Issuer', certificate.spec.issuerRef.name);
+    expect(find('Certificate', issuer.spec.ca.secretName).spec.isCA).toBe(true);
+  });
+
+  it('serves the API over HTTPS from the Secret cert-manager writes, re-read on renewal, with HTTPS probes', () => {
+    const api = container('Deployment', 'ipledger-api');
+    const vars = env(api);
+    expect(secretOf('Deployment', 'ipledger-api', vars.IPAM_TLS_CERT_FILE)).toEqual({ secret: 'ipledger-api-tls', key: 'tls.crt' });
+    expect(secretOf('Deployment', 'ipledger-api', vars.IPAM_TLS_KEY_FILE)).toEqual({ secret: 'ipledger-api-tls', key: 'tls.key' });
+    for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe'])
+      expect({ probe, httpGet: api[probe].httpGet }).toEqual({
+        probe,
+        httpGet: expect.objectContaining({ scheme: 'HTTPS', port: 'http' }),
+      });
+    // the rest of the base is unchanged: tokens still from their file
+    expect(vars.IPAM_TOKENS_FILE).toBe('/var/run/ipledger/tokens/tokens');
+  });
+
+  it("writes https:// with the CA and the certificate's name into every node's conflist", () => {
+    const vars = env(container('DaemonSet', 'ipledger-cni'));
+    expect(vars.IPAM_CNI_API_SCHEME).toBe('https');
+    expect(secretOf('DaemonSet', 'ipledger-cni', vars.IPAM_CNI_CA_FILE)).toEqual({ secret: 'ipledger-api-tls', key: 'ca.crt' });
+    expect(find('Certificate', 'ipledger-api').spec.dnsNames).toContain(vars.IPAM_CNI_TLS_SERVER_NAME);
+    // what the installer then writes, from the ConfigMap's template and these settings
+    const template = find('ConfigMap', 'ipledger-cni').data['bridge.conflist.template'];
+    const settings = installerSettings(
+      { ...vars, IPAM_NODE_NAME: 'worker-1', IPLEDGER_API_SERVICE_HOST: '10.96.0.50', IPLEDGER_API_SERVICE_PORT: '8080' },
+      '/app/dist/cni',
+    );
+    const rendered = JSON.parse(
+      renderConflist(template, {
+        nodeName: settings.nodeName,
+        apiUrl: settings.apiUrl,
+        caFile: '/etc/cni/net.d/ipledger/ca.crt',
+        tlsServerName: settings.tlsServerName,
+      }),
+    );
+    expect(rendered.plugins[0].ipam).toMatchObject({
+      url: 'https://10.96.0.50:8080',
+      caFile: '/etc/cni/net.d/ipledger/ca.crt',
+      tlsServerName: 'ipledger-api.ipledger.svc',
+    });
+  });
+
+  it('connects the API and the watcher to NATS over tls://, trusting the CA', () => {
+    const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('ipledger-') && o.data?.NATS_URL);
+    expect(config!.data.NATS_URL).toMatch(/^tls:\/\//);
+    for (const name of ['ipledger-api', 'ipledger-watcher']) {
+      const c = container('Deployment', name);
+      expect(c.env.find((e: { name: string }) => e.name === 'NATS_URL').valueFrom.configMapKeyRef.name).toBe(config!.metadata.name);
+      expect(secretOf('Deployment', name, env(c).IPAM_NATS_CA_FILE)).toEqual({ secret: 'ipledger-api-tls', key: 'ca.crt' });
+    }
+    expect(find('Certificate', 'ipledger-nats').spec.dnsNames).toContain(new URL(config!.data.NATS_URL).hostname);
   });
 });

@@ -106,6 +106,21 @@ describe('ipledger-ipam over HTTPS (ipam.caFile, ipam.certFile, ipam.keyFile)', 
     expect(without.json.msg).toContain('refused our certificate');
   });
 
+  it('checks the certificate against ipam.tlsServerName when the url names an address (a cluster IP)', async () => {
+    // the test CA's certificates carry IP:127.0.0.1 and DNS:localhost
+    const named = await add(url, { caFile: ca.caFile, tlsServerName: 'localhost' });
+    expect(named.status).toBe(0);
+    expect(named.json.ips).toHaveLength(1);
+    const otherName = await add(url, { caFile: ca.caFile, tlsServerName: 'ipledger-api.ipledger.svc' });
+    expect(otherName.status).toBe(1);
+    expect(otherName.json.code).toBe(102);
+    expect(otherName.json.msg).toMatch(/ERR_TLS_CERT_ALTNAME_INVALID.*ipam\.tlsServerName ipledger-api\.ipledger\.svc/);
+    expect((await add(url, { caFile: ca.caFile, tlsServerName: 'not a name' })).json).toMatchObject({
+      code: 7,
+      msg: expect.stringContaining('ipam.tlsServerName must be a DNS name'),
+    });
+  });
+
   it('refuses TLS files with an http url, a certificate without its key, and an unreadable CA file (code 7)', async () => {
     const closed = 'https://127.0.0.1:1';
     expect((await add('http://127.0.0.1:1', { caFile: ca.caFile })).json).toMatchObject({

@@ -11,6 +11,22 @@ const ADMIN = 'ui-admin-token';
 const READER = 'ui-reader-token';
 /** evaluated in the page (the test's own TypeScript has no DOM types) */
 const STORED_TOKEN = `sessionStorage.getItem('ipledger.token')`;
+/** the little of the page's globals the polls below read, run in the page */
+declare const document: {
+  querySelector(selector: string): { dataset: Record<string, string | undefined> } | null;
+  querySelectorAll(selector: string): { length: number };
+};
+declare const location: { hash: string };
+
+/*
+ * Polls in the page with functions: Playwright evaluates a string predicate with eval there, which
+ * the page's Content-Security-Policy (script-src 'self') refuses, as it should.
+ */
+const rowCount = (p: Page, count: number) =>
+  p.waitForFunction((n) => document.querySelectorAll('table.pools[data-loaded="yes"] tbody tr').length === n, count);
+const hashIncludes = (p: Page, part: string) => p.waitForFunction((text) => location.hash.includes(text), part);
+const firstPool = (p: Page, name: string) =>
+  p.waitForFunction((pool) => document.querySelector('table.pools[data-loaded="yes"] tr[data-pool]')?.dataset.pool === pool, name);
 
 jest.setTimeout(180_000);
 
@@ -21,6 +37,8 @@ describe('web UI at /ui, in a real headless Chromium', () => {
   let page: Page;
   const held: Record<string, string> = {};
   let released: string;
+  /** what Chromium refused under the Content-Security-Policy, on every page of the run (/ui and /docs) */
+  const refusedByCsp: string[] = [];
 
   const admin = () => ({ authorization: `Bearer ${ADMIN}` });
   const allocate = async (pod: string, pool: string, namespace = 'shop', node = 'worker-1') => {
@@ -76,6 +94,9 @@ describe('web UI at /ui, in a real headless Chromium', () => {
     await api.http().delete('/v1/allocations/web-7:eth0').set(admin()).expect(204);
     released = held['web-7'];
     browser = await launchChromium();
+    browser.context.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) refusedByCsp.push(`${message.page()?.url()}: ${message.text()}`);
+    });
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
   });
 
@@ -129,7 +150,7 @@ describe('web UI at /ui, in a real headless Chromium', () => {
   it('filters by a label selector on the server, shows its error, and sorts by utilisation', async () => {
     await page.fill('#selector', 'tier=web');
     await page.click('form.selector button[type=submit]');
-    await page.waitForFunction(`document.querySelectorAll('table.pools[data-loaded="yes"] tbody tr').length === 2`);
+    await rowCount(page, 2);
     expect(await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-pool')))).toEqual(['ui-v6', 'ui-web']);
 
     await page.fill('#selector', 'tier in (web');
@@ -141,9 +162,9 @@ describe('web UI at /ui, in a real headless Chromium', () => {
 
     await page.fill('#selector', '');
     await page.click('form.selector button[type=submit]');
-    await page.waitForFunction(`document.querySelectorAll('table.pools[data-loaded="yes"] tbody tr').length === 5`);
+    await rowCount(page, 5);
     await page.click('th.sortable button');
-    await page.waitForFunction(`location.hash.includes('sort=util-desc')`);
+    await hashIncludes(page, 'sort=util-desc');
     // ui-edge (nothing used) and ui-v6 (3 of 2^64) tie at 0 and keep their name order
     expect(await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-pool')))).toEqual([
       'ui-db',
@@ -178,7 +199,7 @@ describe('web UI at /ui, in a real headless Chromium', () => {
     expect(await cell().getAttribute('data-state')).toBe('free');
     await page.focus('input[name=time]');
     await page.keyboard.press('ArrowLeft');
-    await page.waitForFunction(`location.hash.includes('at=')`);
+    await hashIncludes(page, 'at=');
     const at = await page.locator('.time-control .when').getAttribute('data-at');
     expect(at).not.toBe('live');
     await mapReady(page, at!);
@@ -206,7 +227,7 @@ describe('web UI at /ui, in a real headless Chromium', () => {
     await page.locator(`.cell.block[data-cidr="${block}"]`).hover();
     expect(await page.locator('.tooltip').textContent()).toContain('40 allocated');
     await page.locator(`.cell.block[data-cidr="${block}"]`).click();
-    await page.waitForFunction(`location.hash.includes('block=')`);
+    await hashIncludes(page, 'block=');
     await page.locator(`.cell[data-ip="${held['job-0']}"][data-state="allocated"]`).waitFor();
     await page.goto(`${base}/ui/#/pools/ui-v6`);
     await mapReady(page, 'live');
@@ -266,16 +287,28 @@ describe('web UI at /ui, in a real headless Chromium', () => {
     expect(await firstRow()).toBe(poolName(0));
     for (const expected of [100, 200]) {
       await page.click('.pager button:text("Next")');
-      await page.waitForFunction(
-        `document.querySelector('table.pools[data-loaded="yes"] tr[data-pool]')?.dataset.pool === '${poolName(expected)}'`,
-      );
+      await firstPool(page, poolName(expected));
     }
     await page.click('.pager button:text("Previous")');
-    await page.waitForFunction(
-      `document.querySelector('table.pools[data-loaded="yes"] tr[data-pool]')?.dataset.pool === '${poolName(100)}'`,
-    );
+    await firstPool(page, poolName(100));
     await page.click('.pager button:text("Previous")');
-    await page.waitForFunction(`document.querySelector('table.pools[data-loaded="yes"] tr[data-pool]')?.dataset.pool === '${poolName(0)}'`);
+    await firstPool(page, poolName(0));
     expect(await page.locator('.pager button:text("Previous")').count()).toBe(0);
+  });
+
+  it('runs Swagger UI at /docs under the same Content-Security-Policy', async () => {
+    const docs = await browser.context.newPage();
+    await docs.goto(`${base}/docs`);
+    // the operations are drawn by Swagger UI's own script, from the document its init script carries
+    await docs.locator('.opblock-summary-path', { hasText: '/v1/allocations' }).first().waitFor();
+    expect(await docs.locator('.opblock').count()).toBeGreaterThan(20);
+    await docs.locator('.opblock-summary-path', { hasText: '/v1/pools' }).first().click();
+    await docs.locator('.opblock.is-open .opblock-body').first().waitFor();
+    await docs.screenshot({ path: join(ARTIFACTS, 'docs.png') });
+    await docs.close();
+  });
+
+  it('broke no rule of the Content-Security-Policy on any page it showed', () => {
+    expect(refusedByCsp).toEqual([]);
   });
 });

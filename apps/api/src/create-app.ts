@@ -18,6 +18,7 @@ import { LIMITS } from './http/limits';
 import { refuseLongPathParams, refuseNulInUrl, refuseUnroutableUrl } from './http/url-limits';
 import { validationPipe } from './http/validation.pipe';
 import { serveUi } from './ui/serve-ui';
+import { useSecurityHeaders } from './http/security-headers';
 
 import { MAX_BODY_BYTES } from './http/error-mapping';
 
@@ -37,6 +38,7 @@ export async function createApp(config: Config, options: { logger?: false | AppL
     // the JSON parser is ours (json-body.ts): depth and NUL checks before anything else sees the body
     bodyParser: false,
   });
+  await useSecurityHeaders(app, config.tls !== null);
   const fastify = app.getHttpAdapter().getInstance();
   if (config.tls) {
     const tlsLogger = new Logger('tls');

@@ -30,7 +30,7 @@ describe('HTTPS (IPAM_TLS_CERT_FILE, IPAM_TLS_KEY_FILE, IPAM_TLS_CLIENT_CA_FILE)
   });
   /** GET over HTTPS on a new connection, trusting `caFile`, with a client certificate when given */
   const get = (port: number, path: string, caFile: string, client?: IssuedCertificate) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
+    new Promise<{ status: number; body: string; headers: Record<string, unknown> }>((resolve, reject) => {
       const request = https.get(
         {
           host: '127.0.0.1',
@@ -43,7 +43,7 @@ describe('HTTPS (IPAM_TLS_CERT_FILE, IPAM_TLS_KEY_FILE, IPAM_TLS_CLIENT_CA_FILE)
         (response) => {
           let body = '';
           response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body, headers: response.headers }));
         },
       );
       request.on('error', reject);
@@ -80,6 +80,18 @@ describe('HTTPS (IPAM_TLS_CERT_FILE, IPAM_TLS_KEY_FILE, IPAM_TLS_CLIENT_CA_FILE)
       () => 'refused',
     );
     expect(plain).not.toBe(200);
+  });
+
+  it("over HTTPS, tells browsers to stay on HTTPS (HSTS) and to fetch the page's resources over it", async () => {
+    const port = await start(tlsEnv(ca.issue('api-headers')));
+    for (const path of ['/docs', '/healthz']) {
+      const { headers } = await get(port, path, ca.caFile);
+      expect({ path, hsts: headers['strict-transport-security'], csp: headers['content-security-policy'] }).toEqual({
+        path,
+        hsts: 'max-age=31536000; includeSubDomains',
+        csp: expect.stringMatching(/(^|;)upgrade-insecure-requests(;|$)/),
+      });
+    }
   });
 
   it('serves a rotated certificate to new connections within seconds, and keeps the old one when the new files do not load', async () => {

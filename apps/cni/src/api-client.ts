@@ -8,6 +8,8 @@ interface TlsOptions {
   ca?: Buffer;
   cert?: Buffer;
   key?: Buffer;
+  /** node checks the certificate against this name, not the url's host */
+  servername?: string;
 }
 
 export interface ApiAnswer {
@@ -132,7 +134,7 @@ export class ApiClient {
 
   private tlsFailure(method: string, path: string, err: Error & { code: string }): CniError {
     const hint = this.ipam.caFile
-      ? `is ${this.ipam.caFile} the CA that signed it, and ipam.url a name the certificate carries?`
+      ? `is ${this.ipam.caFile} the CA that signed it, and ${this.ipam.tlsServerName ? `ipam.tlsServerName ${this.ipam.tlsServerName}` : 'ipam.url'} a name the certificate carries?`
       : 'set ipam.caFile to the CA that signed it';
     return new CniError(
       CNI_CODES.TLS_FAILURE,
@@ -153,7 +155,8 @@ export class ApiClient {
       }
     };
     const [ca, cert, key] = [read('caFile'), read('certFile'), read('keyFile')];
-    return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
+    const servername = this.ipam.tlsServerName;
+    return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}), ...(servername ? { servername } : {}) };
   }
 
   /** The token file is read on every call, so a rotated token needs no restart of anything. */

@@ -27,6 +27,11 @@ export interface IpamConfig {
   /** a client certificate and its key, for an API that requires them (IPAM_TLS_CLIENT_CA_FILE) */
   certFile?: string;
   keyFile?: string;
+  /**
+   * the name the API's certificate must carry (and the TLS server name sent), when `url` names an
+   * address: the Service's cluster IP, which a certificate rarely lists (kubeconfig's tls-server-name)
+   */
+  tlsServerName?: string;
   node: string;
   rule: PoolRule;
   families?: (4 | 6)[];
@@ -153,12 +158,19 @@ function parseAttachments(value: unknown): Attachment[] | undefined {
   return (value as Attachment[]).map(({ containerID, ifname }) => ({ containerID, ifname }));
 }
 
-/** caFile, certFile and keyFile: files for an https url only, the certificate and its key together. */
-function parseTlsFiles(ipam: Record<string, unknown>, url: string): Pick<IpamConfig, 'caFile' | 'certFile' | 'keyFile'> {
+/** A DNS name as a certificate carries it (RFC 1123 labels, at most 253 characters). */
+const isDnsName = (value: unknown): value is string =>
+  typeof value === 'string' &&
+  value.length <= 253 &&
+  /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(value);
+
+/** caFile, certFile, keyFile and tlsServerName: for an https url only, the certificate and its key together. */
+function parseTls(ipam: Record<string, unknown>, url: string): Pick<IpamConfig, 'caFile' | 'certFile' | 'keyFile' | 'tlsServerName'> {
   const files = {
     caFile: optional(ipam, 'caFile', isString, 'a file path'),
     certFile: optional(ipam, 'certFile', isString, 'a file path'),
     keyFile: optional(ipam, 'keyFile', isString, 'a file path'),
+    tlsServerName: optional(ipam, 'tlsServerName', isDnsName, 'a DNS name, e.g. ipledger-api.ipledger.svc'),
   };
   const given = Object.entries(files).filter(([, file]) => file !== undefined);
   if (given.length && !url.startsWith('https:')) throw invalid(`ipam.${given[0][0]} needs an https ipam.url (got ${JSON.stringify(url)})`);
@@ -174,7 +186,7 @@ export function parseIpamConfig(ipam: unknown, env: NodeJS.ProcessEnv): IpamConf
   return {
     url,
     ...(ipam.tokenFile === undefined ? {} : { tokenFile: optional(ipam, 'tokenFile', isString, 'a file path') }),
-    ...parseTlsFiles(ipam, url),
+    ...parseTls(ipam, url),
     node,
     rule: parseRule(ipam),
     ...(ipam.families === undefined ? {} : { families: parseFamilies(ipam.families) }),

@@ -142,6 +142,29 @@ describe('install-cni, the node installer', () => {
     expect(readdirSync(binDir)).toEqual(['ipledger-ipam']);
   });
 
+  it("over HTTPS: installs the API's CA beside the token, and names it and the certificate's name in the conflist", async () => {
+    const caFile = join(root, 'secret/ca.crt');
+    writeFileSync(caFile, '-----BEGIN CERTIFICATE-----\nMIIB...\n-----END CERTIFICATE-----\n');
+    const { output } = start({
+      IPAM_CNI_API_SCHEME: 'https',
+      IPAM_CNI_CA_FILE: caFile,
+      IPAM_CNI_TLS_SERVER_NAME: 'ipledger-api.ipledger.svc',
+    });
+    await until('ready', () => existsSync(readyFile()), output);
+    expect(readFileSync(join(netDir, 'ipledger/ca.crt'), 'utf8')).toBe(readFileSync(caFile, 'utf8'));
+    expect(mode(join(netDir, 'ipledger/ca.crt'))).toBe(0o644);
+    expect(conflist().plugins[0].ipam).toEqual({
+      ...TEMPLATE.plugins[0].ipam,
+      node: 'worker-7.k8s.internal',
+      url: 'https://10.96.0.50:8080',
+      tokenFile: '/etc/cni/net.d/ipledger/token',
+      // the path the plugin reads on the host, and the name instead of the cluster IP
+      caFile: '/etc/cni/net.d/ipledger/ca.crt',
+      tlsServerName: 'ipledger-api.ipledger.svc',
+    });
+    expect(readdirSync(join(netDir, 'ipledger')).sort()).toEqual(['ca.crt', 'token']);
+  });
+
   it('replaces a conflist by renaming over it: a reader of the old file keeps reading all of the old one', async () => {
     mkdirSync(netDir, { recursive: true });
     const old = JSON.stringify({ ...TEMPLATE, name: 'old-network' });
@@ -233,6 +256,16 @@ describe('renderConflist', () => {
   it('leaves tokenFile out when the API takes no token', () => {
     const rendered = JSON.parse(renderConflist(JSON.stringify(TEMPLATE), { nodeName: 'n', apiUrl: 'http://10.0.0.1:80' }));
     expect(rendered.plugins[0].ipam).not.toHaveProperty('tokenFile');
+  });
+
+  it("keeps a template's own caFile, and refuses a CA for an API over plain HTTP", () => {
+    const own = structuredClone(TEMPLATE) as any;
+    own.plugins[0].ipam.caFile = '/etc/pki/ipledger.crt';
+    const https = { ...values, apiUrl: 'https://10.0.0.1:8080', caFile: '/etc/cni/net.d/ipledger/ca.crt' };
+    expect(JSON.parse(renderConflist(JSON.stringify(own), https)).plugins[0].ipam.caFile).toBe('/etc/pki/ipledger.crt');
+    expect(() => renderConflist(JSON.stringify(TEMPLATE), { ...https, apiUrl: 'http://10.0.0.1:8080' })).toThrow(
+      'ipam.caFile needs an https ipam.url',
+    );
   });
 
   it('refuses an unknown placeholder and an ipam section the plugin would refuse', () => {

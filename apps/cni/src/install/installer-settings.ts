@@ -24,6 +24,10 @@ export interface InstallerSettings {
   conflistName: string;
   /** the allocator token (a mounted Secret key); none when the API runs without tokens */
   tokenSource?: string;
+  /** the CA that signed the API's certificate (a mounted Secret key, e.g. cert-manager's ca.crt), for an https API */
+  caSource?: string;
+  /** the name the API's certificate carries, checked instead of the cluster IP the URL names */
+  tlsServerName?: string;
   intervalSeconds: number;
 }
 
@@ -87,6 +91,8 @@ export function installerSettings(env: NodeJS.ProcessEnv, installerDir: string):
     template: env.IPAM_CNI_TEMPLATE?.trim() || '/etc/ipledger-cni/bridge.conflist.template',
     conflistName,
     ...(tokenSource ? { tokenSource } : {}),
+    ...(env.IPAM_CNI_CA_FILE?.trim() ? { caSource: env.IPAM_CNI_CA_FILE.trim() } : {}),
+    ...(env.IPAM_CNI_TLS_SERVER_NAME?.trim() ? { tlsServerName: env.IPAM_CNI_TLS_SERVER_NAME.trim() } : {}),
     intervalSeconds: intervalSeconds(env.IPAM_CNI_INTERVAL_SECONDS),
   };
 }
@@ -94,3 +100,5 @@ export function installerSettings(env: NodeJS.ProcessEnv, installerDir: string):
 /** Where the token lands on the host, readable by root only: `<conf dir>/ipledger/token`. */
 export const tokenDir = (netDir: string) => join(netDir, 'ipledger');
 export const tokenPath = (netDir: string) => join(tokenDir(netDir), 'token');
+/** Where the API's CA lands on the host, beside the token. */
+export const caPath = (netDir: string) => join(tokenDir(netDir), 'ca.crt');

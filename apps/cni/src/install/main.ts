@@ -20,8 +20,7 @@ function main(): void {
     installer.install();
     writeFileSync(READY_FILE, new Date().toISOString());
   };
-  // the first round must work: a wrong template or setting shows as a crash-looping pod; later ones keep trying
-  install();
+  // later rounds keep trying; the first one (below) must work: a wrong template or setting shows as a crash-looping pod
   const timer = setInterval(() => {
     try {
       install();
@@ -29,7 +28,7 @@ function main(): void {
       log(`round failed, next in ${settings.intervalSeconds} s: ${(err as Error).message}`);
     }
   }, settings.intervalSeconds * 1000);
-  log(`installed (${settings.mode}); again every ${settings.intervalSeconds} s`);
+  // before the first round: a SIGTERM that comes before node listens for it ends the process at once, conflist left behind
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       clearInterval(timer);
@@ -38,6 +37,8 @@ function main(): void {
       process.exit(0);
     });
   }
+  install();
+  log(`installed (${settings.mode}); again every ${settings.intervalSeconds} s`);
 }
 
 try {

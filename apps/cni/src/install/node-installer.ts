@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { copyAtomically, readIfThere, writeAtomically } from './atomic-file';
-import { tokenDir, tokenPath, type InstallerSettings } from './installer-settings';
+import { caPath, tokenDir, tokenPath, type InstallerSettings } from './installer-settings';
 import { renderConflist } from './render-conflist';
 
 export type InstallLog = (message: string) => void;
@@ -30,18 +30,23 @@ export class NodeInstaller {
     if (copyAtomically(settings.plugin, join(settings.binDir, 'ipledger-ipam'), 0o755)) {
       this.log(`installed ${join(settings.binDir, 'ipledger-ipam')}`);
     }
-    if (settings.tokenSource) {
+    if (settings.tokenSource || settings.caSource) {
       mkdirSync(tokenDir(settings.netDir), { recursive: true, mode: 0o700 });
       chmodSync(tokenDir(settings.netDir), 0o700);
-      if (writeAtomically(tokenPath(settings.netDir), readFileSync(settings.tokenSource), 0o600)) {
-        this.log(`installed the token ${tokenPath(settings.netDir)}`);
-      }
+    }
+    if (settings.tokenSource && writeAtomically(tokenPath(settings.netDir), readFileSync(settings.tokenSource), 0o600)) {
+      this.log(`installed the token ${tokenPath(settings.netDir)}`);
+    }
+    if (settings.caSource && writeAtomically(caPath(settings.netDir), readFileSync(settings.caSource), 0o644)) {
+      this.log(`installed the API's CA ${caPath(settings.netDir)}`);
     }
     if (settings.mode === 'chained') return;
     const conflist = renderConflist(readFileSync(settings.template, 'utf8'), {
       nodeName: settings.nodeName,
       apiUrl: settings.apiUrl,
       ...(settings.tokenSource ? { tokenFile: tokenPath(settings.hostNetDir) } : {}),
+      ...(settings.caSource ? { caFile: caPath(settings.hostNetDir) } : {}),
+      ...(settings.tlsServerName ? { tlsServerName: settings.tlsServerName } : {}),
     });
     mkdirSync(settings.netDir, { recursive: true });
     if (writeAtomically(this.conflistPath, conflist, 0o644)) {

@@ -6,6 +6,9 @@ export interface ConflistValues {
   apiUrl: string;
   /** the token file as the plugin on the host reads it; none: every `tokenFile` naming it is left out */
   tokenFile?: string;
+  /** for an https API: its CA as the plugin on the host reads it, and the name its certificate carries */
+  caFile?: string;
+  tlsServerName?: string;
 }
 
 const PLACEHOLDER = /__[A-Z][A-Z0-9_]*__/g;
@@ -70,6 +73,9 @@ export function renderConflist(template: string, values: ConflistValues): string
   const ipams = ipledgerIpams(conflist.plugins);
   if (ipams.length === 0) throw new Error('the conflist template has no "ipam" of type "ipledger-ipam"');
   for (const ipam of ipams) {
+    // the template's own values win; so one template serves an API over HTTP and over HTTPS
+    if (values.caFile !== undefined) ipam.caFile ??= values.caFile;
+    if (values.tlsServerName !== undefined) ipam.tlsServerName ??= values.tlsServerName;
     try {
       parseIpamConfig(ipam, {});
     } catch (err) {
