@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { findPoolsWithEmptyBlocks } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
+import { BackgroundLoop } from '../infrastructure/background-loop';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 import { BlockRelease } from './block-release';
 
@@ -13,54 +14,33 @@ import { BlockRelease } from './block-release';
  * pool stream's expected version lets one release a block, the other finds nothing left to do.
  */
 @Injectable()
-export class BlockSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('blocks');
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | null = null;
-  private stopped = false;
-  private failing = false;
-
+export class BlockSweeper extends BackgroundLoop {
   constructor(
     @Inject(CONFIG) private readonly config: Config,
     @Inject(PG_POOL) private readonly db: Pool,
     private readonly release: BlockRelease,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.schedule();
+  ) {
+    super(new Logger('blocks'), { failed: 'idle blocks not swept', recovered: 'sweeping idle blocks again' });
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  protected firstDelayMs(): number {
+    return this.config.blockSweepIntervalMs;
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.sweep().finally(() => (this.running = null));
-    }, this.config.blockSweepIntervalMs);
+  protected intervalMs(): number {
+    return this.config.blockSweepIntervalMs;
   }
 
-  private async sweep(): Promise<void> {
-    try {
-      const pools = await findPoolsWithEmptyBlocks(this.db);
-      if (pools.length > 0) {
-        const { rows } = await this.db.query<{ now: number }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now');
-        const metadata = { actor: 'system:block-sweeper', source: 'rest' as const, correlationId: randomUUID() };
-        for (const pool of pools) {
-          if (this.stopped) break;
-          await this.release.idle(pool, rows[0].now, metadata);
-        }
+  protected async round(): Promise<number> {
+    const pools = await findPoolsWithEmptyBlocks(this.db);
+    if (pools.length > 0) {
+      const { rows } = await this.db.query<{ now: number }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now');
+      const metadata = { actor: 'system:block-sweeper', source: 'rest' as const, correlationId: randomUUID() };
+      for (const pool of pools) {
+        if (this.stopped) break;
+        await this.release.idle(pool, rows[0].now, metadata);
       }
-      if (this.failing) this.logger.log('sweeping idle blocks again');
-      this.failing = false;
-    } catch (err) {
-      // once per outage: the database being away is reported by /readyz
-      if (!this.failing) this.logger.warn(`idle blocks not swept: ${(err as Error).message}`);
-      this.failing = true;
     }
-    this.schedule();
+    return this.intervalMs();
   }
 }
