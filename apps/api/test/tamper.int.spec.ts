@@ -1,4 +1,4 @@
-import { sealChain } from '@ipledger/event-store';
+import { SEAL_LOCK_KEY, sealChain } from '@ipledger/event-store';
 import { Client, Pool } from 'pg';
 import { runCli } from '../src/cli';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
@@ -419,10 +419,16 @@ describe('the audit chain trailing the log', () => {
   afterAll(() => api.close());
 
   it('shows in ipledger_audit_unsealed_events what the chain does not cover yet, and the head does not count it', async () => {
+    // holding the sealers' lock keeps the start-up round, whenever it runs, from sealing the new event
+    const sealers = await api.db.pool.connect();
+    await sealers.query('begin');
+    await sealers.query('select pg_advisory_xact_lock($1)', [SEAL_LOCK_KEY]);
     await api.http().post('/v1/pools').send({ name: 'trail', cidr: '10.9.0.0/24' }).expect(201);
     const gauge = async () => /^ipledger_audit_unsealed_events (\d+)$/m.exec((await api.http().get('/metrics').expect(200)).text)?.[1];
     expect(await eventually(gauge, (value) => value === '1')).toBe('1');
     expect(await headOf(api)).toEqual({ count: 0, hash: '0'.repeat(64), at: expect.any(String) });
+    await sealers.query('commit');
+    sealers.release();
     await sealChain(api.db.pool);
     expect(await gauge()).toBe('0');
     expect((await headOf(api)).count).toBe(1);

@@ -5,7 +5,7 @@ import { readChainEvents } from './read-chain-events';
 import { readChainHead } from './read-chain-head';
 
 /** Transaction advisory lock key (per database) held while sealing, so one replica seals at a time. */
-const SEAL_LOCK_KEY = 4_917_002_120;
+export const SEAL_LOCK_KEY = 4_917_002_120;
 
 /**
  * Extends the audit chain over up to `limit` committed events the chain does not cover yet, in the
