@@ -87,7 +87,12 @@ function customResourceValidator(crd: KubeObject) {
     metadata: { type: 'object', required: ['name'] },
   };
   schema.required = [...(schema.required ?? []), 'apiVersion', 'kind', 'metadata'];
-  const validate = new Ajv({ strict: false, allErrors: true }).compile(schema);
+  // the formats the API server checks in the CRDs' schemas (RFC 3339 times, 64-bit integers)
+  const formats = {
+    'date-time': /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i,
+    int64: { type: 'number' as const, validate: Number.isSafeInteger },
+  };
+  const validate = new Ajv({ strict: false, allErrors: true, formats }).compile(schema);
   return (object: unknown) => (validate(object) ? [] : validate.errors!.map((e) => `${e.instancePath || '/'} ${e.message}`));
 }
 
