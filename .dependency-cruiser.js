@@ -28,6 +28,39 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
+    {
+      name: 'no-orphans',
+      comment: 'a module nothing imports is dead code; entry points, specs, chaos scenarios and benches are run, not imported',
+      severity: 'error',
+      module: {
+        pathNot: [
+          // dot-files and declarations (as the preset)
+          '(^|/)\\.[^/]+\\.(js|cjs|mjs|ts|json)$',
+          '\\.d\\.ts$',
+          // entry points: webpack's (main.ts, cli-main.ts), vite's (apps/ui/src/main.tsx), and their config
+          '^apps/[^/]+/src/(.+/)?(main|cli-main)\\.tsx?$',
+          '(^|/)[^/]+\\.config\\.(js|cjs|mjs|mts|ts)$',
+          // run by jest, by name
+          '\\.spec\\.ts$',
+          '^test/chaos/[^/]+\\.chaos\\.ts$',
+          '^test/support/global-(setup|teardown)\\.ts$',
+          // jest's moduleNameMapper targets, and the CEL realm they load through createRequire
+          '^test/support/native/',
+          // benches, and the server baseline.bench.ts spawns by its path
+          '^bench/[^/]+\\.bench\\.ts$',
+          '^bench/baseline/baseline-server\\.ts$',
+        ],
+        numberOfDependentsLessThan: 1,
+      },
+      from: {},
+    },
+    {
+      name: 'not-to-dev-dep',
+      comment: 'production code (apps/*/src, libs/*/src, specs aside) runs from dependencies only: npm ci --omit=dev must still start it',
+      severity: 'error',
+      from: { path: '^(apps|libs)/[^/]+/src/', pathNot: '\\.spec\\.ts$' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'], pathNot: 'node_modules/@types/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
