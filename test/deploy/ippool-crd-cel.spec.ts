@@ -66,6 +66,29 @@ describe('IPPool CRD: its x-kubernetes-validations rules, run', () => {
     expect(refusals({ ...withGateway, reserved: [] }, { ...withGateway, reserved: undefined })).toEqual([]);
   });
 
+  it('refuses blockSize added later, changed or removed, and a changed blockAffinity or blockReleaseSeconds', () => {
+    const BLOCK_SIZE_IMMUTABLE = 'blockSize is immutable (it can be neither added, changed nor removed)';
+    const BLOCK_FIELDS_IMMUTABLE = 'blockAffinity and blockReleaseSeconds are immutable';
+    const plain = { cidr: '10.4.0.0/24' };
+    const blocks = { cidr: '10.4.0.0/24', blockSize: 26, blockAffinity: 'strict' };
+    expect(refusals(blocks)).toEqual([]);
+    expect(refusals({ ...blocks, disabled: true, cidr: '10.4.0.0/23' }, blocks)).toEqual([]);
+    expect(refusals(blocks, plain)).toEqual([BLOCK_SIZE_IMMUTABLE, BLOCK_FIELDS_IMMUTABLE]);
+    expect(refusals({ ...blocks, blockSize: 27 }, blocks)).toEqual([BLOCK_SIZE_IMMUTABLE]);
+    expect(refusals(plain, blocks)).toEqual([BLOCK_SIZE_IMMUTABLE, BLOCK_FIELDS_IMMUTABLE]);
+    expect(refusals({ ...blocks, blockAffinity: 'borrow' }, blocks)).toEqual([BLOCK_FIELDS_IMMUTABLE]);
+    expect(refusals({ ...blocks, blockReleaseSeconds: 60 }, blocks)).toEqual([BLOCK_FIELDS_IMMUTABLE]);
+    // the defaults spelled out are no change
+    const defaults = { cidr: '10.4.0.0/24', blockSize: 26 };
+    expect(refusals({ ...defaults, blockAffinity: 'borrow', blockReleaseSeconds: 300 }, defaults)).toEqual([]);
+  });
+
+  it('refuses blockAffinity or blockReleaseSeconds without blockSize', () => {
+    const NEED_BLOCK_SIZE = 'blockAffinity and blockReleaseSeconds need blockSize';
+    expect(refusals({ cidr: '10.4.0.0/24', blockAffinity: 'strict' })).toEqual([NEED_BLOCK_SIZE]);
+    expect(refusals({ cidr: '10.4.0.0/24', blockReleaseSeconds: 0 })).toEqual([NEED_BLOCK_SIZE]);
+  });
+
   it('lets cidr grow to a network that contains it or shrink to one inside it, and nothing else', () => {
     const old = { cidr: '10.4.0.0/24', gateway: '10.4.0.1' };
     expect(refusals({ ...old, disabled: true }, old)).toEqual([]);

@@ -149,6 +149,45 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
     expect(await status('ippool', 'rack-1')).toBe('deleted');
   });
 
+  it('turns an IPPool with blocks and a reuse delay into a pool whose nodes claim blocks; its blocks cannot change', async () => {
+    const pool = object('rack-blocks', {
+      spec: { cidr: '10.66.0.0/24', blockSize: 26, blockAffinity: 'strict', blockReleaseSeconds: 60, reuseDelaySeconds: 30 },
+    });
+    await publish('ippool', 'ADDED', pool);
+    await bus.idle();
+    expect(await status('ippool', 'rack-blocks')).toBe('created');
+    expect((await api.http().get('/v1/pools/rack-blocks').expect(200)).body).toMatchObject({
+      cidr: '10.66.0.0/24',
+      blockSize: 26,
+      blockAffinity: 'strict',
+      blockReleaseSeconds: 60,
+      reuseDelaySeconds: 30,
+    });
+    for (const node of ['blk-a', 'blk-b'])
+      await api
+        .http()
+        .post('/v1/allocations')
+        .send({ handle: `h-${node}`, node, namespace: 'apps', pod: node, pools: ['rack-blocks'] })
+        .expect(201);
+    const blocks = (await api.http().get('/v1/pools/rack-blocks/blocks').expect(200)).body.items;
+    expect(blocks.map((b: { node: string; used: number }) => [b.node, b.used]).sort()).toEqual([
+      ['blk-a', 1],
+      ['blk-b', 1],
+    ]);
+    expect(new Set(blocks.map((b: { cidr: string }) => b.cidr)).size).toBe(2);
+
+    await publish('ippool', 'MODIFIED', {
+      ...pool,
+      metadata: { ...pool.metadata, resourceVersion: String(++rv) },
+      spec: { ...pool.spec, blockSize: 27 },
+    });
+    await bus.idle();
+    expect((await api.http().get('/v1/pools/rack-blocks').expect(200)).body.blockSize).toBe(26);
+    expect(await status('ippool', 'rack-blocks')).toMatch(
+      /^refused: INVALID_ARGUMENT: pool "rack-blocks" has blocks blockSize 26, strict, 60s to release; its blocks cannot change/,
+    );
+  });
+
   it('reserves a range for a StatefulSet from its pool annotation and releases it on delete', async () => {
     await publish('ippool', 'ADDED', object('sts-pool', { spec: { cidr: '10.62.0.0/24' } }));
     // the pool first: a StatefulSet applied before its pool exists waits for the next IPPool sync (tested below)

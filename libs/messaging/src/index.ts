@@ -11,3 +11,4 @@ export * from './nats-env';
 export * from './ippool-status';
 export * from './transforms/kube-transform';
 export * from './nats-security';
+export { IPPOOL_SPEC_FIELDS } from './transforms/ippool.transform';

@@ -12,7 +12,8 @@ import { deleteOnce, type ApplyContext } from './apply-context';
 
 /**
  * An IPPool object (ipam.ipledger.io/v1alpha1) is the whole pool: spec {cidr, gateway, nodeSelector,
- * reserved, disabled, reuseDelaySeconds}, labels from its metadata. A deleted IPPool whose pool
+ * reserved, disabled, reuseDelaySeconds, blockSize, blockAffinity, blockReleaseSeconds}, labels from
+ * its metadata. A deleted IPPool whose pool
  * still has addresses, or a cidr the pool cannot take (POOL_IN_USE, POOL_OVERLAP...), is refused,
  * and the refusal is recorded as the object's status.
  */
@@ -36,9 +37,13 @@ export async function applyIpPool({ commands, db, metadata }: ApplyContext, { ty
       ) as string[] | undefined) ?? [],
     disabled:
       (specField(spec, 'disabled', (v) => v === undefined || typeof v === 'boolean', 'true or false') as boolean | undefined) ?? false,
-    reuseDelaySeconds: specField(spec, 'reuseDelaySeconds', (v) => v === undefined || typeof v === 'number', 'a number') as
-      | number
+    reuseDelaySeconds: optionalNumber(spec, 'reuseDelaySeconds'),
+    blockSize: optionalNumber(spec, 'blockSize'),
+    blockAffinity: specField(spec, 'blockAffinity', (v) => v === undefined || v === 'strict' || v === 'borrow', '"strict" or "borrow"') as
+      | 'strict'
+      | 'borrow'
       | undefined,
+    blockReleaseSeconds: optionalNumber(spec, 'blockReleaseSeconds'),
   });
   const plan = planPoolApply(await findPool(db, name), desired);
   if ('create' in plan) {
@@ -47,6 +52,10 @@ export async function applyIpPool({ commands, db, metadata }: ApplyContext, { ty
   }
   await commands.execute(new UpdatePoolCommand(name, plan.patch, metadata));
   return 'applied';
+}
+
+function optionalNumber(spec: Record<string, unknown>, key: string): number | undefined {
+  return specField(spec, key, (v) => v === undefined || typeof v === 'number', 'a number') as number | undefined;
 }
 
 /** The CRD's schema checks these in a real cluster; the consumer does not count on it. */

@@ -22,6 +22,22 @@ describe('planPoolApply (an IPPool object as the whole desired pool)', () => {
     });
   });
 
+  it('refuses blocks added, removed or changed, naming both', () => {
+    const withBlocks = (extra: { blockSize?: number; blockAffinity?: 'strict' | 'borrow'; blockReleaseSeconds?: number }) =>
+      parsePoolSpec({ name: 'rack-1', cidr: '10.0.0.0/24', reserved: ['10.0.0.1'], ...extra });
+    const blocked = withBlocks({ blockSize: 26 });
+    expect(planPoolApply(blocked, withBlocks({ blockSize: 26, blockAffinity: 'borrow', blockReleaseSeconds: 300 }))).toEqual({
+      patch: { labels: {}, nodeSelector: null, disabled: false, reuseDelaySeconds: 0 },
+    });
+    expect(() => planPoolApply(current, blocked)).toThrow(
+      /has blocks none; its blocks cannot change \(asked: blockSize 26, borrow, 300s to release\)/,
+    );
+    expect(() => planPoolApply(blocked, withBlocks({}))).toThrow(/its blocks cannot change \(asked: none\)/);
+    expect(() => planPoolApply(blocked, withBlocks({ blockSize: 27 }))).toThrow(/asked: blockSize 27/);
+    expect(() => planPoolApply(blocked, withBlocks({ blockSize: 26, blockAffinity: 'strict' }))).toThrow(/asked: blockSize 26, strict/);
+    expect(() => planPoolApply(blocked, withBlocks({ blockSize: 26, blockReleaseSeconds: 0 }))).toThrow(/asked: blockSize 26, borrow, 0s/);
+  });
+
   it('refuses a new reserved list, naming both', () => {
     const reserved = parsePoolSpec({ name: 'rack-1', cidr: '10.0.0.0/24', reserved: ['10.0.0.2'] });
     expect(() => planPoolApply(current, reserved)).toThrow(

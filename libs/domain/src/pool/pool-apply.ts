@@ -8,8 +8,8 @@ export type PoolApply =
 /**
  * An IPPool object is the whole desired pool (level-triggered): create it, or patch what a pool may
  * change. A new cidr goes to the pool's own rules (grow, or shrink while nothing is in the way);
- * the gateway and the reserved list cannot change under the addresses handed out, so a new one is
- * refused with the reason, and the pool stays as it is.
+ * the gateway, the reserved list and the blocks cannot change under the addresses handed out, so a
+ * new one is refused with the reason, and the pool stays as it is.
  */
 export function planPoolApply(current: PoolSpec | null, desired: PoolSpec): PoolApply {
   if (!current) return { create: desired };
@@ -23,6 +23,14 @@ export function planPoolApply(current: PoolSpec | null, desired: PoolSpec): Pool
     throw new InvalidInputError(
       'INVALID_ARGUMENT',
       `pool "${desired.name}" reserves [${current.reserved.join(', ')}]; reserved addresses cannot change (asked: [${desired.reserved.join(', ')}])`,
+    );
+  }
+  const blocks = (spec: PoolSpec) =>
+    spec.blockSize === undefined ? 'none' : `blockSize ${spec.blockSize}, ${spec.blockAffinity}, ${spec.blockReleaseSeconds}s to release`;
+  if (blocks(current) !== blocks(desired)) {
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `pool "${desired.name}" has blocks ${blocks(current)}; its blocks cannot change (asked: ${blocks(desired)})`,
     );
   }
   const { labels, nodeSelector, disabled } = desired;

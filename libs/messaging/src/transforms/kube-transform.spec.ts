@@ -116,18 +116,19 @@ describe('the transform of each kind (what travels to NATS and the database)', (
   });
 
   it('keeps of an IPPool the spec fields the API applies, malformed values included (the applier refuses them)', () => {
+    const addressSpace = { reuseDelaySeconds: 60, blockSize: 26, blockAffinity: 'strict', blockReleaseSeconds: '0' };
     const pool = {
       apiVersion: 'ipam.ipledger.io/v1alpha1',
       kind: 'IPPool',
       metadata: { name: 'rack-a', uid: 'u', resourceVersion: '1', managedFields },
-      spec: { cidr: 42, gateway: '10.0.0.1', nodeSelector: 'zone=a', reserved: ['10.0.0.2'], disabled: false, extra: 'x' },
+      spec: { cidr: 42, gateway: '10.0.0.1', nodeSelector: 'zone=a', reserved: ['10.0.0.2'], disabled: false, ...addressSpace, extra: 'x' },
       status: { allocated: 3 },
     } as unknown as KubeObject;
     expect(trimObject('ippool', pool)).toEqual({
       apiVersion: 'ipam.ipledger.io/v1alpha1',
       kind: 'IPPool',
       metadata: { name: 'rack-a', uid: 'u', resourceVersion: '1' },
-      spec: { cidr: 42, gateway: '10.0.0.1', nodeSelector: 'zone=a', reserved: ['10.0.0.2'], disabled: false },
+      spec: { cidr: 42, gateway: '10.0.0.1', nodeSelector: 'zone=a', reserved: ['10.0.0.2'], disabled: false, ...addressSpace },
     });
   });
 
