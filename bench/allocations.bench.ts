@@ -17,12 +17,12 @@
  * the P4/P7 API's --max-old-space-size, as deploy/api-deployment.yaml sets it (NODE_OPTIONS).
  */
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Pool } from 'pg';
-import { allocate, call, expectStatus, freshDatabase, median, ms, startApi, sustained, timed } from './support';
+import { allocate, call, expectStatus, freshDatabase, median, ms, residentMiB, startApi, sustained, timed } from './support';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -153,13 +153,6 @@ async function seed(url: string): Promise<void> {
   }
   const { stdout } = await run('node', [CLI, 'replay', '--rebuild'], { env: { ...process.env, DATABASE_URL: url }, maxBuffer: 1 << 24 });
   if (!/events replayed/.test(stdout)) throw new Error(`replay --rebuild failed:\n${stdout}`);
-}
-
-/** Resident memory of a process, and its peak, in MiB (Linux). */
-function residentMiB(pid: number): { now: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]);
-  return { now: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 }
 
 async function historyAndMemory(): Promise<{ P4: number; P7: number; lines: string[] }> {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { call, startApiProcess, type ApiProcess } from '../test/support/api-process';
 import { createTestDatabase } from '../test/support/test-database';
 
@@ -91,4 +92,11 @@ export async function sustainedTimed(
     }),
   );
   return { perSecond: latencies.length / ((performance.now() - started) / 1000), done: latencies.length, latencies };
+}
+
+/** Resident memory of a process, and its peak, in MiB (Linux). */
+export function residentMiB(pid: number): { now: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]);
+  return { now: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 }

@@ -1,7 +1,9 @@
 /**
  * npm run bench:watch — a fake Kubernetes API with 5,000 Nodes, 2,000 IPPools and 20,000 Pods, the
  * watcher and the API as their own processes over the real NATS and Postgres: the time from watcher
- * start until every object is applied, then the latency from one change in Kubernetes to REST.
+ * start until every object is applied (and the first pod sync marker done), with the peak resident
+ * memory of both processes, then the latency from one change in Kubernetes to REST.
+ * `npm run bench:watch:scale` is the cluster-scale run: 150,000 pods.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +12,7 @@ import { Pool } from 'pg';
 import { startFakeKubeApi } from '../test/support/fake-kube-api';
 import { createTestBus } from '../test/support/test-bus';
 import { startWatcherProcess } from '../test/support/watcher-process';
-import { call, freshDatabase, median, ms, percentile, startApi } from './support';
+import { call, expectStatus, freshDatabase, median, ms, percentile, residentMiB, startApi } from './support';
 
 const NODES = Number(process.env.BENCH_NODES ?? 5000);
 const POOLS = Number(process.env.BENCH_POOLS ?? 2000);
@@ -41,18 +43,43 @@ async function main(): Promise<void> {
   const started = performance.now();
   const watcher = await startWatcherProcess({ ...bus.env, KUBECONFIG: kube.writeKubeconfig(dir) });
   let applied = { nodes: 0, pools: 0, pods: 0 };
-  while (applied.nodes < NODES || applied.pools < POOLS || applied.pods < PODS) {
+  let podSyncDone: number | null = null;
+  let published: number | undefined;
+  const allIn: Partial<Record<'nodes' | 'pools' | 'pods', number>> = {};
+  while (applied.nodes < NODES || applied.pools < POOLS || applied.pods < PODS || podSyncDone === null) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     applied = {
       nodes: await count('SELECT count(*) FROM nodes'),
       pools: await count('SELECT count(*) FROM pools'),
-      pods: await count(`SELECT count(*) FROM kubernetes_objects WHERE kind = 'pod'`),
+      // a row still 'applying' is a message whose commands were cut short, not an applied one
+      pods: await count(`SELECT count(*) FROM kubernetes_objects WHERE kind = 'pod' AND status <> 'applying'`),
     };
+    if (podSyncDone === null && (await count(`SELECT count(*) FROM kubernetes_syncs WHERE kind = 'pod' AND completed_at IS NOT NULL`)) > 0)
+      podSyncDone = (performance.now() - started) / 1000;
+    if (watcher.lines.some((line) => /^pod: listed/.test(line))) published ??= (performance.now() - started) / 1000;
+    for (const [kind, target] of [
+      ['nodes', NODES],
+      ['pools', POOLS],
+      ['pods', PODS],
+    ] as const)
+      if (applied[kind] >= target) allIn[kind] ??= (performance.now() - started) / 1000;
   }
   const initial = (performance.now() - started) / 1000;
+  // what REST shows: the last node and pool listed
+  expectStatus(await call(api.base, 'GET', `/v1/nodes/node-${NODES - 1}`), 200, 'the last node');
+  expectStatus(await call(api.base, 'GET', `/v1/pools/rack-${POOLS - 1}`), 200, 'the last pool');
+  const memory = { watcher: residentMiB(watcher.pid).peak, api: residentMiB(api.pid).peak };
   await bus.idle(600_000);
   const total = NODES + POOLS + PODS;
   console.log(`initial sync: every object applied ${initial.toFixed(1)} s after watcher start (${Math.round(total / initial)} objects/s)`);
+  console.log(
+    `every object of a kind applied: ${Object.entries(allIn)
+      .map(([kind, s]) => `${kind} ${s.toFixed(1)} s`)
+      .join(', ')}`,
+  );
+  console.log(`the watcher published every pod ${published?.toFixed(1)} s after its start`);
+  console.log(`first pod sync marker done ${podSyncDone.toFixed(1)} s after watcher start`);
+  console.log(`peak resident memory: watcher ${memory.watcher.toFixed(0)} MiB, API ${memory.api.toFixed(0)} MiB`);
 
   // one change at a time: a node label in Kubernetes until GET /v1/nodes/{name} shows it
   const latencies: number[] = [];

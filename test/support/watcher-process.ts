@@ -8,6 +8,8 @@ const ENTRY = join(ROOT, 'dist/watcher/main.js');
 export interface WatcherProcess {
   /** the health server: /healthz, /readyz, /metrics */
   url: string;
+  /** the watcher's process id (a benchmark reads its resident memory) */
+  pid: number;
   /** every line it printed, for assertions and for failures to explain themselves */
   lines: string[];
   /** resolves once a line matching the pattern has been printed (from `from` on) */
@@ -50,5 +52,5 @@ export async function startWatcherProcess(env: NodeJS.ProcessEnv): Promise<Watch
     if (child.exitCode === null && child.signalCode === null) child.kill(name);
     await exited;
   };
-  return { url, lines, printed, stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') };
+  return { url, pid: child.pid!, lines, printed, stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') };
 }

@@ -64,6 +64,57 @@ describe('metrics', () => {
     expect(text).toMatch(/^ipledger_nodejs_active_handles\{/m);
   });
 
+  it('times a pod from its creation in the API server to its allocation, for pods the watcher reported', async () => {
+    await api.http().post('/v1/pools').send({ name: 'timed', cidr: '10.93.0.0/28' }).expect(201);
+    const uid = randomUUID();
+    const createdAt = new Date(Date.now() - 30_000).toISOString();
+    await bus.publisher.change({
+      kind: 'pod',
+      type: 'ADDED',
+      object: {
+        metadata: { name: 'web-1', namespace: 'shop', uid, resourceVersion: '7', creationTimestamp: createdAt },
+        spec: { nodeName: 'n1' },
+      },
+    });
+    await bus.publisher.flush();
+    await bus.idle();
+    const histogram = async () => {
+      const text = await scrape();
+      return {
+        count: value(text, 'ipledger_pod_creation_to_allocation_seconds_count'),
+        under10: value(text, 'ipledger_pod_creation_to_allocation_seconds_bucket{le="10"}'),
+        under60: value(text, 'ipledger_pod_creation_to_allocation_seconds_bucket{le="60"}'),
+      };
+    };
+    const podRequest = (handle: string, pod: string, podUid: string) => ({
+      handle,
+      node: 'n1',
+      namespace: 'shop',
+      pod,
+      podUid,
+      pools: ['timed'],
+    });
+    // an external allocation named like the pod (no podUid: for no pod) is not timed
+    await api
+      .http()
+      .post('/v1/allocations')
+      .send({ handle: 't-external', node: 'n1', namespace: 'shop', pod: 'web-1', pools: ['timed'] })
+      .expect(201);
+    expect(await histogram()).toEqual({ count: 0, under10: 0, under60: 0 });
+    await api
+      .http()
+      .post('/v1/allocations')
+      .send(podRequest('t-web-1', 'web-1', uid))
+      .expect(201);
+    // a retried ADD allocates nothing new: not timed again
+    await api
+      .http()
+      .post('/v1/allocations')
+      .send(podRequest('t-web-1', 'web-1', uid))
+      .expect(200);
+    expect(await histogram()).toEqual({ count: 1, under10: 0, under60: 1 });
+  });
+
   it('passes promtool check metrics', async () => {
     const text = await scrape();
     const result = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });

@@ -32,6 +32,8 @@ export type Prepared =
       key: string;
       /** waits for every message before it (a sync marker must see the changes listed before it applied) */
       barrier?: boolean;
+      /** its work joins a statement shared with other messages and holds no connection of its own: counted against `batchedConcurrency` */
+      batched?: boolean;
       run(): Promise<Outcome>;
     }
   | { terminate: string };
@@ -50,6 +52,9 @@ export interface DurableConsumerOptions {
  * pull lost with its server (a node of a cluster gone) is noticed and made again within seconds.
  */
 const PULL_EXPIRES_MS = 5_000;
+
+/** Batched messages (see Prepared) in flight at once, besides `concurrency` others: about what one shared statement carries well. */
+const BATCHED_CONCURRENCY = 1024;
 
 export const ACKED: Outcome = { ack: true };
 
@@ -79,7 +84,10 @@ export const retryDelayMs = (deliveryCount: number) => backoffDelayMs(deliveryCo
 export class DurableConsumer {
   private messages: ConsumerMessages | null = null;
   private readonly chains = new Map<string, Promise<void>>();
+  /** every message in flight, and those of each limit: the batched ones and the others */
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly batchedInFlight = new Set<Promise<void>>();
+  private readonly othersInFlight = new Set<Promise<void>>();
   private loop: Promise<void> | null = null;
   private stopped = false;
 
@@ -121,7 +129,7 @@ export class DurableConsumer {
 
   private async consume(): Promise<void> {
     const consumer = await this.js.consumers.get(this.names.stream, this.options.durable);
-    this.messages = await consumer.consume({ max_messages: 2 * this.concurrency, expires: PULL_EXPIRES_MS });
+    this.messages = await consumer.consume({ max_messages: 2 * (this.concurrency + BATCHED_CONCURRENCY), expires: PULL_EXPIRES_MS });
   }
 
   /** Consumes until stopped: when the iterator breaks off, it is made again (unacknowledged messages come back). */
@@ -157,7 +165,8 @@ export class DurableConsumer {
     const prepared = this.prepare(delivery);
     if ('terminate' in prepared) return this.settle(msg, delivery, prepared);
     if (prepared.barrier) await Promise.all(this.inFlight);
-    while (this.inFlight.size >= this.concurrency) await Promise.race(this.inFlight);
+    const [slots, limit] = prepared.batched ? [this.batchedInFlight, BATCHED_CONCURRENCY] : [this.othersInFlight, this.concurrency];
+    while (slots.size >= limit) await Promise.race(slots);
     const previous = this.chains.get(prepared.key) ?? Promise.resolve();
     const task: Promise<void> = previous
       .then(() => prepared.run())
@@ -165,10 +174,12 @@ export class DurableConsumer {
       .then((outcome) => this.settle(msg, delivery, outcome))
       .finally(() => {
         this.inFlight.delete(task);
+        slots.delete(task);
         if (this.chains.get(prepared.key) === task) this.chains.delete(prepared.key);
       });
     this.chains.set(prepared.key, task);
     this.inFlight.add(task);
+    slots.add(task);
     if (prepared.barrier) await task;
   }
 

@@ -106,6 +106,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
         statefulSet: pod?.statefulSet ?? null,
         node: spec.node,
         pools: rule.kind === 'pools' ? rule.names : [],
+        pod: spec.podUid === null ? undefined : { name: spec.pod, uid: spec.podUid },
       });
       if (start.held.length > 0) return { created: false, items: start.held };
       const families = familyRequests(
@@ -116,10 +117,18 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
       // the eligibility check's node and named pools came with the start
       const known: ByNameReads = { node: () => Promise.resolve(start.node), pools: () => Promise.resolve(start.pools) };
       // fenced work (the Kubernetes consumer) appends in a transaction of its own, where its fence is checked
-      return families.length === 1 && !currentFence()
+      const result = await (families.length === 1 && !currentFence()
         ? this.allocateOne(families[0], rule, known, metadata)
-        : this.allocateTogether(families, rule, known, metadata);
+        : this.allocateTogether(families, rule, known, metadata));
+      if (result.created && start.podCreatedAt) this.observePodToAllocation(start.podCreatedAt);
+      return result;
     });
+  }
+
+  /** From the pod's creation in the API server (its clock) to its addresses committed (ours): a skew between the two shifts it. */
+  private observePodToAllocation(podCreatedAt: string): void {
+    const seconds = (Date.now() - Date.parse(podCreatedAt)) / 1000;
+    if (Number.isFinite(seconds)) this.metrics.podCreationToAllocation.observe(Math.max(0, seconds));
   }
 
   /**

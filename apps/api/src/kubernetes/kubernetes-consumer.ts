@@ -46,7 +46,8 @@ import { releaseForUnreachableNodes } from './held-for-node';
 import { collectLeaks } from './leak-collector';
 import { applyNamespace } from './namespace.applier';
 import { applyNode } from './node.applier';
-import { applyPod } from './pod.applier';
+import { applyPod, onlyRecorded } from './pod.applier';
+import { ClaimBatch } from './claim-batch';
 import { applyStatefulSet } from './statefulset.applier';
 import { markSyncDone, previousSync, recordMisses, recordSyncChunk, type CompleteSync, type VanishedObject } from './sync-markers';
 
@@ -82,6 +83,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   private jsm: JetStreamManager | null = null;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly running = new Set<Promise<void>>();
+  private readonly claims: ClaimBatch;
 
   constructor(
     @Inject(KUBERNETES_CONFIG) private readonly config: KubernetesConsumerConfig,
@@ -91,7 +93,9 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     @Inject(PG_POOL) private readonly db: Pool,
     private readonly metrics: Metrics,
     private readonly writer: EventWriter,
-  ) {}
+  ) {
+    this.claims = new ClaimBatch(db);
+  }
 
   onApplicationBootstrap(): void {
     // not awaited: the API serves REST while NATS is away
@@ -183,7 +187,11 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       };
     }
     const change = message.change;
-    return { key: `${change.kind}/${objectKey(change.object)}`, run: () => conflictsGoUp(() => this.applyChange(change, delivery)) };
+    return {
+      key: `${change.kind}/${objectKey(change.object)}`,
+      batched: onlyRecorded(change),
+      run: () => conflictsGoUp(() => this.applyChange(change, delivery)),
+    };
   }
 
   private metadata(delivery: Delivery, correlationId: string): CommandMetadata {
@@ -202,10 +210,10 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   }
 
   private async applyChange(change: ObjectChange, delivery: Delivery): Promise<Outcome> {
-    // a shortcut only (a redelivered old message runs no command): the fence below is the guarantee
-    if (await alreadyApplied(this.db, change, delivery.streamSequence)) return ACKED;
     try {
-      await this.applyFenced(change, delivery);
+      if (onlyRecorded(change)) await this.recordLive(change, delivery);
+      // a shortcut only (a redelivered old message runs no command): the fence below is the guarantee
+      else if (!(await alreadyApplied(this.db, change, delivery.streamSequence))) await this.applyFenced(change, delivery);
     } catch (err) {
       if (err instanceof StaleMessage) return ACKED;
       const again = conflictRedelivery(err, delivery);
@@ -214,6 +222,15 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       await this.park(change, delivery, err as Error);
     }
     return ACKED;
+  }
+
+  /** A message that only records its object (see onlyRecorded): decided alone (a refusal is its status), recorded with the others that meet. */
+  private async recordLive(change: ObjectChange, delivery: Delivery): Promise<void> {
+    const ctx = this.context(this.metadata(delivery, change.object.metadata.uid));
+    const status = await this.refusalAsStatus(change.kind, `${change.type} ${objectKey(change.object)}`, () =>
+      APPLIERS[change.kind](ctx, change),
+    );
+    await this.claims.record({ change, streamSequence: delivery.streamSequence, status });
   }
 
   /**

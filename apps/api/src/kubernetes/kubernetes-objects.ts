@@ -26,6 +26,13 @@ const KEPT: ReadonlySet<KubeKind> = new Set(['statefulset', 'ippool', 'pod', 'na
 /** A newer message of the object was applied first, by this replica or another: this one must change nothing. */
 export class StaleMessage extends Error {}
 
+/** One message to record as its object's last applied one, with what was done. */
+export interface Claim {
+  change: ObjectChange;
+  streamSequence: number;
+  status: string;
+}
+
 /**
  * Records the message as the object's last applied one, with what was done ("why is my IPPool not
  * deleted" has an answer), or throws StaleMessage when a newer message was applied. Run inside each
@@ -34,27 +41,38 @@ export class StaleMessage extends Error {}
  * one step with the events. A parked message is cleared by any message applied after it.
  */
 export async function claimObject(db: Queryable, change: ObjectChange, streamSequence: number, status: string): Promise<void> {
-  const { metadata } = change.object;
-  const kept = change.type !== 'DELETED' && KEPT.has(change.kind) ? change.object : null;
-  const { rowCount } = await db.query(
+  const [recorded] = await claimObjects(db, [{ change, streamSequence, status }]);
+  if (!recorded) throw new StaleMessage(`${change.kind} ${objectKey(change.object)}: a message newer than ${streamSequence} was applied`);
+}
+
+/**
+ * claimObject for many objects in one statement (each key at most once): per claim, whether it
+ * was recorded (false: a newer message of its object was applied first).
+ */
+export async function claimObjects(db: Queryable, claims: readonly Claim[]): Promise<boolean[]> {
+  const rows = claims.map(({ change, streamSequence, status }) => ({
+    kind: change.kind,
+    key: objectKey(change.object),
+    uid: change.object.metadata.uid,
+    resource_version: change.object.metadata.resourceVersion,
+    stream_sequence: streamSequence,
+    deleted: change.type === 'DELETED',
+    status,
+    object: change.type !== 'DELETED' && KEPT.has(change.kind) ? change.object : null,
+  }));
+  const { rows: recorded } = await db.query<{ kind: string; key: string }>(
     `INSERT INTO kubernetes_objects (kind, key, uid, resource_version, stream_sequence, deleted, status, object)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-     ON CONFLICT (kind, key) DO UPDATE SET uid = $3, resource_version = $4, stream_sequence = $5, deleted = $6, status = $7, object = $8,
+     SELECT * FROM jsonb_to_recordset($1) AS t(kind text, key text, uid text, resource_version text, stream_sequence bigint,
+       deleted boolean, status text, object jsonb)
+     ON CONFLICT (kind, key) DO UPDATE SET uid = excluded.uid, resource_version = excluded.resource_version,
+       stream_sequence = excluded.stream_sequence, deleted = excluded.deleted, status = excluded.status, object = excluded.object,
        missing_syncs = NULL, parked_sequence = NULL, unpark_requested = false, updated_at = now()
-     WHERE kubernetes_objects.stream_sequence <= $5`,
-    [
-      change.kind,
-      objectKey(change.object),
-      metadata.uid,
-      metadata.resourceVersion,
-      streamSequence,
-      change.type === 'DELETED',
-      status,
-      kept,
-    ],
+     WHERE kubernetes_objects.stream_sequence <= excluded.stream_sequence
+     RETURNING kind, key`,
+    [JSON.stringify(rows)],
   );
-  if (rowCount === 0)
-    throw new StaleMessage(`${change.kind} ${objectKey(change.object)}: a message newer than ${streamSequence} was applied`);
+  const done = new Set(recorded.map((r) => `${r.kind}\0${r.key}`));
+  return rows.map((r) => done.has(`${r.kind}\0${r.key}`));
 }
 
 /**

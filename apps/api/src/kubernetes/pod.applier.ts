@@ -4,6 +4,11 @@ import { findPodHandles } from '@ipledger/projections';
 import type { ApplyContext } from './apply-context';
 import { holdCause, holdForNode, podNode, readiness } from './held-for-node';
 
+const POD_SEEN = 'seen';
+
+/** A live Pod's message decides nothing that needs the database: it is only recorded (the consumer records many in one statement). */
+export const onlyRecorded = (change: ObjectChange): boolean => change.kind === 'pod' && change.type !== 'DELETED';
+
 /**
  * A deleted Pod releases its addresses (a CNI DEL may never come: node gone, plugin crashed),
  * unless its sandbox may still use them: then they are held for its node (see held-for-node.ts).
@@ -16,7 +21,7 @@ export async function applyPod({ commands, db, metadata }: ApplyContext, { type,
   const namespace = object.metadata.namespace as string;
   if (type !== 'DELETED') {
     parsePoolAnnotations(object.metadata.annotations, `pod ${namespace}/${name}`);
-    return 'seen';
+    return POD_SEEN;
   }
   const handles = (await findPodHandles(db, namespace, name)).filter((h) => h.podUid === null || h.podUid === uid);
   if (handles.length === 0) return 'deleted';

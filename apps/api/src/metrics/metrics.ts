@@ -45,6 +45,12 @@ export class Metrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [this.registry],
   });
+  readonly podCreationToAllocation = new Histogram({
+    name: 'ipledger_pod_creation_to_allocation_seconds',
+    help: "Time from a pod's creation in the Kubernetes API server to its addresses allocated, for pods the watcher reported before their CNI ADD",
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
   readonly consumerLagMessages = new Gauge({
     name: 'ipledger_kubernetes_consumer_lag_messages',
     help: "Messages in the stream not yet delivered to the API's consumer, as of its latest delivery of this kind",
