@@ -10,6 +10,9 @@ import {
   decideRelease,
   decideReleaseIdleBlocks,
   decideReleaseNodeBlocks,
+  decideReleaseRange,
+  decideReserveRange,
+  decideResizeRange,
   decideResizePool,
   PoolAggregate,
 } from './pool.aggregate';
@@ -75,6 +78,36 @@ describe('blocks', () => {
         expect(fifth.state.claimed.get(parseIp('10.0.0.0').value)).toMatchObject({ node: 'a', used: 2, borrowed: 1 });
       }
     }
+  });
+
+  it("keeps StatefulSet ranges out of nodes' blocks, and nodes out of blocks holding a range", () => {
+    let state = allocate(pool('strict'), 'h-a', 'a').state; // a claims 10.0.0.0/26
+    const reserve = (name: string, length: number) => {
+      const event = decideReserveRange(state, 'default', name, BigInt(length));
+      state = apply(state, [event]);
+      return event && `${event.data.start}-${event.data.end}`;
+    };
+    // not 10.0.0.2: that is node a's block, routed to a
+    expect(reserve('web', 4)).toBe('10.0.0.64-10.0.0.67');
+    // the next node passes over the block holding the range
+    const b = allocate(state, 'h-b', 'b');
+    state = b.state;
+    expect(b.claim).toBe('10.0.0.128/26');
+    // a range that fits one block comes out of one: the rest of web's block, not across into the next
+    expect(reserve('db', 60)).toBe('10.0.0.68-10.0.0.127');
+    expect(reserve('cache', 10)).toBe('10.0.0.192-10.0.0.201');
+    // a range grows only into addresses outside nodes' blocks: 10.0.0.128 is free, but in b's block
+    state = apply(state, [decideRelease(state, 'h-b')]);
+    expect(state.claimed.get(parseIp('10.0.0.128').value)).toMatchObject({ node: 'b', used: 0 });
+    expect(decideResizeRange(state, 'default', 'db', 61n)).toBeNull();
+    // one longer than a block takes consecutive unclaimed blocks, and none is left here
+    expect(reserve('big', 65)).toBeNull();
+    // an address asked for in a block holding a range: refused under strict, borrowed (no claim) under borrow
+    const asked = { ...holder('h-c', 'c'), ip: parseIp('10.0.0.210').value };
+    expect(() => decideAllocate(state, asked)).toThrow(/10.0.0.210 is in block 10.0.0.192\/26 holding a StatefulSet range/);
+    const lenient = { ...state, blocks: { ...state.blocks!, blockAffinity: 'borrow' as const } };
+    const borrowed = decideAllocate(lenient, asked);
+    expect([borrowed.claim, borrowed.event?.data.borrowed]).toEqual([null, true]);
   });
 
   it('releases an emptied block after blockReleaseSeconds of event time, and not before', () => {
@@ -162,10 +195,15 @@ describe('block planner (property)', () => {
   interface Model {
     owner: Array<string | null>;
     held: Map<number, { node: string; handle: string }>;
+    /** StatefulSet ranges by name: first and last offset */
+    ranges: Map<string, [number, number]>;
   }
   const BLOCK = 8; // /29 blocks of a /27: 4 blocks
   const usable = (i: number) => i !== 0 && i !== 31; // IPv4 network and broadcast
-  const free = (m: Model, b: number) => [...Array(BLOCK).keys()].map((k) => b * BLOCK + k).filter((i) => usable(i) && !m.held.has(i));
+  const inRange = (m: Model, i: number) => [...m.ranges.values()].some(([first, last]) => i >= first && i <= last);
+  const free = (m: Model, b: number) =>
+    [...Array(BLOCK).keys()].map((k) => b * BLOCK + k).filter((i) => usable(i) && !m.held.has(i) && !inRange(m, i));
+  const holdsRange = (m: Model, b: number) => [...Array(BLOCK).keys()].some((k) => inRange(m, b * BLOCK + k));
 
   function modelAllocate(
     m: Model,
@@ -175,13 +213,24 @@ describe('block planner (property)', () => {
     for (let b = 0; b < m.owner.length; b++)
       if (m.owner[b] === node && free(m, b).length) return { offset: free(m, b)[0], claim: null, borrowed: false };
     for (let b = 0; b < m.owner.length; b++)
-      if (m.owner[b] === null && free(m, b).length) return { offset: free(m, b)[0], claim: b, borrowed: false };
+      if (m.owner[b] === null && !holdsRange(m, b) && free(m, b).length) return { offset: free(m, b)[0], claim: b, borrowed: false };
     if (strict) return 'exhausted';
     for (let b = 0; b < m.owner.length; b++) if (free(m, b).length) return { offset: free(m, b)[0], claim: null, borrowed: true };
     return 'exhausted';
   }
 
+  /** A StatefulSet range: in one unclaimed block when it fits one, else across unclaimed blocks; lowest first. */
+  function modelRange(m: Model, length: number): number | null {
+    const open = (i: number) => usable(i) && !m.held.has(i) && !inRange(m, i) && m.owner[Math.floor(i / BLOCK)] === null;
+    const fits = (s: number) => s + length - 1 < BLOCK * m.owner.length && [...Array(length).keys()].every((k) => open(s + k));
+    const starts = [...Array(BLOCK * m.owner.length).keys()];
+    const inOne = starts.find((s) => fits(s) && Math.floor(s / BLOCK) === Math.floor((s + length - 1) / BLOCK));
+    return (length <= BLOCK ? inOne : undefined) ?? starts.find(fits) ?? null;
+  }
+
   type Step =
+    | { kind: 'range'; length: number }
+    | { kind: 'unrange'; pick: number }
     | { kind: 'alloc'; node: string }
     | { kind: 'release'; pick: number }
     | { kind: 'sweep' }
@@ -190,15 +239,17 @@ describe('block planner (property)', () => {
     { weight: 6, arbitrary: fc.record({ kind: fc.constant('alloc' as const), node: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f') }) },
     { weight: 3, arbitrary: fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }) },
     { weight: 1, arbitrary: fc.constant({ kind: 'sweep' as const }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('range' as const), length: fc.integer({ min: 1, max: 12 }) }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('unrange' as const), pick: fc.nat() }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete-node' as const), node: fc.constantFrom('a', 'b', 'c') }) },
   );
 
-  it('places every address where the model does, and never gives a block to two nodes', () => {
+  it("places every address and StatefulSet range where the model does: no block to two nodes, no range in a node's block", () => {
     fc.assert(
       fc.property(fc.boolean(), fc.array(step, { maxLength: 60 }), (strict, steps) => {
         const base = parseCidr('10.0.0.0/27').network;
         let state = pool(strict ? 'strict' : 'borrow', '10.0.0.0/27', 29, 0);
-        const m: Model = { owner: [null, null, null, null], held: new Map() };
+        const m: Model = { owner: [null, null, null, null], held: new Map(), ranges: new Map() };
         let n = 0;
         for (const s of steps) {
           if (s.kind === 'alloc') {
@@ -215,6 +266,18 @@ describe('block planner (property)', () => {
             if (expected.claim !== null) m.owner[expected.claim] = s.node;
             m.held.set(expected.offset, { node: s.node, handle });
             state = apply(state, [d.claim, d.event]);
+          } else if (s.kind === 'range') {
+            const name = `r${n++}`;
+            const expected = modelRange(m, s.length);
+            const reserved = decideReserveRange(state, 'default', name, BigInt(s.length));
+            expect(reserved && Number(parseIp(reserved.data.start).value - base)).toBe(expected);
+            if (expected !== null) m.ranges.set(name, [expected, expected + s.length - 1]);
+            state = apply(state, [reserved]);
+          } else if (s.kind === 'unrange') {
+            if (m.ranges.size === 0) continue;
+            const [name] = [...m.ranges.keys()][s.pick % m.ranges.size];
+            m.ranges.delete(name);
+            state = apply(state, [decideReleaseRange(state, 'default', name)]);
           } else if (s.kind === 'release') {
             if (m.held.size === 0) continue;
             const [offset, { handle }] = [...m.held][s.pick % m.held.size];

@@ -15,6 +15,11 @@ export interface BlockPlan {
   borrowed: boolean;
 }
 
+/** The pool as the block planner reads it, or null when it has no blocks. */
+export function blockedPool(pool: PoolView): BlockedPoolView | null {
+  return pool.blocks && pool.cidr ? (pool as BlockedPoolView) : null;
+}
+
 export const blockLength = (pool: BlockedPoolView): bigint => 1n << BigInt(familyBits(pool.cidr.family) - pool.blocks.blockSize);
 
 export const blockCount = (pool: BlockedPoolView): bigint => 1n << BigInt(pool.blocks.blockSize - pool.cidr.prefixLength);
@@ -39,7 +44,7 @@ const hasFree = (pool: BlockedPoolView, { start, end }: AddressRange) => start <
 
 /**
  * How a node's next address is placed in a pool with blocks: in its own blocks, lowest first; else
- * in the lowest free block, which it claims; else (only with `borrow`) anywhere free in other
+ * in the lowest free block without a StatefulSet range, which it claims; else (only with `borrow`) anywhere free in other
  * nodes' blocks, marked borrowed. Blocks are claimed lowest first so the claimed space stays packed
  * and aggregates well in routes. POOL_EXHAUSTED says why when nothing fits. Pure: the pool is only read.
  */
@@ -62,32 +67,65 @@ export function planBlock(pool: BlockedPoolView, node: string): BlockPlan {
   );
 }
 
-/** The lowest block no node claims that still has a free address; null when there is none. */
+/**
+ * A block a node may claim: no node claims it and no StatefulSet range lies in it, since a node's
+ * block is routed to that node and the range's pods run anywhere.
+ */
+function claimable(pool: BlockedPoolView, first: bigint): boolean {
+  return !pool.claimed.has(first) && !pool.rangeSet.overlaps(first, first + blockLength(pool) - 1n);
+}
+
+/** The lowest claimable block that still has a free address; null when there is none. */
 export function firstFreeBlock(pool: BlockedPoolView): bigint | null {
   const length = blockLength(pool);
   const count = blockCount(pool);
   const base = cidrFirst(pool.cidr);
   for (let i = 0n; i < count; i++) {
     const first = base + i * length;
-    if (!pool.claimed.has(first) && hasFree(pool, usableOf(pool, first))) return first;
+    if (claimable(pool, first) && hasFree(pool, usableOf(pool, first))) return first;
   }
   return null;
 }
 
 /**
+ * The runs of consecutive blocks no node claims, as spans of usable addresses, lowest first: where
+ * a StatefulSet range may lie in a pool with blocks.
+ */
+export function unclaimedSpans(pool: BlockedPoolView): AddressRange[] {
+  const length = blockLength(pool);
+  const count = blockCount(pool);
+  const base = cidrFirst(pool.cidr);
+  const spans: AddressRange[] = [];
+  let start: bigint | null = null;
+  for (let i = 0n; i <= count; i++) {
+    const first = base + i * length;
+    const free = i < count && !pool.claimed.has(first);
+    if (free && start === null) start = first;
+    if (!free && start !== null) {
+      const span = { start: usableOf(pool, start).start, end: usableOf(pool, first - length).end };
+      if (span.start <= span.end) spans.push(span);
+      start = null;
+    }
+  }
+  return spans;
+}
+
+/**
  * Where a requested address stands: in the node's own block, in a free block (claimed for it), or in
- * another node's block (borrowed, refused under `strict`).
+ * another node's block or a block holding a StatefulSet range, which no node may claim (borrowed,
+ * refused under `strict`).
  */
 export function planRequestedBlock(pool: BlockedPoolView, node: string, ip: bigint): Omit<BlockPlan, 'span'> {
   const first = blockOf(pool, ip);
   const block = pool.claimed.get(first);
-  if (!block) return { claim: first, borrowed: false };
-  if (block.node === node) return { claim: null, borrowed: false };
+  if (block?.node === node) return { claim: null, borrowed: false };
+  if (!block && claimable(pool, first)) return { claim: first, borrowed: false };
   if (pool.blocks.blockAffinity === 'strict') {
     const show = formatIp({ family: pool.cidr.family, value: ip });
+    const whose = block ? `of node "${block.node}"` : 'holding a StatefulSet range';
     throw new DomainError(
       'IP_RESERVED',
-      `${show} is in block ${blockCidr(pool, first)} of node "${block.node}" and pool "${pool.name}" has blockAffinity strict`,
+      `${show} is in block ${blockCidr(pool, first)} ${whose} and pool "${pool.name}" has blockAffinity strict`,
     );
   }
   return { claim: null, borrowed: true };

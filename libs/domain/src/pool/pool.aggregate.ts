@@ -33,7 +33,16 @@ import type { Labels } from '../labels';
 import { chooseAddress } from './address-chooser';
 import { findFreeRange, isFreeSpan } from './free-range-finder';
 import { rangeOwner } from './range-owner';
-import { blockCidr, blockLength, blockOf, idleBlocks, planBlock, planRequestedBlock, type BlockedPoolView } from './block-planner';
+import {
+  blockCidr,
+  blockedPool,
+  blockLength,
+  blockOf,
+  idleBlocks,
+  planBlock,
+  planRequestedBlock,
+  type BlockedPoolView,
+} from './block-planner';
 import { MAX_BLOCK_BITS } from './pool-blocks';
 import type { PoolSpec } from './pool-spec';
 import { usableSpan } from './usable-span';
@@ -141,17 +150,12 @@ function rebuildUsed(state: PoolState): PoolState {
   return state;
 }
 
-/** The pool as the block planner reads it, or null when it has no blocks. */
-function blocked(state: PoolView): BlockedPoolView | null {
-  return state.blocks && state.cidr ? (state as BlockedPoolView) : null;
-}
-
 /** Event time in milliseconds: null for an event not recorded yet (a draft's), which no idle-block decision may count on. */
 const eventTime = (event: { recordedAt?: Date }): number | null => (event.recordedAt instanceof Date ? event.recordedAt.getTime() : null);
 
 /** The block holding `ip` gains (+1) or loses (-1) an address held by `node`; a block is replaced, never changed in place. */
 function countInBlock(state: PoolState, ip: bigint, node: string | null, delta: 1 | -1, at: number | null): void {
-  const pool = blocked(state);
+  const pool = blockedPool(state);
   const first = pool && blockOf(pool, ip);
   const block = first === null ? undefined : state.claimed.get(first);
   if (!block || first === null) return;
@@ -236,7 +240,7 @@ function apply(state: PoolState, event: FoldedEvent): PoolState {
       state.ranges.delete(rangeOwner(e.data.namespace, e.data.name));
       return rebuildUsed(state);
     case 'BlockClaimed': {
-      const pool = blocked(state)!;
+      const pool = blockedPool(state)!;
       const first = parseCidr(e.data.cidr).network;
       const last = first + blockLength(pool) - 1n;
       const used = Number(last - first + 1n - state.heldSet.gapCount(first, last));
@@ -314,7 +318,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
         }),
         holders: [...state.holders].map(([ip, holder]) => [show(ip), holder]),
         claimed: [...state.claimed.values()].map(({ first, node, emptiedAt }) => ({
-          cidr: blockCidr(blocked(state)!, first),
+          cidr: blockCidr(blockedPool(state)!, first),
           node,
           emptiedAt,
         })),
@@ -424,7 +428,7 @@ export function decideResizePool(state: PoolView, name: string, cidr: Cidr): Poo
       `pool "${name}" has cidr ${formatCidr(from)}; it can grow to a network that contains it or shrink to one inside it, and ${text} is neither`,
     );
   }
-  const withBlocks = blocked(pool);
+  const withBlocks = blockedPool(pool);
   if (withBlocks) checkBlocksFit(withBlocks, cidr);
   const blocker = firstAddressInTheWay(pool, cidr);
   if (blocker !== null) {
@@ -526,7 +530,7 @@ export function decideAllocate(state: PoolView, request: AllocationRequest): All
     claim:
       claim === null
         ? null
-        : { type: 'BlockClaimed', data: { pool: pool.name, cidr: blockCidr(blocked(pool)!, claim), node: request.node } },
+        : { type: 'BlockClaimed', data: { pool: pool.name, cidr: blockCidr(blockedPool(pool)!, claim), node: request.node } },
     event: {
       type: 'IpAllocated',
       data: { pool: pool.name, ip: formatIp({ family: pool.cidr.family, value: ip }), family: pool.cidr.family, ...holder },
@@ -547,7 +551,7 @@ export interface AllocateDecision {
  * ordinal's address in its range is the StatefulSet's, wherever the range lies: no block is claimed for it.
  */
 function placeAddress(pool: PoolView & { cidr: Cidr }, request: AllocationRequest): { ip: bigint; claim: bigint | null; borrowed?: true } {
-  const withBlocks = blocked(pool);
+  const withBlocks = blockedPool(pool);
   if (!withBlocks || (request.ip !== undefined && pool.rangeSet.has(request.ip))) {
     return { ip: chooseAddress(pool, request.ip, request.statefulSet, request.now), claim: null };
   }
@@ -615,13 +619,13 @@ export function decideResizeRange(state: PoolView, namespace: string, name: stri
 
 /** The pool's empty blocks whose blockReleaseSeconds have passed at `now` (milliseconds, the database clock) go back. */
 export function decideReleaseIdleBlocks(state: PoolView, now: number): BlockReleased[] {
-  const pool = blocked(state);
+  const pool = blockedPool(state);
   return pool ? idleBlocks(pool, now).map((block) => blockReleased(pool, block, 'idle')) : [];
 }
 
 /** A deleted node's empty blocks go back at once; one still holding addresses stays until they are freed. */
 export function decideReleaseNodeBlocks(state: PoolView, node: string): BlockReleased[] {
-  const pool = blocked(state);
+  const pool = blockedPool(state);
   if (!pool) return [];
   return [...pool.claimed.values()]
     .filter((block) => block.node === node && block.used === 0)
