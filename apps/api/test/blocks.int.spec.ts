@@ -1,4 +1,5 @@
 import { runCli } from '../src/cli';
+import { eventually } from '../../../test/support/eventually';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
 /** Pools handed to nodes in blocks (issue 24), through the HTTP API on a real database. */
@@ -68,6 +69,14 @@ describe('blocks over HTTP', () => {
     const second = await api.http().get(`/v1/nodes/n2/blocks?limit=1&continue=${first.body.continue as string}`);
     expect([...first.body.items, ...second.body.items].map((b: { cidr: string }) => b.cidr)).toEqual(['10.41.0.64/26', '10.40.0.64/26']);
     expect(second.body.continue).toBeNull();
+    // replayed at the last event, the listings are the live ones: counts, borrowed and order across pools
+    const now = (await api.http().get('/v1/pools/borrow')).body.updatedAt as string;
+    expect((await api.http().get(`/v1/pools/borrow/blocks?at=${now}`)).body).toEqual(
+      (await api.http().get('/v1/pools/borrow/blocks')).body,
+    );
+    const firstThen = await api.http().get(`/v1/nodes/n2/blocks?at=${now}&limit=1`);
+    const secondThen = await api.http().get(`/v1/nodes/n2/blocks?at=${now}&limit=1&continue=${firstThen.body.continue as string}`);
+    expect([firstThen.body, secondThen.body]).toEqual([first.body, second.body]);
   });
 
   it('releases an emptied block after blockReleaseSeconds, and not before', async () => {
@@ -116,6 +125,45 @@ describe('blocks over HTTP', () => {
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(message);
     expect(await api.eventCount()).toBe(before);
+  });
+
+  it('lists the blocks as they were at an instant (?at=), for a pool and for a node, paged', async () => {
+    await api.http().post('/v1/pools').send({ name: 'past', cidr: '10.45.0.0/24', blockSize: 26, blockReleaseSeconds: 0 }).expect(201);
+    const created = (await api.http().get('/v1/pools/past')).body.createdAt as string;
+    expect((await allocate('past', 'p-1', 'then-1')).status).toBe(201);
+    expect((await allocate('past', 'p-2', 'then-2')).status).toBe(201);
+    const then = (await api.http().get('/v1/pools/past')).body.updatedAt as string;
+    // afterwards: then-1 takes a second address, then-2's block empties and is swept, then-3 claims one
+    expect((await allocate('past', 'p-3', 'then-1')).status).toBe(201);
+    await api.http().delete('/v1/allocations/p-2').expect(204);
+    await eventually(
+      async () => (await api.http().get('/v1/nodes/then-2/blocks')).body.items,
+      (items) => items.length === 0,
+      10_000,
+      "then-2's empty block swept",
+    );
+    expect((await allocate('past', 'p-4', 'then-3')).status).toBe(201);
+
+    const blocksThen = [
+      { cidr: '10.45.0.0/26', pool: 'past', node: 'then-1', used: 1, borrowed: 0 },
+      { cidr: '10.45.0.64/26', pool: 'past', node: 'then-2', used: 1, borrowed: 0 },
+    ];
+    expect((await api.http().get(`/v1/pools/past/blocks?at=${then}`)).body).toEqual({ items: blocksThen, continue: null });
+    expect((await api.http().get('/v1/pools/past/blocks')).body.items).toEqual([
+      { cidr: '10.45.0.0/26', pool: 'past', node: 'then-1', used: 2, borrowed: 0 },
+      { cidr: '10.45.0.64/26', pool: 'past', node: 'then-3', used: 1, borrowed: 0 },
+    ]);
+    expect((await api.http().get(`/v1/nodes/then-2/blocks?at=${then}`)).body).toEqual({ items: [blocksThen[1]], continue: null });
+    expect((await api.http().get(`/v1/nodes/then-3/blocks?at=${then}`)).body.items).toEqual([]);
+    // before its first allocation the pool had no block; before it existed, it is not found
+    expect((await api.http().get(`/v1/pools/past/blocks?at=${created}`)).body.items).toEqual([]);
+    expect((await api.http().get('/v1/pools/past/blocks?at=2020-01-01T00:00:00Z')).status).toBe(404);
+
+    const first = await api.http().get(`/v1/pools/past/blocks?at=${then}&limit=1`);
+    expect(first.body.items).toEqual([blocksThen[0]]);
+    const second = await api.http().get(`/v1/pools/past/blocks?at=${then}&limit=1&continue=${first.body.continue}`);
+    expect(second.body).toEqual({ items: [blocksThen[1]], continue: null });
+    expect((await api.http().get('/v1/pools/past/blocks?at=yesterday')).status).toBe(400);
   });
 
   it('answers 404 for the blocks of an unknown pool', async () => {

@@ -3,32 +3,8 @@ import { apiGet } from './api-client';
 import type { IpHistoryItem, RecordedEvent } from './api-types';
 import { ErrorBox } from './error-box';
 import { formatTime } from './format';
+import { poolEventLine } from './pool-event-line';
 import { useLoad } from './use-load';
-
-/** One line a pool event: what changed, in the words an operator uses. */
-function describe(event: RecordedEvent): string {
-  // the fields each event type records (docs/api.md, Audit)
-  const d = event.data as Record<string, string> & { reserved?: string[] };
-  switch (event.type) {
-    case 'IpAllocated':
-      return `${d.ip} → ${d.namespace}/${d.pod} on ${d.node}`;
-    case 'IpReleased':
-      return `${d.ip} released (${d.handle})`;
-    case 'RangeReserved':
-      return `${d.start}–${d.end} for StatefulSet ${d.namespace}/${d.name}`;
-    case 'RangeReleased':
-      return `range of StatefulSet ${d.namespace}/${d.name} released`;
-    case 'PoolCreated':
-      return `${d.cidr}${d.reserved?.length ? `, reserved ${d.reserved.join(', ')}` : ''}`;
-    case 'PoolUpdated':
-      return Object.keys(d)
-        .filter((k) => k !== 'name')
-        .map((k) => `${k}: ${JSON.stringify(d[k])}`)
-        .join(', ');
-    default:
-      return '';
-  }
-}
 
 /** The pool's own events, oldest first; the one the time control stands on is marked, later ones are dimmed. */
 export function PoolHistory({
@@ -50,7 +26,7 @@ export function PoolHistory({
         <li key={event.version} class={`${i > position ? 'future' : ''}${i === position ? ' current' : ''}`} data-version={event.version}>
           <button type="button" class="link" onClick={() => onPick(i)} title="show the pool as it was right after this event">
             <span class={`type ${event.type}`}>{event.type}</span>
-            <span class="what">{describe(event)}</span>
+            <span class="what">{poolEventLine(event)}</span>
             <time>
               v{event.version} · {formatTime(event.recordedAt)}
               {typeof event.metadata?.actor === 'string' ? ` · ${event.metadata.actor}` : ''}

@@ -1,5 +1,6 @@
 import { prepared } from '@ipledger/event-store';
-import { canonicalCidr } from '@ipledger/ip';
+import { InvalidInputError } from '@ipledger/domain';
+import { canonicalCidr, parseCidr } from '@ipledger/ip';
 import { decodeContinue, encodeContinue } from './continue-token';
 import type { Page } from './pool-queries';
 import type { Queryable } from './queryable';
@@ -43,6 +44,51 @@ export async function listBlocks(db: Queryable, query: BlockListQuery): Promise<
   const items = rows.slice(0, query.limit).map((row) => ({ ...row, cidr: canonicalCidr(row.cidr) }));
   const last = items.at(-1);
   return { items, continue: rows.length > query.limit && last ? encodeContinue([last.pool, last.cidr]) : null };
+}
+
+/**
+ * The pools where a node had claimed a block by `at`, from the log (the read model knows only the
+ * present): those GET /v1/nodes/{name}/blocks?at= folds, to the millisecond as readStream's `until`.
+ * Through the index of migration 024.
+ */
+export async function findPoolsWithBlocksOfAt(db: Queryable, node: string, at: Date): Promise<string[]> {
+  const { rows } = await db.query<{ pool: string }>(
+    prepared(
+      `SELECT DISTINCT data ->> 'pool' AS pool FROM events
+        WHERE type = 'BlockClaimed' AND data ->> 'node' = $1 AND date_trunc('milliseconds', recorded_at) <= $2
+        ORDER BY pool`,
+      [node, at],
+    ),
+  );
+  return rows.map((row) => row.pool);
+}
+
+/**
+ * A page of blocks listed in memory (a point-in-time listing), in the order and with the continue
+ * tokens of listBlocks: by pool, then by address.
+ */
+export function pageOfBlocks(items: readonly BlockView[], limit: number, token: string | undefined): Page<BlockView> {
+  const after = decodeContinue(token, ['string', 'string']) as [string, string] | null;
+  const sorted = [...items].sort(compareBlocks);
+  const rest = after ? sorted.filter((block) => compareBlocks(block, { pool: after[0], cidr: continueCidr(after[1]) }) > 0) : sorted;
+  const page = rest.slice(0, limit);
+  const last = page.at(-1);
+  return { items: page, continue: rest.length > limit && last ? encodeContinue([last.pool, last.cidr]) : null };
+}
+
+function continueCidr(text: string): string {
+  try {
+    return canonicalCidr(text);
+  } catch {
+    throw new InvalidInputError('INVALID_ARGUMENT', `continue token names "${text}", not a block this server listed`);
+  }
+}
+
+function compareBlocks(a: Pick<BlockView, 'pool' | 'cidr'>, b: Pick<BlockView, 'pool' | 'cidr'>): number {
+  if (a.pool !== b.pool) return a.pool < b.pool ? -1 : 1;
+  const [x, y] = [parseCidr(a.cidr), parseCidr(b.cidr)];
+  if (x.family !== y.family) return x.family - y.family;
+  return x.network === y.network ? 0 : x.network < y.network ? -1 : 1;
 }
 
 /** The pools where a node holds blocks (to release its empty ones when it goes away), by name. */

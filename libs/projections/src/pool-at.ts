@@ -1,7 +1,8 @@
-import { allocationOwner, PoolAggregate, poolCounts, poolGateway, type PoolState } from '@ipledger/domain';
+import { allocationOwner, blockCidr, blockedPool, blockOf, PoolAggregate, poolCounts, poolGateway, type PoolState } from '@ipledger/domain';
 import { formatCidr, formatIp } from '@ipledger/ip';
 import { readStream, type RecordedEvent } from '@ipledger/event-store';
 import type { AllocationView } from './allocation-queries';
+import type { BlockView } from './block-queries';
 import type { PoolView } from './pool-queries';
 import type { Pool } from 'pg';
 
@@ -77,4 +78,32 @@ export async function findAllocationsAt(db: Pool, pool: string, at: Date): Promi
       }),
     )
     .sort((a, b) => (a.handle < b.handle ? -1 : a.handle > b.handle ? 1 : 0));
+}
+
+/**
+ * GET /v1/pools/{name}/blocks?at=: the blocks claimed at that instant, by first address, with the
+ * addresses held in each then and how many of those other nodes held (null: no such pool then).
+ */
+export async function findBlocksAt(db: Pool, pool: string, at: Date): Promise<BlockView[] | null> {
+  const folded = await foldPoolAt(db, pool, at);
+  if (!folded) return null;
+  const withBlocks = blockedPool(folded.state);
+  if (!withBlocks) return [];
+  const counts = new Map<bigint, { used: number; borrowed: number }>();
+  for (const [ip, holder] of withBlocks.holders) {
+    const block = withBlocks.claimed.get(blockOf(withBlocks, ip));
+    if (!block) continue;
+    const count = counts.get(block.first) ?? { used: 0, borrowed: 0 };
+    count.used++;
+    if (holder.node !== block.node) count.borrowed++;
+    counts.set(block.first, count);
+  }
+  return [...withBlocks.claimed.values()]
+    .sort((a, b) => (a.first < b.first ? -1 : 1))
+    .map((block) => ({
+      cidr: blockCidr(withBlocks, block.first),
+      pool,
+      node: block.node,
+      ...(counts.get(block.first) ?? { used: 0, borrowed: 0 }),
+    }));
 }

@@ -12,9 +12,19 @@ import {
   type AnnotatedPod,
   type CommandMetadata,
 } from '@ipledger/domain';
-import { findEligiblePools, findNode, listBlocks, type BlockView, type NodeView, type Page } from '@ipledger/projections';
+import {
+  findBlocksAt,
+  findEligiblePools,
+  findNode,
+  findPoolsWithBlocksOfAt,
+  listBlocks,
+  pageOfBlocks,
+  type BlockView,
+  type NodeView,
+  type Page,
+} from '@ipledger/projections';
 import { BlockListDto } from '../blocks/dto/block.dto';
-import { ListQueryDto } from '../http/list-query.dto';
+import { ListBlocksQueryDto } from '../blocks/dto/list-blocks-query.dto';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { Metadata } from '../http/request-context';
@@ -67,9 +77,15 @@ export class NodesController {
   @Get(':name/blocks')
   @PathParams('name')
   @ApiOkResponse({ type: BlockListDto })
-  @ApiRoute('reader', 'The blocks a node claimed, in every pool: what a route controller announces towards it', 400)
-  blocks(@Param('name') name: string, @Query() query: ListQueryDto): Promise<Page<BlockView>> {
-    return listBlocks(this.db, { filter: { node: name }, limit: query.limit, continue: query.continue });
+  @ApiRoute('reader', 'The blocks a node claimed, in every pool, now or at an instant: what a route controller announces towards it', 400)
+  async blocks(@Param('name') name: string, @Query() query: ListBlocksQueryDto): Promise<Page<BlockView>> {
+    if (query.at === undefined) return listBlocks(this.db, { filter: { node: name }, limit: query.limit, continue: query.continue });
+    const at = new Date(query.at);
+    const then: BlockView[] = [];
+    // one pool at a time: each is a replay of its stream
+    for (const pool of await findPoolsWithBlocksOfAt(this.db, name, at))
+      then.push(...((await findBlocksAt(this.db, pool, at)) ?? []).filter((block) => block.node === name));
+    return pageOfBlocks(then, query.limit, query.continue);
   }
 
   @Get(':name/pools')

@@ -9,9 +9,20 @@ import {
   UpdatePoolCommand,
   type CommandMetadata,
 } from '@ipledger/domain';
-import { findNode, findPool, findPoolAt, listBlocks, listPools, type BlockView, type Page, type PoolView } from '@ipledger/projections';
+import {
+  findBlocksAt,
+  findNode,
+  findPool,
+  findPoolAt,
+  listBlocks,
+  listPools,
+  pageOfBlocks,
+  type BlockView,
+  type Page,
+  type PoolView,
+} from '@ipledger/projections';
 import { BlockListDto } from '../blocks/dto/block.dto';
-import { ListQueryDto } from '../http/list-query.dto';
+import { ListBlocksQueryDto } from '../blocks/dto/list-blocks-query.dto';
 import type { Pool } from 'pg';
 import { AtQueryDto } from '../http/at-query.dto';
 import { ErrorResponse } from '../http/error-response';
@@ -68,8 +79,13 @@ export class PoolsController {
   @Get(':name/blocks')
   @PathParams('name')
   @ApiOkResponse({ type: BlockListDto })
-  @ApiRoute('reader', "The pool's claimed blocks, with each block's node, used and borrowed counts", 400, 404)
-  async blocks(@Param('name') name: string, @Query() query: ListQueryDto): Promise<Page<BlockView>> {
+  @ApiRoute('reader', "The pool's claimed blocks, with each block's node, used and borrowed counts, now or at an instant", 400, 404)
+  async blocks(@Param('name') name: string, @Query() query: ListBlocksQueryDto): Promise<Page<BlockView>> {
+    if (query.at !== undefined) {
+      const then = await findBlocksAt(this.db, name, new Date(query.at));
+      if (!then) throw new DomainError('POOL_NOT_FOUND', `pool "${name}" does not exist at ${query.at}`);
+      return pageOfBlocks(then, query.limit, query.continue);
+    }
     const page = await listBlocks(this.db, { filter: { pool: name }, limit: query.limit, continue: query.continue });
     if (page.items.length === 0 && !(await findPool(this.db, name)))
       throw new DomainError('POOL_NOT_FOUND', `pool "${name}" does not exist`);
