@@ -2,7 +2,8 @@
  * npm run bench:watcher-memory — the watcher's resident memory and bytes published once it has
  * listed BENCH_PODS pods shaped as a real cluster's (two containers with env values, volumes,
  * managedFields, conditions: about 6 KB of JSON each) from a fake Kubernetes API, over the real
- * NATS. What the watcher keeps of each object (its transform) decides both.
+ * NATS. What the watcher keeps of each object (its transform) decides both. Prints its peak resident
+ * memory too; BENCH_WATCHER_NODE_OPTIONS is the watcher's NODE_OPTIONS (a V8 heap cap, as deploy/ sets).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { startFakeKubeApi } from '../test/support/fake-kube-api';
 import { createTestBus } from '../test/support/test-bus';
 import { startWatcherProcess } from '../test/support/watcher-process';
+import { residentMiB } from './support';
 
 const PODS = Number(process.env.BENCH_PODS ?? 20000);
 
@@ -98,7 +100,12 @@ async function main(): Promise<void> {
   console.log(`fake Kubernetes API: ${PODS} pods of ${objectBytes} bytes of JSON each`);
 
   const started = performance.now();
-  const watcher = await startWatcherProcess({ ...bus.env, KUBECONFIG: kube.writeKubeconfig(dir), IPAM_WATCHER_KINDS: 'pod' });
+  const watcher = await startWatcherProcess({
+    ...bus.env,
+    KUBECONFIG: kube.writeKubeconfig(dir),
+    IPAM_WATCHER_KINDS: 'pod',
+    NODE_OPTIONS: process.env.BENCH_WATCHER_NODE_OPTIONS ?? '',
+  });
   await watcher.printed(/pod: listed \d+ objects/, 0, 600_000);
   const listed = (performance.now() - started) / 1000;
   await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -108,7 +115,7 @@ async function main(): Promise<void> {
   );
   const mb = async (name: string) => ((await gauge(watcher.url, name)) / 1e6).toFixed(0);
   console.log(
-    `watcher after the list: resident memory ${await mb('process_resident_memory_bytes')} MB, heap used ${await mb('nodejs_heap_size_used_bytes')} MB`,
+    `watcher after the list: resident memory ${await mb('process_resident_memory_bytes')} MB, heap used ${await mb('nodejs_heap_size_used_bytes')} MB, peak resident ${residentMiB(watcher.pid).peak.toFixed(0)} MiB`,
   );
 
   await watcher.stop();

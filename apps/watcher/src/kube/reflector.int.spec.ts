@@ -92,7 +92,7 @@ describe('Reflector', () => {
         listedAt: expect.any(Date),
       },
     ]);
-    expect([...reflector.objects.keys()]).toEqual(['web/a', 'web/b']);
+    expect(reflector.keys()).toEqual(['web/a', 'web/b']);
     expect(logs).toContain('pod: listed 2 objects at resourceVersion 3');
     await until(watching('pod', 1), 'the watch');
     expect(watchRequests('pod')[0].query).toMatchObject({ resourceVersion: '3', allowWatchBookmarks: 'true' });
@@ -105,7 +105,7 @@ describe('Reflector', () => {
     await reflector.whenSynced();
     await until(watching('pod', 1), 'the watch');
     const b = api.upsert('pod', { metadata: { name: 'b', namespace: 'web' } });
-    await until(() => reflector.objects.size === 2, 'the watch event');
+    await until(() => reflector.keys().length === 2, 'the watch event');
     api.endWatches();
     await until(() => sink.syncs.length === 2, 'the resync');
     expect(sink.syncs[1]).toEqual({
@@ -190,7 +190,7 @@ describe('Reflector', () => {
     await until(() => sink.changes.length === 4, 'three watch events');
     expect(sink.summary(1)).toEqual(['ADDED data/cache@2', 'MODIFIED data/db@3', 'DELETED data/cache@4']);
     expect(sink.changes[2].object.spec).toEqual({ replicas: 3 });
-    expect([...reflector.objects.keys()]).toEqual(['data/db']);
+    expect(reflector.keys()).toEqual(['data/db']);
     expect(reflector.resourceVersion).toBe('4');
     expect(reflector.stats()).toMatchObject({ lists: 1, watches: 1, events: 3, errors: 0 });
   });
@@ -242,7 +242,7 @@ describe('Reflector', () => {
       const reflector = reflect('pod');
       await reflector.whenSynced();
       await until(watching('pod', 1), 'the watch');
-      const oldD = reflector.objects.get('ns/d')!;
+      const oldD = reflector.object('ns/d')!;
       // all in one tick: the reflector cannot watch again before the history it needs is gone
       api.breakWatches();
       api.remove('pod', 'ns/a');

@@ -62,6 +62,18 @@ export interface ReflectorStats {
   resyncs: number;
 }
 
+/**
+ * What the store keeps of an object: its uid (for sync markers) and the rest as JSON text, read
+ * back only for the DELETED a relist may owe. 150,000 pods held as object graphs took several
+ * times the memory of their text.
+ */
+interface Stored {
+  uid: string;
+  json: string;
+}
+
+const stored = (object: KubeObject): Stored => ({ uid: object.metadata.uid, json: JSON.stringify(object) });
+
 /** A sink failure: the change may be lost downstream, so the reflector relists. */
 class SinkError extends Error {
   override name = 'SinkError';
@@ -76,7 +88,7 @@ class SinkError extends Error {
 export class Reflector {
   readonly kind: KubeKind;
   private readonly path: string;
-  private readonly store = new Map<string, KubeObject>();
+  private readonly store = new Map<string, Stored>();
   private readonly counters: ReflectorStats = { lists: 0, watches: 0, expiredRelists: 0, errors: 0, events: 0, bookmarks: 0, resyncs: 0 };
   private readonly backoff: Backoff;
   private readonly transform: (object: KubeObject) => KubeObject;
@@ -133,9 +145,15 @@ export class Reflector {
     return this.lastResourceVersion;
   }
 
-  /** key → last object seen, as of `resourceVersion` */
-  get objects(): ReadonlyMap<string, KubeObject> {
-    return this.store;
+  /** The keys of the live objects, as of `resourceVersion`. */
+  keys(): string[] {
+    return [...this.store.keys()];
+  }
+
+  /** The last object seen of a key, as of `resourceVersion`. */
+  object(key: string): KubeObject | undefined {
+    const entry = this.store.get(key);
+    return entry && (JSON.parse(entry.json) as KubeObject);
   }
 
   stats(): ReflectorStats {
@@ -184,21 +202,20 @@ export class Reflector {
     const listedAt = new Date();
     const list = await this.listAll();
     if (signal.aborted) return;
-    const listed = new Map(list.items.map((object) => [objectKey(object), object]));
-    for (const [key, object] of this.store) {
-      if (!listed.has(key)) await this.emit('DELETED', object);
+    for (const [key, entry] of this.store) {
+      if (!list.items.has(key)) await this.emit('DELETED', key, entry);
     }
-    for (const [key, object] of listed) {
+    for (const [key, entry] of list.items) {
       const known = this.store.get(key);
       // the same key with another uid is another object: the old one was deleted while nobody watched
-      if (known && known.metadata.uid !== object.metadata.uid) await this.emit('DELETED', known);
-      await this.emit(this.store.has(key) ? 'MODIFIED' : 'ADDED', object);
+      if (known && known.uid !== entry.uid) await this.emit('DELETED', key, known);
+      await this.emit(this.store.has(key) ? 'MODIFIED' : 'ADDED', key, entry);
     }
-    const items = [...listed].map(([key, object]) => ({ key, uid: object.metadata.uid }));
-    await this.toSink(() => this.options.sink.synced(this.kind, items, list.metadata.resourceVersion, listedAt));
-    this.lastResourceVersion = list.metadata.resourceVersion;
+    const items = [...list.items].map(([key, entry]) => ({ key, uid: entry.uid }));
+    await this.toSink(() => this.options.sink.synced(this.kind, items, list.resourceVersion, listedAt));
+    this.lastResourceVersion = list.resourceVersion;
     this.lastSyncAt = Date.now();
-    this.logger.log(`${this.kind}: listed ${items.length} objects at resourceVersion ${list.metadata.resourceVersion}`);
+    this.logger.log(`${this.kind}: listed ${items.length} objects at resourceVersion ${list.resourceVersion}`);
     if (!this.synced) {
       this.synced = true;
       this.markSynced();
@@ -207,16 +224,16 @@ export class Reflector {
 
   /** The store is exact as of the last resourceVersion seen, so it can stand in for a list. */
   private async resync(): Promise<void> {
-    const items = [...this.store].map(([key, object]) => ({ key, uid: object.metadata.uid }));
+    const items = [...this.store].map(([key, entry]) => ({ key, uid: entry.uid }));
     await this.toSink(() => this.options.sink.synced(this.kind, items, this.lastResourceVersion ?? '', new Date()));
     this.lastSyncAt = Date.now();
     this.counters.resyncs++;
   }
 
-  /** Every page of one consistent list; an expired continue token (410) starts the list over. */
-  private async listAll(): Promise<KubeList> {
+  /** Every page of one consistent list, by key; an expired continue token (410) starts the list over. */
+  private async listAll(): Promise<{ resourceVersion: string; items: Map<string, Stored> }> {
     this.counters.lists++;
-    const items: KubeObject[] = [];
+    const items = new Map<string, Stored>();
     let token: string | undefined;
     for (;;) {
       let page: KubeList;
@@ -225,15 +242,18 @@ export class Reflector {
       } catch (error) {
         if (!(error instanceof ResourceExpiredError) || !token) throw error;
         this.counters.expiredRelists++;
-        this.logger.warn(`${this.kind}: list continue token expired (410 Gone) after ${items.length} objects, listing again`);
-        items.length = 0;
+        this.logger.warn(`${this.kind}: list continue token expired (410 Gone) after ${items.size} objects, listing again`);
+        items.clear();
         token = undefined;
         continue;
       }
-      // page by page: only one page of whole objects is ever held
-      for (const object of page.items) items.push(this.transform(object));
+      // page by page: only one page of whole objects is ever held, and of the others only their stored form
+      for (const object of page.items) {
+        const trimmed = this.transform(object);
+        items.set(objectKey(trimmed), stored(trimmed));
+      }
       token = page.metadata.continue || undefined;
-      if (!token) return { metadata: page.metadata, items };
+      if (!token) return { resourceVersion: page.metadata.resourceVersion, items };
     }
   }
 
@@ -255,7 +275,8 @@ export class Reflector {
       if (event.type === 'BOOKMARK') {
         this.counters.bookmarks++;
       } else {
-        await this.emit(event.type, this.transform(event.object));
+        const object = this.transform(event.object);
+        await this.emit(event.type, objectKey(object), stored(object), object);
         this.counters.events++;
       }
       this.lastResourceVersion = event.object.metadata.resourceVersion;
@@ -266,11 +287,10 @@ export class Reflector {
   }
 
   /** The store follows only what the sink accepted, so a relist after a sink failure repeats the lost change. */
-  private async emit(type: ChangeType, object: KubeObject): Promise<void> {
+  private async emit(type: ChangeType, key: string, entry: Stored, object = JSON.parse(entry.json) as KubeObject): Promise<void> {
     await this.toSink(() => this.options.sink.change({ kind: this.kind, type, object }));
-    const key = objectKey(object);
     if (type === 'DELETED') this.store.delete(key);
-    else this.store.set(key, object);
+    else this.store.set(key, entry);
   }
 
   private async toSink(call: () => Promise<void>): Promise<void> {
