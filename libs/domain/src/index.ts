@@ -35,6 +35,8 @@ export * from './commands/delete-statefulset.command';
 export * from './statefulset/statefulset-spec';
 export * from './allocation/plan-allocation';
 export * from './statefulset/plan-reservation';
+export * from './ip-set/ip-set';
+export * from './ip-set/reserve-ip-set';
 export * from './pool/pool-draft';
 export * from './pool/pool-blocks';
 export * from './pool/block-planner';

@@ -130,7 +130,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
   private podAnnotations(spec: AllocationRequestSpec): Promise<AnnotatedPod | null> {
     const kubernetes = this.config.kubernetes;
     if (spec.owner !== 'pod' || !kubernetes) return Promise.resolve(null);
-    return awaitPodAnnotations(this.db, spec, kubernetes.podWaitMs);
+    return awaitPodAnnotations(this.db, spec, kubernetes.podWaitMs).then((stored) => stored.annotated);
   }
 
   /** One family: decided and appended in the chosen pool's group commit. */

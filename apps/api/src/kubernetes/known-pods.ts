@@ -1,4 +1,12 @@
-import { DomainError, parsePoolAnnotations, type AnnotatedPod } from '@ipledger/domain';
+import {
+  DomainError,
+  parseIpSetAnnotation,
+  parsePoolAnnotations,
+  podIpSetRef,
+  type AnnotatedPod,
+  type IpSetRef,
+  type IpSetWanted,
+} from '@ipledger/domain';
 import type { Queryable } from '@ipledger/projections';
 
 export interface PodRef {
@@ -11,34 +19,54 @@ export interface PodRef {
 /** How often an allocation waiting for its pod looks again: short against IPAM_POD_WAIT_MS, long against a query. */
 const POLL_MS = 50;
 
+/** The workload set a pod's template asks for (its ip-set annotation), and the workload it is for. */
+export interface PodIpSet {
+  ref: IpSetRef;
+  wanted: IpSetWanted;
+}
+
+export interface StoredAnnotations {
+  podKnown: boolean;
+  annotated: AnnotatedPod;
+  /** null when the pod has no ip-set annotation, or no ReplicaSet owns it */
+  ipSet: PodIpSet | null;
+}
+
+type StoredMeta = {
+  annotations?: Record<string, unknown>;
+  labels?: Record<string, string>;
+  ownerReferences?: Array<{ kind?: string; name?: string; controller?: boolean }>;
+};
+
 /**
  * The pool annotations of a namespace and of one of its pods (none asked: `pod` null) as the
- * Kubernetes consumer last applied them (kubernetes_objects), one query for both. `podKnown` is
- * false while the pod asked about has not come; a namespace not seen is one without annotations.
+ * Kubernetes consumer last applied them (kubernetes_objects), one query for both, and the pod's
+ * ip-set. `podKnown` is false while the pod asked about has not come; a namespace not seen is one
+ * without annotations.
  */
 export async function storedAnnotations(
   db: Queryable,
   namespace: string,
   pod: { name: string; uid: string | null } | null,
-): Promise<{ podKnown: boolean; annotated: AnnotatedPod }> {
-  const { rows } = await db.query<{
-    kind: 'pod' | 'namespace';
-    uid: string;
-    deleted: boolean;
-    annotations: Record<string, unknown> | null;
-  }>(
-    `SELECT kind, uid, deleted, object -> 'metadata' -> 'annotations' AS annotations FROM kubernetes_objects
+): Promise<StoredAnnotations> {
+  const { rows } = await db.query<{ kind: 'pod' | 'namespace'; uid: string; deleted: boolean; meta: StoredMeta | null }>(
+    `SELECT kind, uid, deleted, object -> 'metadata' AS meta FROM kubernetes_objects
       WHERE (kind = 'pod' AND key = $1) OR (kind = 'namespace' AND key = $2)`,
     [pod ? `${namespace}/${pod.name}` : null, namespace],
   );
   const podRow = pod && rows.find((row) => row.kind === 'pod' && !row.deleted && (pod.uid === null || row.uid === pod.uid));
   const namespaceRow = rows.find((row) => row.kind === 'namespace' && !row.deleted);
+  const podMeta = podRow ? (podRow.meta ?? {}) : null;
+  const what = `pod ${namespace}/${pod?.name}`;
+  const wanted = podMeta && parseIpSetAnnotation(podMeta.annotations, what);
+  const ref = wanted && podIpSetRef({ namespace, labels: podMeta.labels, ownerReferences: podMeta.ownerReferences });
   return {
     podKnown: Boolean(podRow),
     annotated: {
-      pod: podRow ? parsePoolAnnotations(podRow.annotations ?? undefined, `pod ${namespace}/${pod.name}`) : null,
-      namespace: namespaceRow ? parsePoolAnnotations(namespaceRow.annotations ?? undefined, `namespace ${namespace}`) : null,
+      pod: podMeta ? parsePoolAnnotations(podMeta.annotations, what) : null,
+      namespace: namespaceRow ? parsePoolAnnotations(namespaceRow.meta?.annotations, `namespace ${namespace}`) : null,
     },
+    ipSet: wanted && ref ? { ref, wanted } : null,
   };
 }
 
@@ -47,11 +75,11 @@ export async function storedAnnotations(
  * to `waitMs`, then is refused with POD_NOT_SEEN (503, CNI code 11: kubelet tries again) rather
  * than take an address from a pool the pod's annotations may forbid.
  */
-export async function awaitPodAnnotations(db: Queryable, ref: PodRef, waitMs: number): Promise<AnnotatedPod> {
+export async function awaitPodAnnotations(db: Queryable, ref: PodRef, waitMs: number): Promise<StoredAnnotations> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const { podKnown, annotated } = await storedAnnotations(db, ref.namespace, { name: ref.pod, uid: ref.podUid });
-    if (podKnown) return annotated;
+    const stored = await storedAnnotations(db, ref.namespace, { name: ref.pod, uid: ref.podUid });
+    if (stored.podKnown) return stored;
     const left = deadline - Date.now();
     if (left <= 0) {
       const uid = ref.podUid === null ? '' : ` (uid ${ref.podUid})`;

@@ -26,6 +26,8 @@ export const DOMAIN_ERROR_CODES = [
   'ALLOCATION_NOT_FOUND',
   'CONCURRENCY_CONFLICT',
   'POD_NOT_SEEN',
+  'IP_SET_FULL',
+  'IP_SET_NOT_RESERVED',
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

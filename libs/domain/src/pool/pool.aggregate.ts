@@ -33,6 +33,7 @@ import type { Labels } from '../labels';
 import { chooseAddress } from './address-chooser';
 import { findFreeRange, isFreeSpan } from './free-range-finder';
 import { rangeOwner } from './range-owner';
+import { ipSetAddress } from '../ip-set/reserve-ip-set';
 import { blockCidr, blockLength, blockOf, idleBlocks, planBlock, planRequestedBlock, type BlockedPoolView } from './block-planner';
 import { MAX_BLOCK_BITS } from './pool-blocks';
 import type { PoolSpec } from './pool-spec';
@@ -44,7 +45,7 @@ import type { Block, Holder, PoolState, PoolView } from './pool-state';
  * Exactly the holder's fields of a request or an event, the optional ones only when present; the
  * owner always, also for events recorded before owners were (allocationOwner).
  */
-function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, network, borrowed }: Holder): Holder {
+function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, ipSet, network, borrowed }: Holder): Holder {
   return {
     handle,
     node,
@@ -53,6 +54,7 @@ function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, ne
     podUid,
     owner: allocationOwner({ owner, podUid }),
     ...(statefulSet ? { statefulSet } : {}),
+    ...(ipSet ? { ipSet } : {}),
     ...(network ? { network } : {}),
     ...(borrowed ? { borrowed } : {}),
   };
@@ -544,9 +546,11 @@ export interface AllocateDecision {
 
 /**
  * The address, and in a pool with blocks the block it comes from (block-planner.ts). A StatefulSet
- * ordinal's address in its range is the StatefulSet's, wherever the range lies: no block is claimed for it.
+ * ordinal's address in its range is the StatefulSet's, and an ip-set pod's address in its set the
+ * workload's, wherever the range lies: no block is claimed for either.
  */
 function placeAddress(pool: PoolView & { cidr: Cidr }, request: AllocationRequest): { ip: bigint; claim: bigint | null; borrowed?: true } {
+  if (request.ipSet) return { ip: ipSetAddress(pool, request.ipSet), claim: null };
   const withBlocks = blocked(pool);
   if (!withBlocks || (request.ip !== undefined && pool.rangeSet.has(request.ip))) {
     return { ip: chooseAddress(pool, request.ip, request.statefulSet, request.now), claim: null };
