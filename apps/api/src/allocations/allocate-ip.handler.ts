@@ -18,6 +18,7 @@ import {
   type CommandMetadata,
   type Exclusion,
   type PassedOver,
+  type PoolView,
   type SelectionRule,
   type StatefulSetRef,
 } from '@ipledger/domain';
@@ -98,7 +99,10 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const { rule, families: annotatedFamilies } = chooseSelection(input, await this.podAnnotations(request), this.config.defaultMatchLabel);
     // an address asked for by `ip` fixes its family: the annotation's families apply to the others
     const spec = annotatedFamilies && !request.ip ? { ...request, families: annotatedFamilies } : request;
-    return retryOnConflict(async () => {
+    return retryOnConflict(async (attempt) => {
+      // a conflict's retry reads first: the state that failed, or the precondition, is not trusted twice
+      const unread = attempt === 1 ? await this.allocateUnread(spec, rule, metadata) : null;
+      if (unread) return unread;
       const pod = statefulSetPod(spec.pod);
       const start = await this.reads.start({
         handle: spec.handle,
@@ -120,6 +124,37 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
         ? this.allocateOne(families[0], rule, known, metadata)
         : this.allocateTogether(families, rule, known, metadata);
     });
+  }
+
+  /**
+   * The common case in one round trip: one family from the one pool a `pools` rule names, whose
+   * cached state needs no node labels to be eligible (no nodeSelector), decided on that state
+   * without the start read. The append's expected version proves the state current, and its
+   * precondition (unreadStartPrecondition) that the start would have found nothing: no address
+   * held by the handle, no reservation for the pod's StatefulSet. Null where that does not apply
+   * or nothing was appended (a full or disabled pool, a refusal): the caller reads and decides.
+   */
+  private async allocateUnread(spec: AllocationRequestSpec, rule: SelectionRule, metadata: CommandMetadata): Promise<AllocateIpResult | null> {
+    if (rule.kind !== 'pools' || rule.names.length !== 1 || spec.families.length !== 1 || currentFence()) return null;
+    const pool = rule.names[0];
+    const [{ request }] = familyRequests(spec, null, this.clock.now());
+    const cached = this.writer.repository.cached(PoolAggregate, pool);
+    if (!cached || !eligibleWithoutNode(cached.state, request)) return null;
+    const tried = await this.groupCommit.run(pool, {
+      metadata,
+      unread: { handle: spec.handle, namespace: spec.namespace, statefulSet: statefulSetPod(spec.pod)?.statefulSet ?? null },
+      decide: (state) => {
+        const plan = eligibleWithoutNode(state, request) ? planOrNull(pool, state, request) : null;
+        return {
+          events: plan?.decision?.events ?? [],
+          answer: (recorded: RecordedEvent[]) => (plan?.decision ? { plan, recorded } : null),
+        };
+      },
+    });
+    if (!tried) return null;
+    const result = await this.answer([tried], request.handle);
+    // the cached state knew the handle but the database no longer does (released by another replica): read and decide
+    return result.items.length > 0 ? result : null;
   }
 
   /**
@@ -252,6 +287,20 @@ function familyRequests(
     const request: AllocationPlanRequest = { ...holder, family, ip: pinned?.ip ?? ip?.value, statefulSet, pinned: pinned !== null, now };
     return { request, pinnedTo: pinned?.pool ?? null };
   });
+}
+
+/** A `pools` rule's pool that is eligible whatever the node's labels: it exists, is of the family, enabled, and selects no nodes. */
+function eligibleWithoutNode(state: PoolView, request: AllocationPlanRequest): boolean {
+  return state.exists && state.cidr?.family === request.family && !state.disabled && state.nodeSelector === null;
+}
+
+/** The plan in this pool alone; null for a refusal, which the read path then gives with its full reasons. */
+function planOrNull(pool: string, state: PoolView, request: AllocationPlanRequest): AllocationPlan | null {
+  try {
+    return planAllocation([{ name: pool, state }], request);
+  } catch {
+    return null;
+  }
 }
 
 const OUTCOMES: Partial<Record<string, string>> = {
