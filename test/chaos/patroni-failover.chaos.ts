@@ -255,7 +255,13 @@ describe('chaos: Patroni failover', () => {
       await pause(3000);
       // the primary's WAL sender paused: the standby receives nothing more while commits go on
       // (pausing the standby's receiver is not enough: the kernel's socket buffer would still take the WAL)
-      const [{ pid: walSender }] = await query<{ pid: number }>(primary, 'SELECT pid FROM pg_stat_replication');
+      // Patroni may say "replica" while the standby's receiver is still reconnecting: wait for its sender
+      let walSender = 0;
+      await waitFor('the standby streams from the primary', async () => {
+        const senders = await query<{ pid: number }>(primary, "SELECT pid FROM pg_stat_replication WHERE state = 'streaming'");
+        walSender = senders[0]?.pid ?? 0;
+        return walSender > 0;
+      });
       process.kill(walSender, 'SIGSTOP');
       const deafFrom = load.acknowledged.size;
       await pause(2000);
