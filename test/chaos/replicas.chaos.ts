@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { runCli } from '../../apps/api/src/cli';
 import { call, startApiProcess, type ApiProcess } from '../support/api-process';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -38,6 +39,14 @@ describe('chaos: API replicas', () => {
     db = await createTestDatabase('chaos_replicas');
     replicas.push(...(await Promise.all([0, 1].map(() => startApiProcess(db.url, { from: 'dist' })))));
   }, 120_000);
+  // a test's background loops (R2's killer and clients) end with it, even one that timed out:
+  // none may kill or start a replica once the test is over, nor outlive the suite
+  let running: { stop: AbortController; loops: Promise<unknown>[] } | undefined;
+  afterEach(async () => {
+    running?.stop.abort();
+    await Promise.allSettled(running?.loops ?? []);
+    running = undefined;
+  });
   afterAll(async () => {
     await Promise.all(replicas.map((replica) => replica.stop()));
     await db.drop();
@@ -98,11 +107,14 @@ describe('chaos: API replicas', () => {
     const unexpected: string[] = [];
     let refused = 0;
     let killing = true;
+    const stop = new AbortController();
+    const { signal } = stop;
     const perClient = 100;
     const client = async (c: number) => {
       for (let n = 0; n < perClient || (killing && n < 4 * perClient); n++) {
         const handle = `r2-${c}-${n}`;
         for (let attempt = 0; ; attempt++) {
+          signal.throwIfAborted();
           // a dead replica: the same handle again through the other one (a handle takes one address, however often asked)
           const res = await call(replicas[(c + n + attempt) % 2].base, 'POST', '/v1/allocations', allocation(handle, 'r2')).catch(
             () => null,
@@ -114,7 +126,7 @@ describe('chaos: API replicas', () => {
           if (res?.status === 409 && res.body.code === 'CONCURRENCY_CONFLICT') continue;
           if (res) unexpected.push(`${res.status} ${res.body?.code}`);
           else refused++;
-          await new Promise((resolve) => setTimeout(resolve, 50));
+          await sleep(50, undefined, { signal });
           if (attempt > 400) throw new Error(`${handle}: no replica answered`);
         }
       }
@@ -122,7 +134,7 @@ describe('chaos: API replicas', () => {
     const restarts: number[] = [];
     const killer = async () => {
       for (let kill = 0; kill < 10; kill++) {
-        await new Promise((resolve) => setTimeout(resolve, 400 + Math.random() * 600));
+        await sleep(400 + Math.random() * 600, undefined, { signal });
         const victim = kill % 2;
         await replicas[victim].kill();
         const started = Date.now();
@@ -132,7 +144,13 @@ describe('chaos: API replicas', () => {
       killing = false;
     };
     const started = Date.now();
-    await Promise.all([killer(), ...Array.from({ length: 32 }, (_, c) => client(c))]);
+    running = { stop, loops: [killer(), ...Array.from({ length: 32 }, (_, c) => client(c))] };
+    try {
+      await Promise.all(running.loops);
+    } finally {
+      // a client that gave up fails the test: the killer and the other clients stop with it
+      stop.abort();
+    }
     const elapsed = Date.now() - started;
     const duplicates = acknowledged.size - new Set(acknowledged.values()).size + (await heldTwice(db.pool));
     const missing = await lost(replicas[0].base, acknowledged);
