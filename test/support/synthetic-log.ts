@@ -17,17 +17,11 @@ import {
   type PoolState,
   type Reservation,
 } from '@ipledger/domain';
+import type { ChainEvent } from '@ipledger/event-store';
 import type { Pool } from 'pg';
 
-/** One event as the events table stores it (position, hash and time are the database's). */
-interface LogRow {
-  streamId: string;
-  version: number;
-  type: string;
-  schemaVersion: number;
-  data: string;
-  metadata: string;
-}
+/** One event as the events table stores it, in the chain's text form (position, ids and time are the database's). */
+type LogRow = Pick<ChainEvent, 'streamId' | 'version' | 'type' | 'schemaVersion' | 'data' | 'metadata'>;
 
 interface StatefulSetRun {
   namespace: string;

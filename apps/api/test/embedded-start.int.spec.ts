@@ -1,27 +1,12 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { call } from '../../../test/support/api-process';
 import { freePort } from '../../../test/support/free-port';
+import { newcomerEnv, processesNaming, startNewcomerApi, type NewcomerApi } from '../../../test/support/newcomer-api';
 
 const ROOT = join(__dirname, '../../..');
-
-/** pids of the processes whose command line names `text` (the data directory of this test's server) */
-function processesNaming(text: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
-      } catch {
-        return false; // gone meanwhile
-      }
-    })
-    .map(Number);
-}
 
 /**
  * `npm start` with nothing configured, as a newcomer runs it (the built API, no DATABASE_URL, no
@@ -33,51 +18,27 @@ describe('the API without DATABASE_URL: embedded PostgreSQL', () => {
   chmodSync(dataDir, 0o755); // run as root, the server runs as `postgres`
   let pgPort: number;
   let port: number;
-  let child: ChildProcess;
+  let api: NewcomerApi | undefined;
   let lines: string[];
 
   /** the environment of a newcomer's shell, but for the ports and the data directory */
-  function newcomerEnv(): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT: String(port),
-      IPAM_DATA_DIR: dataDir,
-      IPAM_EMBEDDED_POSTGRES_PORT: String(pgPort),
-    };
-    for (const name of ['DATABASE_URL', 'NATS_URL', 'IPAM_KUBERNETES_CONSUMER', 'IPAM_TOKENS', 'HOST']) delete env[name];
-    return env;
-  }
+  const env = () => newcomerEnv({ PORT: String(port), IPAM_DATA_DIR: dataDir, IPAM_EMBEDDED_POSTGRES_PORT: String(pgPort) });
 
   async function start(): Promise<string> {
-    child = spawn(process.execPath, [join(ROOT, 'dist/api/main.js')], { cwd: ROOT, env: newcomerEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    lines = [];
-    for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => lines.push(line));
-    const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i++) {
-      if (child.exitCode !== null || child.signalCode !== null)
-        throw new Error(`the API exited with ${child.exitCode ?? child.signalCode}:\n${lines.join('\n')}`);
-      if (i > 1200) throw new Error(`the API was not ready within 120 s:\n${lines.join('\n')}`);
-      const ready = await call(base, 'GET', '/readyz').catch(() => null);
-      if (ready?.status === 200) {
-        expect(ready.body).toMatchObject({ status: 'ready', checks: { database: 'ok' } });
-        return base;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    api = await startNewcomerApi(ROOT, env());
+    lines = api.lines;
+    expect(api.ready).toMatchObject({ status: 'ready', checks: { database: 'ok' } });
+    return api.base;
   }
 
-  async function signal(name: NodeJS.Signals): Promise<void> {
-    const exited = once(child, 'exit');
-    child.kill(name);
-    await exited;
-  }
+  const signal = (name: NodeJS.Signals) => api!.signal(name);
 
   beforeAll(async () => {
     pgPort = await freePort();
     port = await freePort();
   });
   afterAll(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) await signal('SIGTERM');
+    await api?.signal('SIGTERM');
     for (const pid of processesNaming(dataDir)) process.kill(pid, 'SIGINT');
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -116,7 +77,7 @@ describe('the API without DATABASE_URL: embedded PostgreSQL', () => {
     const base = await start();
     const history = spawnSync(process.execPath, [join(ROOT, 'dist/cli.js'), 'ip-history', '10.9.0.1'], {
       cwd: ROOT,
-      env: newcomerEnv(),
+      env: env(),
       encoding: 'utf8',
     });
     expect(history.status).toBe(0);

@@ -1,28 +1,13 @@
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { call } from '../../../test/support/api-process';
 import { freePort } from '../../../test/support/free-port';
+import { newcomerEnv, processesNaming, startNewcomerApi, type NewcomerApi } from '../../../test/support/newcomer-api';
 
 const ROOT = join(__dirname, '../../..');
 const asRoot = userInfo().uid === 0;
-
-/** pids of the processes whose command line names `text` */
-function processesNaming(text: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
-      } catch {
-        return false; // gone meanwhile
-      }
-    })
-    .map(Number);
-}
 
 /**
  * A newcomer's first steps, as root in a folder only root may enter (`mktemp -d` is 0700, as is
@@ -38,7 +23,7 @@ function processesNaming(text: string): number[] {
 describe('a fresh clone in a folder only its owner may enter', () => {
   const folder = mkdtempSync(join(tmpdir(), 'ipledger-private-'));
   const clone = join(folder, 'ipledger');
-  let child: ChildProcess | undefined;
+  let api: NewcomerApi | undefined;
   let dataDir: string | undefined;
 
   beforeAll(() => {
@@ -49,31 +34,17 @@ describe('a fresh clone in a folder only its owner may enter', () => {
   }, 120_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) {
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await api?.signal('SIGTERM');
     rmSync(folder, { recursive: true, force: true });
     if (dataDir?.startsWith('/var/lib/ipledger/')) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('serves: npm start keeps its data where postgres can reach it, and says where', async () => {
-    const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), IPAM_EMBEDDED_POSTGRES_PORT: String(await freePort()) };
-    for (const name of ['DATABASE_URL', 'NATS_URL', 'IPAM_DATA_DIR', 'IPAM_KUBERNETES_CONSUMER', 'IPAM_TOKENS', 'HOST']) delete env[name];
-    // what `npm start` runs once its `prestart` found dist/ up to date
-    child = spawn(process.execPath, ['dist/api/main.js'], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const lines: string[] = [];
-    for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', (line) => lines.push(line));
-    const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i++) {
-      if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}:\n${lines.join('\n')}`);
-      if (i > 1200) throw new Error(`the API was not ready within 120 s:\n${lines.join('\n')}`);
-      const ready = await call(base, 'GET', '/readyz').catch(() => null);
-      if (ready?.status === 200) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    api = await startNewcomerApi(
+      clone,
+      newcomerEnv({ PORT: String(await freePort()), IPAM_EMBEDDED_POSTGRES_PORT: String(await freePort()) }),
+    );
+    const { base, lines } = api;
     expect((await call(base, 'POST', '/v1/pools', { name: 'p', cidr: '10.9.0.0/29' })).status).toBe(201);
 
     const log = lines.join('\n');
@@ -87,9 +58,7 @@ describe('a fresh clone in a folder only its owner may enter', () => {
     }
     expect(existsSync(join(dataDir!, 'postgres', 'PG_VERSION'))).toBe(true);
 
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    await exited;
+    await api.signal('SIGTERM');
     expect(processesNaming(dataDir!)).toEqual([]);
   });
 
