@@ -118,6 +118,16 @@ export class AggregateRepository {
   }
 
   /**
+   * The cached state as it stands, reading nothing (undefined when not cached): for a look before
+   * deciding whether a load is worth making. Like trustCache, it may be behind the database.
+   */
+  cached<S>(type: AggregateType<S>, id: string): Loaded<S> | undefined {
+    const streamId = `${type.streamPrefix}-${id}`;
+    const entry = this.cache.get(streamId);
+    return entry && { streamId, state: entry.state as S, version: entry.version };
+  }
+
+  /**
    * An aggregate assumed to have no events yet, without reading anything: for bulk creation, where
    * nearly every stream is new. An append at expected version 0 proves the assumption or fails
    * with ConcurrencyError, after which the caller loads for real.

@@ -1,7 +1,7 @@
 import { prepared } from './prepared';
 import { randomUUID } from 'node:crypto';
 import { DatabaseError, Pool, PoolClient } from 'pg';
-import { ConcurrencyError } from './concurrency-error';
+import { ConcurrencyError, PreconditionFailedError } from './concurrency-error';
 import { EVENT_COLUMNS, EventRow, NewEvent, RecordedEvent, toRecordedEvent } from './recorded-event';
 
 export interface StreamAppend {
@@ -27,6 +27,12 @@ export interface AppendOptions {
    * Not with `beforeWrite`, `inTransaction` or a version guard (an append with no events).
    */
   sameStatement?: string;
+  /**
+   * A condition the insert's rows are selected under, over `$2` (`value` as jsonb): what the
+   * caller decided on without reading it, checked in the insert's own statement instead of a read
+   * before it. When it does not hold, nothing is written and PreconditionFailedError is thrown.
+   */
+  precondition?: { condition: string; value: unknown };
 }
 
 /** SQLSTATE of an append past a stream's head (migrations/016_contiguous_versions.sql). */
@@ -65,7 +71,7 @@ export async function appendToStreams(pool: Pool, appends: StreamAppend[], optio
     const guards = appends.filter((append) => append.events.length === 0);
     const conflict = guards.length > 0 ? await findConflict(client, guards) : undefined;
     if (conflict) throw conflict;
-    const recorded = await insert(client, rows, appends);
+    const recorded = await insert(client, rows, appends, options);
     await options.inTransaction?.(client, recorded);
     // COMMIT of a transaction that already failed (an inTransaction error it swallowed) rolls back
     // without raising: only the command tag tells.
@@ -90,7 +96,7 @@ async function appendInOneStatement(pool: Pool, rows: Row[], appends: StreamAppe
   // a client of its own, not pool.query: like a transaction, the statement is not cancelled with a request
   const client = await pool.connect();
   try {
-    return await insert(client, rows, appends, options.sameStatement);
+    return await insert(client, rows, appends, options);
   } catch (error) {
     // the statement's sub-statements run in no set order: a read model's unique key may catch a
     // decision made on a stale stream before the version clash does, and the moved stream is the cause
@@ -143,15 +149,27 @@ async function findConflict(client: PoolClient, appends: StreamAppend[]): Promis
  * for the length of each call's arrays and so re-plans it on every call (planning cost more than
  * the insert), while a JSON row set costs the same to every call and gets one generic plan.
  */
-const INSERT = `insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
+const insertStatement = (condition?: string) => `insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
      select stream_id, version, event_id, type, schema_version, data, metadata
        from jsonb_to_recordset($1::jsonb) AS r (stream_id text, version int, event_id uuid, type text, schema_version int, data jsonb, metadata jsonb)
+     ${condition ? `where ${condition}` : ''}
      returning ${EVENT_COLUMNS}`;
 
-/** The insert, alone or with CTEs of the same statement (see AppendOptions.sameStatement). */
-async function insert(client: PoolClient, rows: Row[], appends: StreamAppend[], sameStatement?: string): Promise<RecordedEvent[]> {
-  const text = sameStatement ? `with appended as (${INSERT}), ${sameStatement} select ${EVENT_COLUMNS} from appended` : INSERT;
-  const { rows: inserted } = await client.query<EventRow>(prepared(text, [JSON.stringify(rows)]));
+/** The insert, alone or with CTEs of the same statement (see AppendOptions.sameStatement), under the precondition if any. */
+async function insert(
+  client: PoolClient,
+  rows: Row[],
+  appends: StreamAppend[],
+  { sameStatement, precondition }: Pick<AppendOptions, 'sameStatement' | 'precondition'>,
+): Promise<RecordedEvent[]> {
+  const statement = insertStatement(precondition?.condition);
+  const text = sameStatement ? `with appended as (${statement}), ${sameStatement} select ${EVENT_COLUMNS} from appended` : statement;
+  const values = precondition ? [JSON.stringify(rows), JSON.stringify(precondition.value)] : [JSON.stringify(rows)];
+  const { rows: inserted } = await client.query<EventRow>(prepared(text, values));
+  if (precondition && inserted.length === 0 && rows.length > 0) {
+    const first = appends.find((append) => append.events.length > 0)!;
+    throw new PreconditionFailedError(first.streamId, first.expectedVersion);
+  }
   const appendOrder = new Map(appends.map((append, index) => [append.streamId, index]));
   return inserted.map(toRecordedEvent).sort((a, b) => appendOrder.get(a.streamId)! - appendOrder.get(b.streamId)! || a.version - b.version);
 }

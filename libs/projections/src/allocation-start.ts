@@ -14,8 +14,6 @@ export interface AllocationStartKey {
   node: string | null;
   /** the pools a `pools` rule names, read here for the eligibility check; empty for other rules */
   pools: readonly string[];
-  /** the pod (by uid) asked for, whose creationTimestamp the watcher's messages may have brought; absent for a release or no pod */
-  pod?: { name: string; uid: string };
 }
 
 export interface AllocationStart {
@@ -26,8 +24,6 @@ export interface AllocationStart {
   node: NodeView | null;
   /** the named pools that exist, in the order named */
   pools: PoolView[];
-  /** the live pod's creationTimestamp as the Kubernetes consumer recorded it, if it did (RFC 3339, the API server's clock) */
-  podCreatedAt: string | null;
 }
 
 // LIMIT 2: a handle holds one address per family at most (the primary key), and the limit keeps
@@ -35,24 +31,21 @@ export interface AllocationStart {
 const QUERY = `SELECT (SELECT coalesce(json_agg(h ORDER BY h.family), '[]') FROM (${ALLOCATION_SELECT} WHERE a.handle = r.handle LIMIT 2) h) AS held,
     (SELECT row_to_json(s) FROM (${STATEFULSET_SELECT} WHERE namespace = r.namespace AND name = r.statefulset) s) AS reservation,
     (SELECT row_to_json(n) FROM (${NODE_SELECT} WHERE name = r.node) n) AS node,
-    (SELECT coalesce(json_agg(p), '[]') FROM (SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY(r.pools)) p) AS pools,
-    (SELECT o.object->'metadata'->>'creationTimestamp' FROM kubernetes_objects o
-      WHERE o.kind = 'pod' AND o.key = r.namespace || '/' || r.pod AND NOT o.deleted AND o.uid = r.pod_uid) AS pod_created_at
-  FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (handle text, namespace text, statefulset text, node text, pools text[], pod text, pod_uid text))
-    WITH ORDINALITY r (handle, namespace, statefulset, node, pools, pod, pod_uid, i) ORDER BY r.i`;
+    (SELECT coalesce(json_agg(p), '[]') FROM (SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY(r.pools)) p) AS pools
+  FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (handle text, namespace text, statefulset text, node text, pools text[]))
+    WITH ORDINALITY r (handle, namespace, statefulset, node, pools, i) ORDER BY r.i`;
 
 interface Row {
   held: AllocationRow[];
   reservation: ReservationView | null;
   node: NodeView | null;
   pools: PoolView[];
-  pod_created_at: string | null;
 }
 
 /**
  * What allocations read before they decide, in one round trip for any number of them: each
  * handle's current addresses, the reservation of its pod's StatefulSet, the node and named
- * pools of the eligibility check, and when the pod was created (for a metric). In the order asked.
+ * pools of the eligibility check. In the order asked.
  */
 export async function findAllocationStarts(db: Queryable, keys: readonly AllocationStartKey[]): Promise<AllocationStart[]> {
   const records = keys.map((k) => ({
@@ -61,8 +54,6 @@ export async function findAllocationStarts(db: Queryable, keys: readonly Allocat
     statefulset: k.statefulSet,
     node: k.node,
     pools: k.pools,
-    pod: k.pod?.name ?? null,
-    pod_uid: k.pod?.uid ?? null,
   }));
   const { rows } = await db.query<Row>(prepared(QUERY, [JSON.stringify(records)]));
   return rows.map((row, i) => {
@@ -72,7 +63,6 @@ export async function findAllocationStarts(db: Queryable, keys: readonly Allocat
       reservation: row.reservation && canonicalReservation(row.reservation),
       node: row.node,
       pools: keys[i].pools.flatMap((name) => byName.get(name) ?? []),
-      podCreatedAt: row.pod_created_at,
     };
   });
 }

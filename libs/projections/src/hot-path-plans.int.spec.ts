@@ -3,6 +3,7 @@ import { sentStatement, type SentStatement } from '../../../test/support/sent-st
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
 import { findAllocationStarts } from './allocation-start';
 import { sameStatementProjection } from './project-events';
+import { unreadStartPrecondition } from './unread-start';
 
 /**
  * The hot path's statements keep one generic plan (prepared.ts), made once for every batch size:
@@ -40,13 +41,14 @@ describe.each([
     }
   }
 
-  const append = (type: 'IpAllocated' | 'IpReleased') =>
+  const append = (type: 'IpAllocated' | 'IpReleased', precondition?: ReturnType<typeof unreadStartPrecondition>) =>
     sentStatement((fake) =>
       appendToStreams(
         fake,
         [{ streamId: 'pool-p1', expectedVersion: 1, events: [{ type, data: { pool: 'p1', ip: '10.0.1.9', handle: 'x' } }] }],
         {
           sameStatement: sameStatementProjection([type]),
+          precondition,
         },
       ),
     );
@@ -55,6 +57,17 @@ describe.each([
     const plan = await genericPlan(await append(type));
     expect(plan).toMatch(/Update on pools/);
     expect(plan).not.toMatch(/Seq Scan on (pools|allocations|events)/);
+  });
+
+  it('the append of allocations decided without their start read checks handles and reservations by key', async () => {
+    const precondition = unreadStartPrecondition([
+      { handle: 'h7', namespace: 'ns', statefulSet: 'web' },
+      { handle: 'h8', namespace: 'ns', statefulSet: null },
+    ]);
+    const plan = await genericPlan(await append('IpAllocated', precondition));
+    expect(plan).toMatch(/allocations_pkey/);
+    expect(plan).toMatch(/statefulsets_pkey/);
+    expect(plan).not.toMatch(/Seq Scan on (pools|allocations|events|statefulsets)/);
   });
 
   it('the start read reaches allocations, pools and nodes by key', async () => {

@@ -6,6 +6,7 @@ export * from './pool-queries';
 export * from './node-queries';
 export * from './allocation-queries';
 export * from './allocation-start';
+export * from './unread-start';
 export * from './eligible-pools';
 export * from './statefulset-queries';
 export * from './ip-history';

@@ -12,12 +12,12 @@ import {
   PoolAggregate,
   statefulSetPod,
   type AllocationPlan,
-  type AnnotatedPod,
   type AllocationPlanRequest,
   type AllocationRequestSpec,
   type CommandMetadata,
   type Exclusion,
   type PassedOver,
+  type PoolView,
   type SelectionRule,
   type StatefulSetRef,
 } from '@ipledger/domain';
@@ -35,7 +35,7 @@ import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { AllocationReads } from './allocation-reads';
-import { awaitPodAnnotations } from '../kubernetes/known-pods';
+import { awaitPodAnnotations, type StoredPod } from '../kubernetes/known-pods';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
@@ -95,10 +95,14 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
 
   private async allocate({ input, metadata }: AllocateIpCommand): Promise<AllocateIpResult> {
     const request = parseAllocationRequest(input);
-    const { rule, families: annotatedFamilies } = chooseSelection(input, await this.podAnnotations(request), this.config.defaultMatchLabel);
+    const stored = await this.podAnnotations(request);
+    const { rule, families: annotatedFamilies } = chooseSelection(input, stored?.annotated ?? null, this.config.defaultMatchLabel);
     // an address asked for by `ip` fixes its family: the annotation's families apply to the others
     const spec = annotatedFamilies && !request.ip ? { ...request, families: annotatedFamilies } : request;
-    return retryOnConflict(async () => {
+    const result = await retryOnConflict(async (attempt) => {
+      // a conflict's retry reads first: the state that failed, or the precondition, is not trusted twice
+      const unread = attempt === 1 ? await this.allocateUnread(spec, rule, metadata) : null;
+      if (unread) return unread;
       const pod = statefulSetPod(spec.pod);
       const start = await this.reads.start({
         handle: spec.handle,
@@ -106,7 +110,6 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
         statefulSet: pod?.statefulSet ?? null,
         node: spec.node,
         pools: rule.kind === 'pools' ? rule.names : [],
-        pod: spec.podUid === null ? undefined : { name: spec.pod, uid: spec.podUid },
       });
       if (start.held.length > 0) return { created: false, items: start.held };
       const families = familyRequests(
@@ -117,12 +120,13 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
       // the eligibility check's node and named pools came with the start
       const known: ByNameReads = { node: () => Promise.resolve(start.node), pools: () => Promise.resolve(start.pools) };
       // fenced work (the Kubernetes consumer) appends in a transaction of its own, where its fence is checked
-      const result = await (families.length === 1 && !currentFence()
+      return families.length === 1 && !currentFence()
         ? this.allocateOne(families[0], rule, known, metadata)
-        : this.allocateTogether(families, rule, known, metadata));
-      if (result.created && start.podCreatedAt) this.observePodToAllocation(start.podCreatedAt);
-      return result;
+        : this.allocateTogether(families, rule, known, metadata);
     });
+    // only a pod named by uid is timed: an external allocation may merely be named like one
+    if (result.created && spec.podUid !== null && stored?.createdAt) this.observePodToAllocation(stored.createdAt);
+    return result;
   }
 
   /** From the pod's creation in the API server (its clock) to its addresses committed (ours): a skew between the two shifts it. */
@@ -132,11 +136,46 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
   }
 
   /**
-   * The pod's and its namespace's pool annotations, for an allocation for a pod while the
-   * Kubernetes consumer is on (waiting for the pod when the watcher has not sent it yet); an
-   * external allocation, or any with the consumer off, reads none and waits for nothing.
+   * The common case in one round trip: one family from the one pool a `pools` rule names, whose
+   * cached state needs no node labels to be eligible (no nodeSelector), decided on that state
+   * without the start read. The append's expected version proves the state current, and its
+   * precondition (unreadStartPrecondition) that the start would have found nothing: no address
+   * held by the handle, no reservation for the pod's StatefulSet. Null where that does not apply
+   * or nothing was appended (a full or disabled pool, a refusal): the caller reads and decides.
    */
-  private podAnnotations(spec: AllocationRequestSpec): Promise<AnnotatedPod | null> {
+  private async allocateUnread(
+    spec: AllocationRequestSpec,
+    rule: SelectionRule,
+    metadata: CommandMetadata,
+  ): Promise<AllocateIpResult | null> {
+    if (rule.kind !== 'pools' || rule.names.length !== 1 || spec.families.length !== 1 || currentFence()) return null;
+    const pool = rule.names[0];
+    const [{ request }] = familyRequests(spec, null, this.clock.now());
+    const cached = this.writer.repository.cached(PoolAggregate, pool);
+    if (!cached || !eligibleWithoutNode(cached.state, request)) return null;
+    const tried = await this.groupCommit.run(pool, {
+      metadata,
+      unread: { handle: spec.handle, namespace: spec.namespace, statefulSet: statefulSetPod(spec.pod)?.statefulSet ?? null },
+      decide: (state) => {
+        const plan = eligibleWithoutNode(state, request) ? planOrNull(pool, state, request) : null;
+        return {
+          events: plan?.decision?.events ?? [],
+          answer: (recorded: RecordedEvent[]) => (plan?.decision ? { plan, recorded } : null),
+        };
+      },
+    });
+    if (!tried) return null;
+    const result = await this.answer([tried], request.handle);
+    // the cached state knew the handle but the database no longer does (released by another replica): read and decide
+    return result.items.length > 0 ? result : null;
+  }
+
+  /**
+   * The pod's and its namespace's pool annotations, and the pod's creation time, for an allocation
+   * for a pod while the Kubernetes consumer is on (waiting for the pod when the watcher has not
+   * sent it yet); an external allocation, or any with the consumer off, reads none and waits for nothing.
+   */
+  private podAnnotations(spec: AllocationRequestSpec): Promise<StoredPod | null> {
     const kubernetes = this.config.kubernetes;
     if (spec.owner !== 'pod' || !kubernetes) return Promise.resolve(null);
     return awaitPodAnnotations(this.db, spec, kubernetes.podWaitMs);
@@ -261,6 +300,20 @@ function familyRequests(
     const request: AllocationPlanRequest = { ...holder, family, ip: pinned?.ip ?? ip?.value, statefulSet, pinned: pinned !== null, now };
     return { request, pinnedTo: pinned?.pool ?? null };
   });
+}
+
+/** A `pools` rule's pool that is eligible whatever the node's labels: it exists, is of the family, enabled, and selects no nodes. */
+function eligibleWithoutNode(state: PoolView, request: AllocationPlanRequest): boolean {
+  return state.exists && state.cidr?.family === request.family && !state.disabled && state.nodeSelector === null;
+}
+
+/** The plan in this pool alone; null for a refusal, which the read path then gives with its full reasons. */
+function planOrNull(pool: string, state: PoolView, request: AllocationPlanRequest): AllocationPlan | null {
+  try {
+    return planAllocation([{ name: pool, state }], request);
+  } catch {
+    return null;
+  }
 }
 
 const OUTCOMES: Partial<Record<string, string>> = {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { schemaVersionOf, type AggregateType, type CommandMetadata, type DomainEvent } from '@ipledger/domain';
-import { AggregateRepository, appendToStreams, type Loaded, type RecordedEvent } from '@ipledger/event-store';
+import { AggregateRepository, appendToStreams, type AppendOptions, type Loaded, type RecordedEvent } from '@ipledger/event-store';
 import { projectEvents, sameStatementProjection } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { retryOnConflict } from './retry-on-conflict';
@@ -39,7 +39,8 @@ export class EventWriter {
     return this.repository.loadMany(type, ids, options);
   }
 
-  async append(changes: Change[], metadata?: CommandMetadata): Promise<RecordedEvent[]> {
+  /** `precondition`: see AppendOptions; PreconditionFailedError when it does not hold. */
+  async append(changes: Change[], metadata?: CommandMetadata, precondition?: AppendOptions['precondition']): Promise<RecordedEvent[]> {
     const writes = changes.filter((change) => change.events.length > 0);
     if (writes.length === 0) return [];
     const fence = currentFence();
@@ -57,7 +58,9 @@ export class EventWriter {
           metadata: { ...(change.metadata?.[index] ?? metadata) },
         })),
       })),
-      sameStatement ? { sameStatement } : { beforeWrite: fence?.check, inTransaction: (client, events) => projectEvents(client, events) },
+      sameStatement
+        ? { sameStatement, precondition }
+        : { beforeWrite: fence?.check, inTransaction: (client, events) => projectEvents(client, events), precondition },
     );
     for (const event of recorded) fence?.reads.set(event.streamId, event.version);
     for (const change of writes) {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { draftPool, foldIntoDraft, PoolAggregate, type CommandMetadata, type PoolEvent, type PoolView } from '@ipledger/domain';
 import { ConcurrencyError, type RecordedEvent } from '@ipledger/event-store';
+import { unreadStartPrecondition, type UnreadStart } from '@ipledger/projections';
 import { BatchQueue } from './batch-queue';
 import { EventWriter, type Change } from './event-writer';
 import { runUnfenced } from './write-fence';
@@ -10,6 +11,8 @@ export interface PoolWork<T> {
   metadata: CommandMetadata;
   /** Pure: reads the state, returns the events to append and how to answer once they are committed. A throw fails this request alone. */
   decide(state: PoolView): { events: PoolEvent[]; answer(recorded: RecordedEvent[]): T };
+  /** set when the request was decided without its start read: the append then proves that read would have found nothing */
+  unread?: UnreadStart;
 }
 
 interface Queued {
@@ -81,11 +84,18 @@ export class PoolGroupCommit {
           .flatMap(({ work }, j) => ('events' in decided[i][j] ? decided[i][j].events.map(() => work.metadata) : [])),
       };
     });
+    const unread = pools.flatMap((pool, i) =>
+      batch.get(pool)!.flatMap(({ work }, j) => {
+        const made = decided[i][j];
+        return work.unread && 'events' in made && made.events.length > 0 ? [work.unread] : [];
+      }),
+    );
     let recorded: RecordedEvent[];
     try {
-      recorded = await this.writer.append(changes);
+      recorded = await this.writer.append(changes, undefined, unread.length > 0 ? unreadStartPrecondition(unread) : undefined);
     } catch (err) {
-      // another writer moved a pool: the requests' own retry (one level, see retryOnConflict) decides again, on fresh state
+      // another writer moved a pool, or a request's unread start was not empty (PreconditionFailedError):
+      // the requests' own retry (one level, see retryOnConflict) decides again, on fresh state
       if (err instanceof ConcurrencyError) pools.forEach((pool) => this.behind.add(pool));
       throw err;
     }

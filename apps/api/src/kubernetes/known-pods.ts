@@ -11,23 +11,35 @@ export interface PodRef {
 /** How often an allocation waiting for its pod looks again: short against IPAM_POD_WAIT_MS, long against a query. */
 const POLL_MS = 50;
 
+/** What the Kubernetes consumer last applied of a pod and its namespace that an allocation uses. */
+export interface StoredPod {
+  /** false while the pod asked about has not come */
+  podKnown: boolean;
+  annotated: AnnotatedPod;
+  /** the pod's creationTimestamp (RFC 3339, the API server's clock), null when the pod is not known or has none */
+  createdAt: string | null;
+}
+
 /**
  * The pool annotations of a namespace and of one of its pods (none asked: `pod` null) as the
- * Kubernetes consumer last applied them (kubernetes_objects), one query for both. `podKnown` is
- * false while the pod asked about has not come; a namespace not seen is one without annotations.
+ * Kubernetes consumer last applied them (kubernetes_objects), one query for both, with the pod's
+ * creation time (read here, where the pod's row is read anyway, so the allocation's own reads
+ * need not). A namespace not seen is one without annotations.
  */
 export async function storedAnnotations(
   db: Queryable,
   namespace: string,
   pod: { name: string; uid: string | null } | null,
-): Promise<{ podKnown: boolean; annotated: AnnotatedPod }> {
+): Promise<StoredPod> {
   const { rows } = await db.query<{
     kind: 'pod' | 'namespace';
     uid: string;
     deleted: boolean;
     annotations: Record<string, unknown> | null;
+    created_at: string | null;
   }>(
-    `SELECT kind, uid, deleted, object -> 'metadata' -> 'annotations' AS annotations FROM kubernetes_objects
+    `SELECT kind, uid, deleted, object -> 'metadata' -> 'annotations' AS annotations,
+            object -> 'metadata' ->> 'creationTimestamp' AS created_at FROM kubernetes_objects
       WHERE (kind = 'pod' AND key = $1) OR (kind = 'namespace' AND key = $2)`,
     [pod ? `${namespace}/${pod.name}` : null, namespace],
   );
@@ -39,6 +51,7 @@ export async function storedAnnotations(
       pod: podRow ? parsePoolAnnotations(podRow.annotations ?? undefined, `pod ${namespace}/${pod.name}`) : null,
       namespace: namespaceRow ? parsePoolAnnotations(namespaceRow.annotations ?? undefined, `namespace ${namespace}`) : null,
     },
+    createdAt: podRow ? podRow.created_at : null,
   };
 }
 
@@ -47,11 +60,11 @@ export async function storedAnnotations(
  * to `waitMs`, then is refused with POD_NOT_SEEN (503, CNI code 11: kubelet tries again) rather
  * than take an address from a pool the pod's annotations may forbid.
  */
-export async function awaitPodAnnotations(db: Queryable, ref: PodRef, waitMs: number): Promise<AnnotatedPod> {
+export async function awaitPodAnnotations(db: Queryable, ref: PodRef, waitMs: number): Promise<StoredPod> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const { podKnown, annotated } = await storedAnnotations(db, ref.namespace, { name: ref.pod, uid: ref.podUid });
-    if (podKnown) return annotated;
+    const stored = await storedAnnotations(db, ref.namespace, { name: ref.pod, uid: ref.podUid });
+    if (stored.podKnown) return stored;
     const left = deadline - Date.now();
     if (left <= 0) {
       const uid = ref.podUid === null ? '' : ` (uid ${ref.podUid})`;

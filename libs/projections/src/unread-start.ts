@@ -1,0 +1,31 @@
+/** An allocation decided without its start read (findAllocationStarts): the keys that read would have looked up. */
+export interface UnreadStart {
+  handle: string;
+  namespace: string;
+  /** the StatefulSet the pod's name points at; null when it has no ordinal */
+  statefulSet: string | null;
+}
+
+// Both by primary key, whatever the batch and the statistics: allocations (handle, family),
+// statefulsets (namespace, name). A lookup per key in a scalar subquery (LIMIT 1 keeps it one),
+// as the start read does: as a join or `= ANY`, the generic plan scanned allocations whole.
+const CONDITION = `NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text($2::jsonb -> 'handles') h (handle)
+                   WHERE (SELECT true FROM allocations a WHERE a.handle = h.handle LIMIT 1))
+  AND NOT EXISTS (SELECT 1 FROM jsonb_to_recordset($2::jsonb -> 'statefulSets') AS g (namespace text, name text)
+                   WHERE (SELECT true FROM statefulsets s WHERE s.namespace = g.namespace AND s.name = g.name LIMIT 1))`;
+
+/**
+ * The precondition of allocations decided without their start read, for the append's own
+ * statement (appendToStreams' precondition): what that read would have found is still nothing, no
+ * handle holds an address (a retried request) and no pod's StatefulSet has a reservation (an
+ * ordinal's pinned address). Where either is not so, nothing is appended and they read and decide again.
+ */
+export function unreadStartPrecondition(starts: readonly UnreadStart[]): { condition: string; value: unknown } {
+  return {
+    condition: CONDITION,
+    value: {
+      handles: starts.map((start) => start.handle),
+      statefulSets: starts.flatMap(({ namespace, statefulSet }) => (statefulSet === null ? [] : [{ namespace, name: statefulSet }])),
+    },
+  };
+}
