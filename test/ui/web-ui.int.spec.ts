@@ -5,6 +5,9 @@ import { launchChromium, type Browser } from '../support/chromium';
 import { poolName, seedPools } from '../support/seed-pools';
 import { startTestApi, type TestApi } from '../support/test-api';
 
+/** The instant right after one the API gave (its times are to the millisecond), as the UI's time control makes it. */
+const justAfter = (iso: string) => new Date(Date.parse(iso) + 1).toISOString();
+
 /** Screenshots for people (and the README), not compared by the test; the folder is git-ignored. */
 const ARTIFACTS = join(__dirname, '../../test-artifacts/ui');
 const ADMIN = 'ui-admin-token';
@@ -294,6 +297,78 @@ describe('web UI at /ui, in a real headless Chromium', () => {
     await page.click('.pager button:text("Previous")');
     await firstPool(page, poolName(0));
     expect(await page.locator('.pager button:text("Previous")').count()).toBe(0);
+  });
+
+  it('shows which node holds which block, live and at an earlier instant, as the API lists them', async () => {
+    // made here, late: the tests above count the pools
+    await api.http().post('/v1/pools').set(admin()).send({ name: 'ui-rack', cidr: '10.34.0.0/24', blockSize: 26 }).expect(201);
+    for (const [pod, node] of [
+      ['rack-a', 'worker-1'],
+      ['rack-b', 'worker-1'],
+      ['rack-c', 'worker-2'],
+      ['rack-d', 'worker-3'],
+    ])
+      await allocate(pod, 'ui-rack', 'rack', node);
+    // before: three blocks claimed, the fourth free; then two more nodes fill it and borrow from worker-1's
+    const before = (await api.http().get('/v1/allocations/rack-d:eth0').set(admin()).expect(200)).body.items[0].allocatedAt as string;
+    await allocate('rack-e', 'ui-rack', 'rack', 'worker-4');
+    await allocate('rack-f', 'ui-rack', 'rack', 'worker-5');
+    const blocksAt = async (at?: string) =>
+      (
+        await api
+          .http()
+          .get('/v1/pools/ui-rack/blocks')
+          .query(at ? { at } : {})
+          .set(admin())
+          .expect(200)
+      ).body.items as Array<{
+        cidr: string;
+        node: string;
+        used: number;
+        borrowed: number;
+      }>;
+    /** each address cell's node as the map shows it, against the node of the API's block holding the address */
+    const expectMapToShow = async (blocks: Awaited<ReturnType<typeof blocksAt>>) => {
+      const nodeOf = (ip: string) => {
+        const last = Number(ip.split('.')[3]);
+        return blocks.find((b) => b.cidr === `10.34.0.${last - (last % 64)}/26`)?.node ?? null;
+      };
+      const shown = await page
+        .locator('.cell[data-ip]')
+        .evaluateAll((els) => els.map((el) => [el.getAttribute('data-ip')!, el.getAttribute('data-node')]));
+      expect(shown).toHaveLength(256);
+      expect(shown).toEqual(shown.map(([ip]) => [ip, nodeOf(ip)]));
+      const rows = await page
+        .locator('.node-blocks tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [
+            tr.getAttribute('data-block'),
+            tr.getAttribute('data-node'),
+            ...[...tr.querySelectorAll('[data-count]')].map((td) => Number(td.textContent)),
+          ]),
+        );
+      expect(rows).toEqual(blocks.map((b) => [b.cidr, b.node, b.used, b.borrowed]));
+    };
+
+    const live = await blocksAt();
+    expect(live.map((b) => b.node)).toEqual(['worker-1', 'worker-2', 'worker-3', 'worker-4']);
+    expect(live[0]).toMatchObject({ used: 3, borrowed: 1 });
+    await page.goto(`${base}/ui/#/pools/ui-rack`);
+    await mapReady(page, 'live');
+    await expectMapToShow(live);
+    expect(await page.locator('[data-block-size="26"]').count()).toBe(1);
+    await page.locator(`.cell[data-ip="${held['rack-f']}"]`).hover();
+    const tip = page.locator('.tooltip');
+    expect(await tip.locator('[data-node-block="10.34.0.0/26"]').textContent()).toContain('of node worker-1');
+    expect(await tip.textContent()).toContain('borrowed by worker-5');
+    await page.screenshot({ path: join(ARTIFACTS, 'pool-blocks.png'), fullPage: true });
+
+    const at = justAfter(before);
+    const then = await blocksAt(at);
+    expect(then.map((b) => b.node)).toEqual(['worker-1', 'worker-2', 'worker-3']);
+    await page.goto(`${base}/ui/#/pools/ui-rack?at=${at}`);
+    await mapReady(page, at);
+    await expectMapToShow(then);
   });
 
   it('runs Swagger UI at /docs under the same Content-Security-Policy', async () => {

@@ -1,5 +1,5 @@
 import { parseCidr } from '@ipledger/ip';
-import type { Allocation, Pool } from './api-types';
+import type { Allocation, Block, Pool } from './api-types';
 import { mapCells, poolLayout, type AddressCell, type BlockCell } from './address-map-model';
 
 const pool = (over: Partial<Pool>): Pool => ({
@@ -33,6 +33,8 @@ const held = (ip: string, pod = `pod-${ip}`): Allocation => ({
   family: ip.includes(':') ? 6 : 4,
   allocatedAt: '',
 });
+
+const claimed = (cidr: string, node: string): Block => ({ cidr, pool: 'p', node, used: 0, borrowed: 0 });
 
 const tally = (cells: BlockCell[], state: keyof BlockCell['counts']) => cells.reduce((sum, c) => sum + c.counts[state], 0n);
 
@@ -95,5 +97,26 @@ describe('address map model', () => {
     const cells = mapCells(layout, parseCidr('fd00::/116')) as AddressCell[];
     expect(cells).toHaveLength(4096);
     expect(cells[5]).toMatchObject({ ip: 'fd00::5', state: 'allocated', holder: { pod: 'pod-fd00::5' } });
+  });
+
+  it("puts each address in its node's block and names the nodes' blocks in an aggregated cell", () => {
+    // given out of order, as a page boundary could: the layout sorts them
+    const blocks = [
+      claimed('10.2.7.192/26', 'n3'),
+      claimed('10.2.0.0/26', 'n1'),
+      claimed('10.2.7.0/26', 'n2'),
+      claimed('10.2.7.64/26', 'n2'),
+    ];
+    const layout = poolLayout(pool({ cidr: '10.2.0.0/16' }), [], blocks);
+    const aggregated = mapCells(layout) as BlockCell[];
+    expect(aggregated.map((c) => c.nodeBlocks.map((b) => b.cidr)).filter((l) => l.length)).toEqual([
+      ['10.2.0.0/26'],
+      ['10.2.7.0/26', '10.2.7.64/26', '10.2.7.192/26'],
+    ]);
+    expect(aggregated[7].cidr).toBe('10.2.7.0/24');
+    const cells = mapCells(layout, parseCidr('10.2.7.0/24')) as AddressCell[];
+    const nodeAt = (i: number) => cells[i].nodeBlock?.node ?? null;
+    expect([0, 63, 64, 127, 128, 191, 192, 255].map(nodeAt)).toEqual(['n2', 'n2', 'n2', 'n2', null, null, 'n3', 'n3']);
+    expect(cells[70].nodeBlock?.cidr).toBe('10.2.7.64/26');
   });
 });

@@ -1,5 +1,5 @@
 import { cidrFirst, cidrLast, familyBits, formatCidr, formatIp, parseCidr, parseIp, parseIpRange, RangeSet, type Cidr } from '@ipledger/ip';
-import type { Allocation, Pool, StatefulSetRange } from './api-types';
+import type { Allocation, Block, Pool, StatefulSetRange } from './api-types';
 
 /** What an address is, in the order a cell shows it: the first that applies wins. */
 export const ADDRESS_STATES = ['allocated', 'gateway', 'reserved', 'range', 'free', 'unusable'] as const;
@@ -16,16 +16,26 @@ export interface AddressCell {
   state: AddressState;
   holder?: Allocation;
   range?: StatefulSetRange;
+  /** the node's block the address lies in (pools with blockSize) */
+  nodeBlock?: Block;
 }
 
 export interface BlockCell {
   kind: 'block';
   cidr: string;
   counts: Record<AddressState, bigint>;
+  /** the nodes' blocks that overlap this cell, by address */
+  nodeBlocks: Block[];
 }
 
 interface RangeSpan {
   range: StatefulSetRange;
+  start: bigint;
+  end: bigint;
+}
+
+interface BlockSpan {
+  block: Block;
   start: bigint;
   end: bigint;
 }
@@ -40,9 +50,11 @@ export interface PoolLayout {
   rangeSet: RangeSet;
   ranges: RangeSpan[];
   held: Map<bigint, Allocation>;
+  /** the blocks nodes have claimed, by start address (they never overlap) */
+  nodeBlocks: BlockSpan[];
 }
 
-export function poolLayout(pool: Pool, allocations: readonly Allocation[]): PoolLayout {
+export function poolLayout(pool: Pool, allocations: readonly Allocation[], blocks: readonly Block[] = []): PoolLayout {
   const cidr = parseCidr(pool.cidr);
   const first = cidrFirst(cidr);
   const last = cidrLast(cidr);
@@ -64,7 +76,36 @@ export function poolLayout(pool: Pool, allocations: readonly Allocation[]): Pool
     return span;
   });
   const held = new Map(allocations.map((a) => [parseIp(a.ip).value, a]));
-  return { cidr, usableFirst, usableLast, gateway: pool.gateway ? parseIp(pool.gateway).value : null, reservedSet, rangeSet, ranges, held };
+  const nodeBlocks = blocks
+    .map((block) => {
+      const span = parseCidr(block.cidr);
+      return { block, start: cidrFirst(span), end: cidrLast(span) };
+    })
+    .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  const gateway = pool.gateway ? parseIp(pool.gateway).value : null;
+  return { cidr, usableFirst, usableLast, gateway, reservedSet, rangeSet, ranges, held, nodeBlocks };
+}
+
+/** Index of the first node block that ends at or after `ip` (nodeBlocks.length when none does). */
+function firstBlockFrom(layout: PoolLayout, ip: bigint): number {
+  // a pool may have 2^16 blocks and a view 4,096 cells: search, do not scan
+  let lo = 0;
+  let hi = layout.nodeBlocks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (layout.nodeBlocks[mid].end < ip) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The node blocks overlapping `from`..`to`, by address. */
+function nodeBlocksIn(layout: PoolLayout, from: bigint, to: bigint): Block[] {
+  const found: Block[] = [];
+  for (let i = firstBlockFrom(layout, from); i < layout.nodeBlocks.length && layout.nodeBlocks[i].start <= to; i++) {
+    found.push(layout.nodeBlocks[i].block);
+  }
+  return found;
 }
 
 function stateOf(layout: PoolLayout, ip: bigint): AddressState {
@@ -90,6 +131,8 @@ export function mapCells(layout: PoolLayout, view: Cidr = layout.cidr): AddressC
       if (state === 'allocated') cell.holder = layout.held.get(ip);
       const range = layout.ranges.find((r) => r.start <= ip && ip <= r.end);
       if (range) cell.range = range.range;
+      const [nodeBlock] = nodeBlocksIn(layout, ip, ip);
+      if (nodeBlock) cell.nodeBlock = nodeBlock;
       cells.push(cell);
     }
     return cells;
@@ -116,6 +159,7 @@ export function mapCells(layout: PoolLayout, view: Cidr = layout.cidr): AddressC
         free: 0n,
         unusable: size - usable,
       },
+      nodeBlocks: nodeBlocksIn(layout, start, end),
     });
   }
   // held addresses are few next to a block's size: bucket them instead of counting per block

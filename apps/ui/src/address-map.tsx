@@ -1,7 +1,9 @@
 import { familyBits, formatCidr, parseCidr } from '@ipledger/ip';
 import { useMemo, useState } from 'preact/hooks';
 import { ADDRESS_STATES, mapCells, type AddressCell, type AddressState, type BlockCell, type PoolLayout } from './address-map-model';
+import type { Block } from './api-types';
 import { formatCount, share } from './format';
+import { nodeColour } from './node-colour';
 
 const STATE_LABELS: Record<AddressState, string> = {
   allocated: 'allocated',
@@ -45,6 +47,25 @@ function shortLabel(cell: AddressCell | BlockCell, index: number): string {
   return address.includes(':') ? `:${index.toString(16).padStart(2, '0')}` : `.${address.split('.').slice(2).join('.')}`;
 }
 
+/** The nodes holding blocks in a map cell, each with how many of its blocks lie there. */
+function NodesOf({ blocks }: { blocks: readonly Block[] }) {
+  const perNode = new Map<string, number>();
+  for (const { node } of blocks) perNode.set(node, (perNode.get(node) ?? 0) + 1);
+  return (
+    <div data-block-nodes>
+      node blocks:{' '}
+      {[...perNode].map(([node, n], i) => (
+        <span key={node}>
+          {i > 0 ? ', ' : ''}
+          <i class="dot" style={{ background: nodeColour(node) }} />
+          {node}
+          {n > 1 ? ` ×${n}` : ''}
+        </span>
+      ))}
+    </div>
+  );
+}
+
 function Tooltip({ cell }: { cell: AddressCell | BlockCell }) {
   if (cell.kind === 'block') {
     return (
@@ -55,6 +76,7 @@ function Tooltip({ cell }: { cell: AddressCell | BlockCell }) {
             <i class={`dot ${s}`} /> {formatCount(cell.counts[s])} {STATE_LABELS[s]}
           </div>
         ))}
+        {cell.nodeBlocks.length > 0 && <NodesOf blocks={cell.nodeBlocks} />}
         <div class="muted">click to zoom in</div>
       </>
     );
@@ -84,6 +106,13 @@ function Tooltip({ cell }: { cell: AddressCell | BlockCell }) {
           <span class="pill held">held for node</span> {h.heldForNode.node}: pod deleted{' '}
           {h.heldForNode.cause === 'node-not-ready' ? 'while the node was not Ready' : 'with its containers running'} at{' '}
           {h.heldForNode.since}; freed by the node's CNI DEL, the node's deletion, or its grace period
+        </div>
+      )}
+      {cell.nodeBlock && (
+        <div data-node-block={cell.nodeBlock.cidr}>
+          <i class="dot" style={{ background: nodeColour(cell.nodeBlock.node) }} />
+          block <code>{cell.nodeBlock.cidr}</code> of node <b>{cell.nodeBlock.node}</b>
+          {h?.borrowed ? <span class="pill held">borrowed by {h.node}</span> : null}
         </div>
       )}
       {cell.range && (
@@ -173,6 +202,12 @@ export function AddressMap({
               {STATE_LABELS[s]}
             </li>
           ))}
+          {layout.nodeBlocks.length > 0 && (
+            <li>
+              <i class="dot node-bar" />
+              node's block (bar in the node's colour)
+            </li>
+          )}
         </ul>
       </div>
       <div
@@ -200,12 +235,25 @@ export function AddressMap({
               data-i={i}
               data-ip={cell.ip}
               data-state={cell.state}
+              data-node={cell.nodeBlock?.node}
               class={`cell ${cell.state}${cell.range && cell.state === 'allocated' ? ' in-range' : ''}${cell.ip === selected ? ' selected' : ''}`}
+              style={cell.nodeBlock ? { borderTop: `4px solid ${nodeColour(cell.nodeBlock.node)}` } : undefined}
             >
               {columns === 16 ? shortLabel(cell, i) : ''}
             </div>
           ) : (
-            <div key={cell.cidr} data-i={i} data-cidr={cell.cidr} class="cell block" style={{ background: blockBackground(cell) }}>
+            <div
+              key={cell.cidr}
+              data-i={i}
+              data-cidr={cell.cidr}
+              data-nodes={[...new Set(cell.nodeBlocks.map((b) => b.node))].join(' ') || undefined}
+              class="cell block"
+              style={{
+                background: blockBackground(cell),
+                // the first node's colour marks a cell with nodes' blocks; the tooltip names them all
+                borderTop: cell.nodeBlocks.length ? `4px solid ${nodeColour(cell.nodeBlocks[0].node)}` : undefined,
+              }}
+            >
               {shortLabel(cell, i)}
             </div>
           ),

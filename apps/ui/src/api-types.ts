@@ -23,6 +23,9 @@ export interface Pool {
   rangeReservedCount: string;
   free: string;
   statefulSetRanges: StatefulSetRange[];
+  /** present when the pool is handed to nodes in blocks of this prefix length */
+  blockSize?: number;
+  blockAffinity?: 'strict' | 'borrow';
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -38,8 +41,19 @@ export interface Allocation {
   family: 4 | 6;
   statefulSet?: { namespace: string; name: string; ordinal: number };
   allocatedAt: string;
+  /** taken from another node's block (blockAffinity borrow) */
+  borrowed?: boolean;
   /** its pod is deleted but the sandbox may still use the address: not free yet */
   heldForNode?: { node: string; cause: 'node-not-ready' | 'containers-running'; since: string };
+}
+
+/** A block of a pool claimed by a node: what a route controller announces towards that node. */
+export interface Block {
+  cidr: string;
+  pool: string;
+  node: string;
+  used: number;
+  borrowed: number;
 }
 
 export interface List<T> {

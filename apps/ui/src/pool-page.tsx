@@ -1,11 +1,12 @@
 import { apiGet, listAll } from './api-client';
-import type { Allocation, Pool, RecordedEvent } from './api-types';
+import type { Allocation, Block, Pool, RecordedEvent } from './api-types';
 import { AddressMap } from './address-map';
 import { poolLayout } from './address-map-model';
 import { ErrorBox } from './error-box';
 import { formatTime } from './format';
 import { IpHistory, PoolHistory } from './history';
 import { Labels } from './labels';
+import { NodeBlocks } from './node-blocks';
 import { href, setParams, type Route } from './route';
 import { instantAfter, justAfter, positionAt, TimeControl } from './time-control';
 import { useLoad } from './use-load';
@@ -26,13 +27,18 @@ async function poolEvents(name: string): Promise<RecordedEvent[]> {
   return events;
 }
 
-/** The pool and who held what, now or as they were at `at` (both replayed from the log by the API). */
+/** The pool, who held what and which node held which block, now or as they were at `at` (all replayed from the log by the API). */
 async function poolState(name: string, at: string | null) {
-  const [pool, allocations] = await Promise.all([
-    apiGet<Pool>(`/v1/pools/${encodeURIComponent(name)}`, { at }),
+  const path = `/v1/pools/${encodeURIComponent(name)}`;
+  const [{ pool, blocks }, allocations] = await Promise.all([
+    // only a pool with blockSize has blocks: asking for others' would replay them once more with `at`
+    apiGet<Pool>(path, { at }).then(async (pool) => ({
+      pool,
+      blocks: pool.blockSize ? await listAll<Block>(`${path}/blocks`, { at }) : [],
+    })),
     listAll<Allocation>('/v1/allocations', { pool: name, at }),
   ]);
-  return { pool, layout: poolLayout(pool, allocations) };
+  return { pool, blocks, layout: poolLayout(pool, allocations, blocks) };
 }
 
 export function PoolPage({ name, route, reload }: { name: string; route: Route; reload: number }) {
@@ -60,6 +66,11 @@ export function PoolPage({ name, route, reload }: { name: string; route: Route; 
             {pool.gateway ? (
               <span>
                 <i class="dot gateway" /> gateway <code>{pool.gateway}</code>
+              </span>
+            ) : null}
+            {pool.blockSize ? (
+              <span data-block-size={pool.blockSize}>
+                blocks <code>/{pool.blockSize}</code> ({pool.blockAffinity})
               </span>
             ) : null}
             {pool.disabled && <span class="badge">disabled</span>}
@@ -93,6 +104,7 @@ export function PoolPage({ name, route, reload }: { name: string; route: Route; 
                 onZoom={(cidr) => setParams({ block: cidr })}
                 onSelect={(address) => setParams({ ip: address })}
               />
+              {state.data.pool.blockSize ? <NodeBlocks blocks={state.data.blocks} onZoom={(cidr) => setParams({ block: cidr })} /> : null}
             </div>
           )}
         </div>
