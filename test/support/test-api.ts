@@ -14,13 +14,19 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-/** The API in this process over one fresh database, on an ephemeral loopback port (no NATS consumer unless env turns it on). */
-export async function startTestApi(suite: string, options: { env?: NodeJS.ProcessEnv } = {}): Promise<TestApi> {
-  const db = await createTestDatabase(suite);
-  const app = await createApp(loadConfig({ DATABASE_URL: db.url, PORT: '0', IPAM_KUBERNETES_CONSUMER: 'off', ...options.env }), {
+/** The API in this process on `databaseUrl`, on an ephemeral loopback port (no NATS consumer unless env turns it on). */
+export async function listenApi(databaseUrl: string, env: NodeJS.ProcessEnv = {}): Promise<INestApplication> {
+  const app = await createApp(loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', IPAM_KUBERNETES_CONSUMER: 'off', ...env }), {
     logger: false,
   });
   await app.listen(0, '127.0.0.1');
+  return app;
+}
+
+/** listenApi over one fresh database. */
+export async function startTestApi(suite: string, options: { env?: NodeJS.ProcessEnv } = {}): Promise<TestApi> {
+  const db = await createTestDatabase(suite);
+  const app = await listenApi(db.url, options.env);
   return {
     db,
     app,

@@ -1,19 +1,6 @@
-import type { INestApplication } from '@nestjs/common';
-import { connectPostgres, runMigrations } from '@ipledger/event-store';
 import request from 'supertest';
-import { startPrivatePostgres, type PrivatePostgres } from '../../../test/support/private-postgres';
-import { MIGRATIONS_DIR } from '../../../test/support/test-database';
-import { loadConfig } from '../src/config';
-import { createApp } from '../src/create-app';
-
-async function sql<T>(url: string, text: string): Promise<T[]> {
-  const client = await connectPostgres(url);
-  try {
-    return (await client.query(text)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+import { eventually } from '../../../test/support/eventually';
+import { sql, startReplicatedApi, type ReplicatedApi } from '../../../test/support/replicated-api';
 
 /**
  * The asynchronous failover, on real servers: the API's cache holds a pool fuller than the standby
@@ -22,58 +9,46 @@ async function sql<T>(url: string, text: string): Promise<T[]> {
  * "exhausted", and no event is appended past the stream's head.
  */
 describe('the aggregate cache across a failover to a standby that missed commits', () => {
-  let primary: PrivatePostgres;
-  let standby: PrivatePostgres;
-  let app: INestApplication;
+  let servers: ReplicatedApi;
   beforeAll(async () => {
-    primary = await startPrivatePostgres();
-    await runMigrations(primary.url('ipledger'), MIGRATIONS_DIR);
-    standby = await primary.standby();
-    const url = `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/ipledger?target_session_attrs=read-write&sslmode=disable`;
-    app = await createApp(loadConfig({ DATABASE_URL: url, PORT: '0', IPAM_KUBERNETES_CONSUMER: 'off' }), { logger: false });
-    await app.listen(0, '127.0.0.1');
+    servers = await startReplicatedApi({
+      databaseUrl: (primary, standby) =>
+        `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/ipledger?target_session_attrs=read-write&sslmode=disable`,
+    });
   });
-  afterAll(async () => {
-    await app?.close();
-    await standby?.close();
-    await primary?.close();
-  });
+  afterAll(() => servers?.close());
 
   const allocate = (handle: string) =>
-    request(app.getHttpServer())
+    request(servers.app.getHttpServer())
       .post('/v1/allocations')
       .send({ handle, node: 'n1', namespace: 'ns', pod: handle, pools: ['tiny'] });
 
   it('reloads from the new primary: what it lost is free again, and no append lands past a stream head', async () => {
     // a /30 without network and broadcast: two addresses
-    await request(app.getHttpServer()).post('/v1/pools').send({ name: 'tiny', cidr: '10.77.0.0/30' }).expect(201);
+    await request(servers.app.getHttpServer()).post('/v1/pools').send({ name: 'tiny', cidr: '10.77.0.0/30' }).expect(201);
     const first = await allocate('a').expect(201);
     // the standby has everything so far, then hears nothing more (its WAL receiver stopped)
-    const [{ lsn }] = await sql<{ lsn: string }>(primary.url('ipledger'), 'select pg_current_wal_lsn()::text as lsn');
-    for (;;) {
-      const [{ caught }] = await sql<{ caught: boolean }>(
-        standby.url('ipledger'),
-        `select pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn as caught`,
-      );
-      if (caught) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    await sql(standby.url('ipledger'), "alter system set primary_conninfo = ''");
-    await sql(standby.url('ipledger'), 'select pg_reload_conf()');
-    for (;;) {
-      const [{ receivers }] = await sql<{ receivers: number }>(
-        standby.url('ipledger'),
-        'select count(*)::int as receivers from pg_stat_wal_receiver',
-      );
-      if (receivers === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const [{ lsn }] = await sql<{ lsn: string }>(servers.primary.url('ipledger'), 'select pg_current_wal_lsn()::text as lsn');
+    await eventually(
+      () => sql<{ caught: boolean }>(servers.standby.url('ipledger'), `select pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn as caught`),
+      ([{ caught }]) => caught,
+      30_000,
+      'the standby to replay the first allocation',
+    );
+    await sql(servers.standby.url('ipledger'), "alter system set primary_conninfo = ''");
+    await sql(servers.standby.url('ipledger'), 'select pg_reload_conf()');
+    await eventually(
+      () => sql<{ receivers: number }>(servers.standby.url('ipledger'), 'select count(*)::int as receivers from pg_stat_wal_receiver'),
+      ([{ receivers }]) => receivers === 0,
+      30_000,
+      "the standby's WAL receiver to stop",
+    );
 
     const lost = await allocate('b').expect(201);
     // the cache (on the old primary's word) holds a full pool
     await allocate('full').expect(409);
-    await primary.stop();
-    await standby.promote();
+    await servers.primary.stop();
+    await servers.standby.promote();
 
     // the first request may meet a connection that has not heard of the loss yet; the API retries it
     const after = await allocate('c').expect(201);
@@ -81,11 +56,11 @@ describe('the aggregate cache across a failover to a standby that missed commits
     expect(after.body.items[0].ip).not.toBe(first.body.items[0].ip);
 
     const versions = await sql<{ version: number }>(
-      standby.url('ipledger'),
+      servers.standby.url('ipledger'),
       "select version from events where stream_id = 'pool-tiny' order by version",
     );
     expect(versions.map((row) => row.version)).toEqual(versions.map((_, i) => i + 1));
-    const held = await sql<{ handle: string }>(standby.url('ipledger'), 'select handle from allocations order by handle');
+    const held = await sql<{ handle: string }>(servers.standby.url('ipledger'), 'select handle from allocations order by handle');
     expect(held.map((row) => row.handle)).toEqual(['a', 'c']);
   });
 });

@@ -1,11 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
-import { connectPostgres, runMigrations } from '@ipledger/event-store';
 import request from 'supertest';
-import { startPrivatePostgres, type PrivatePostgres } from '../../../test/support/private-postgres';
+import { eventually } from '../../../test/support/eventually';
+import { sql, startReplicatedApi, type ReplicatedApi } from '../../../test/support/replicated-api';
 import { startTestApi } from '../../../test/support/test-api';
-import { MIGRATIONS_DIR } from '../../../test/support/test-database';
-import { loadConfig } from '../src/config';
-import { createApp } from '../src/create-app';
 
 const verbose = (app: INestApplication) => request(app.getHttpServer()).get('/readyz?verbose');
 
@@ -34,40 +31,29 @@ describe('/readyz reports whether the database server replicates synchronously',
   });
 
   describe('with a synchronous standby', () => {
-    let primary: PrivatePostgres;
-    let standby: PrivatePostgres;
+    let servers: ReplicatedApi;
     let app: INestApplication;
     beforeAll(async () => {
-      primary = await startPrivatePostgres();
-      await runMigrations(primary.url('ipledger'), MIGRATIONS_DIR);
-      standby = await primary.standby();
-      const admin = await connectPostgres(`${primary.url('postgres')}?sslmode=disable`);
-      await admin.query("alter system set synchronous_standby_names = '*'");
-      await admin.query('select pg_reload_conf()');
-      await admin.end();
-      const url = `${primary.url('ipledger')}?sslmode=disable`;
-      app = await createApp(
-        loadConfig({ DATABASE_URL: url, PORT: '0', IPAM_KUBERNETES_CONSUMER: 'off', IPAM_REQUIRE_SYNC_REPLICATION: 'true' }),
-        {
-          logger: false,
+      servers = await startReplicatedApi({
+        async beforeApi(primary) {
+          await sql(`${primary.url('postgres')}?sslmode=disable`, "alter system set synchronous_standby_names = '*'");
+          await sql(`${primary.url('postgres')}?sslmode=disable`, 'select pg_reload_conf()');
         },
-      );
-      await app.listen(0, '127.0.0.1');
+        databaseUrl: (primary) => `${primary.url('ipledger')}?sslmode=disable`,
+        env: { IPAM_REQUIRE_SYNC_REPLICATION: 'true' },
+      });
+      ({ app } = servers);
     });
-    afterAll(async () => {
-      await app?.close();
-      await standby?.close();
-      await primary?.close();
-    });
+    afterAll(() => servers?.close());
 
     it('is ready, and says which standby is synchronous', async () => {
-      let body: { checks: Record<string, Record<string, unknown>> } = { checks: {} };
       // the standby reports itself synchronous once it has streamed
-      for (let i = 0; i < 100; i++) {
-        body = (await verbose(app)).body;
-        if (body.checks.replication?.status === 'ok') break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const body = await eventually(
+        async () => (await verbose(app)).body as { checks: Record<string, Record<string, unknown>> },
+        (answer) => answer.checks.replication?.status === 'ok',
+        10_000,
+        'a synchronous standby',
+      );
       expect(body.checks.replication).toMatchObject({
         status: 'ok',
         required: true,

@@ -1,15 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, startApiProcess, type ApiProcess } from '../../../test/support/api-process';
+import { call, type ApiProcess } from '../../../test/support/api-process';
 import { cniBinDir, cniCall, NetworkSandbox, suffix, unusedPrivateRange } from '../../../test/support/cni-runner';
-import { startFakeKubeApi, type FakeKubeApi } from '../../../test/support/fake-kube-api';
-import { createTestBus, type TestBus } from '../../../test/support/test-bus';
+import type { FakeKubeApi } from '../../../test/support/fake-kube-api';
 import { eventually } from '../../../test/support/eventually';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
-import { startWatcherProcess, type WatcherProcess } from '../../../test/support/watcher-process';
+import { startKubernetesStack, type KubernetesStack } from '../../../test/support/kubernetes-stack';
+import type { TestDatabase } from '../../../test/support/test-database';
 
 const POD_WAIT_MS = 1500;
 
@@ -25,12 +22,10 @@ describe('pool annotations on pods and namespaces, through the CNI plugin', () =
   const storage = `ipl-san-${id}`;
   const bridges = { [network]: `iplan${id}`, [storage]: `iplas${id}` };
   const sandbox = new NetworkSandbox();
-  let dir: string;
+  let stack: KubernetesStack;
   let kube: FakeKubeApi;
-  let bus: TestBus;
   let db: TestDatabase;
   let api: ApiProcess;
-  let watcher: WatcherProcess;
   let bin: { dir: string; remove(): void };
   let range: string;
   let seq = 0;
@@ -54,16 +49,13 @@ describe('pool annotations on pods and namespaces, through the CNI plugin', () =
     CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=${pod.namespace};K8S_POD_NAME=${pod.name};K8S_POD_UID=${pod.uid}`,
   });
 
-  const objectStatus = async (kind: string, key: string) =>
-    (await db.pool.query<{ status: string }>('SELECT status FROM kubernetes_objects WHERE kind = $1 AND key = $2', [kind, key])).rows[0]
-      ?.status;
   const eventCount = async () => Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0].n);
 
   /** a pod in the fake API, once the API has applied it */
   const pod = async (namespace: string, name: string, annotations: Record<string, string> = {}, status = 'seen') => {
     const object = kube.upsert('pod', { metadata: { name, namespace, annotations }, spec: { nodeName: 'node-1' } });
     await eventually(
-      () => objectStatus('pod', `${namespace}/${name}`),
+      () => stack.objectStatus('pod', `${namespace}/${name}`),
       (applied) => applied?.startsWith(status) ?? false,
       20_000,
     );
@@ -85,30 +77,32 @@ describe('pool annotations on pods and namespaces, through the CNI plugin', () =
     bin = cniBinDir();
     range = await unusedPrivateRange();
     Object.values(bridges).forEach((bridge) => sandbox.own(bridge));
-    dir = mkdtempSync(join(tmpdir(), 'pool-annotations-'));
-    kube = await startFakeKubeApi({ bookmarkIntervalMs: 500 });
-    bus = await createTestBus('pool_annotations');
-    db = await createTestDatabase('pool_annotations');
-    api = await startApiProcess(db.url, { from: 'dist', env: { ...bus.env, IPAM_POD_WAIT_MS: String(POD_WAIT_MS) } });
-    for (const pool of [
-      { name: 'by-rack', cidr: `${range}.1.0/24`, labels: { rack: 'r1' } },
-      { name: 'pod-pool', cidr: `${range}.2.0/24` },
-      { name: 'ns-pool', cidr: `${range}.3.0/24` },
-      { name: 'san-a', cidr: `${range}.4.0/24` },
-    ]) {
-      expect((await call(api.base, 'POST', '/v1/pools', pool)).status).toBe(201);
-    }
-    kube.upsert('node', { metadata: { name: 'node-1', labels: { rack: 'r1' } } });
-    kube.upsert('namespace', { metadata: { name: 'shop', annotations: { 'ipam.ipledger.io/pools': 'ns-pool' } } });
-    kube.upsert('namespace', { metadata: { name: 'plain', labels: { team: 'a' } } });
-    watcher = await startWatcherProcess({
-      ...bus.env,
-      KUBECONFIG: kube.writeKubeconfig(dir),
-      IPAM_WATCHER_TIMEOUT_SECONDS: '5',
-      IPAM_WATCHER_RESYNC_SECONDS: '0',
+    stack = await startKubernetesStack('pool_annotations', {
+      kube: { bookmarkIntervalMs: 500 },
+      api: { from: 'dist', env: { IPAM_POD_WAIT_MS: String(POD_WAIT_MS) } },
+      watcherEnv: { IPAM_WATCHER_TIMEOUT_SECONDS: '5', IPAM_WATCHER_RESYNC_SECONDS: '0' },
+      async beforeWatcher({ kube, api }) {
+        for (const pool of [
+          { name: 'by-rack', cidr: `${range}.1.0/24`, labels: { rack: 'r1' } },
+          { name: 'pod-pool', cidr: `${range}.2.0/24` },
+          { name: 'ns-pool', cidr: `${range}.3.0/24` },
+          { name: 'san-a', cidr: `${range}.4.0/24` },
+        ]) {
+          expect((await call(api.base, 'POST', '/v1/pools', pool)).status).toBe(201);
+        }
+        kube.upsert('node', { metadata: { name: 'node-1', labels: { rack: 'r1' } } });
+        kube.upsert('namespace', { metadata: { name: 'shop', annotations: { 'ipam.ipledger.io/pools': 'ns-pool' } } });
+        kube.upsert('namespace', { metadata: { name: 'plain', labels: { team: 'a' } } });
+      },
     });
+    ({ kube, db, api } = stack);
     await eventually(
-      () => Promise.all([objectStatus('node', 'node-1'), objectStatus('namespace', 'shop'), objectStatus('namespace', 'plain')]),
+      () =>
+        Promise.all([
+          stack.objectStatus('node', 'node-1'),
+          stack.objectStatus('namespace', 'shop'),
+          stack.objectStatus('namespace', 'plain'),
+        ]),
       (statuses) => statuses.every((status) => status !== undefined && status !== 'applying'),
       20_000,
     );
@@ -116,13 +110,8 @@ describe('pool annotations on pods and namespaces, through the CNI plugin', () =
 
   afterAll(async () => {
     await sandbox.cleanup();
-    await watcher?.stop();
-    await api?.stop();
-    await bus?.close();
-    await kube?.close();
-    await db?.drop();
+    await stack?.close();
     bin?.remove();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it("a pod's annotation wins over its namespace's and over the CNI config's matchLabel", async () => {
@@ -179,7 +168,7 @@ describe('pool annotations on pods and namespaces, through the CNI plugin', () =
 
   it("a malformed annotation is the pod's status, and its ADD gets code 100+ with INVALID_ANNOTATION and appends nothing", async () => {
     const target = await pod('shop', 'malformed', { 'ipam.ipledger.io/pools': 'Not_A_Pool' }, 'refused: INVALID_ANNOTATION');
-    expect(await objectStatus('pod', 'shop/malformed')).toContain('annotation ipam.ipledger.io/pools');
+    expect(await stack.objectStatus('pod', 'shop/malformed')).toContain('annotation ipam.ipledger.io/pools');
     const before = await eventCount();
     const { answer, held } = await add(target);
     expect(answer.json.code).toBeGreaterThanOrEqual(100);

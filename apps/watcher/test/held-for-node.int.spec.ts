@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { call, startApiProcess, type ApiProcess } from '../../../test/support/api-process';
-import { startFakeKubeApi, type FakeKubeApi } from '../../../test/support/fake-kube-api';
-import { createTestBus, type TestBus } from '../../../test/support/test-bus';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
-import { startWatcherProcess, type WatcherProcess } from '../../../test/support/watcher-process';
+import { call, type ApiProcess } from '../../../test/support/api-process';
+import type { FakeKubeApi } from '../../../test/support/fake-kube-api';
+import { eventually } from '../../../test/support/eventually';
+import { startKubernetesStack, type KubernetesStack } from '../../../test/support/kubernetes-stack';
+import type { TestDatabase } from '../../../test/support/test-database';
 
 const GRACE_SECONDS = 6;
 
@@ -15,12 +12,10 @@ const GRACE_SECONDS = 6;
  * CNI plugin's calls are made over REST.
  */
 describe('addresses held for a node (fake Kubernetes API, watcher and API processes)', () => {
-  let dir: string;
+  let stack: KubernetesStack;
   let kube: FakeKubeApi;
-  let bus: TestBus;
   let db: TestDatabase;
   let api: ApiProcess;
-  let watcher: WatcherProcess;
 
   const ready = (status: 'True' | 'False' | 'Unknown') => ({ conditions: [{ type: 'Ready', status }] });
   const running = { containerStatuses: [{ name: 'app', state: { running: { startedAt: '2026-01-01T00:00:00Z' } } }] };
@@ -28,17 +23,9 @@ describe('addresses held for a node (fake Kubernetes API, watcher and API proces
   const setNode = async (name: string, status: 'True' | 'False' | 'Unknown') => {
     kube.upsert('node', { metadata: { name }, status: ready(status) });
     const want = status === 'True' ? 'labels applied; Ready' : 'labels applied; not Ready';
-    await until(`node ${name} ${status}`, async () => (await objectStatus('node', name)) === want);
+    await until(`node ${name} ${status}`, async () => (await stack.objectStatus('node', name)) === want);
   };
-  const objectStatus = async (kind: string, key: string) =>
-    (await db.pool.query<{ status: string }>('SELECT status FROM kubernetes_objects WHERE kind = $1 AND key = $2', [kind, key])).rows[0]
-      ?.status;
-  const until = async (what: string, done: () => Promise<boolean>, timeoutMs = 20_000) => {
-    for (const deadline = Date.now() + timeoutMs; !(await done()); ) {
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  const until = (what: string, done: () => Promise<boolean>, timeoutMs = 20_000) => eventually(done, Boolean, timeoutMs, what);
   /** a running pod on a node, with its address allocated as the CNI ADD would */
   const podWithAddress = async (name: string, node: string) => {
     const pod = kube.upsert('pod', { metadata: { name, namespace: 'shop' }, spec: { nodeName: node }, status: running });
@@ -51,7 +38,7 @@ describe('addresses held for a node (fake Kubernetes API, watcher and API proces
       pools: ['tiny'],
     });
     expect(res.status).toBe(201);
-    await until(`pod ${name} seen`, async () => (await objectStatus('pod', `shop/${name}`)) === 'seen');
+    await until(`pod ${name} seen`, async () => (await stack.objectStatus('pod', `shop/${name}`)) === 'seen');
     return { pod, ip: res.body.items[0].ip as string };
   };
   const allocation = (handle: string) => call(api.base, 'GET', `/v1/allocations/${handle}`);
@@ -59,39 +46,28 @@ describe('addresses held for a node (fake Kubernetes API, watcher and API proces
     (await db.pool.query(`SELECT data FROM events WHERE type = 'IpReleased' AND data ->> 'handle' = $1`, [handle])).rows[0]?.data.reason;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'held-for-node-'));
-    kube = await startFakeKubeApi({ bookmarkIntervalMs: 500 });
-    bus = await createTestBus('held_for_node');
-    db = await createTestDatabase('held_for_node');
-    api = await startApiProcess(db.url, {
-      from: 'source',
-      env: {
-        ...bus.env,
-        IPAM_UNREACHABLE_NODE_GRACE_SECONDS: String(GRACE_SECONDS),
-        IPAM_LEAK_GRACE_SECONDS: '3600',
-        // a loaded machine may take more than the default 3 s to bring a new pod to the consumer
-        IPAM_POD_WAIT_MS: '20000',
+    stack = await startKubernetesStack('held_for_node', {
+      kube: { bookmarkIntervalMs: 500 },
+      api: {
+        from: 'source',
+        env: {
+          IPAM_UNREACHABLE_NODE_GRACE_SECONDS: String(GRACE_SECONDS),
+          IPAM_LEAK_GRACE_SECONDS: '3600',
+          // a loaded machine may take more than the default 3 s to bring a new pod to the consumer
+          IPAM_POD_WAIT_MS: '20000',
+        },
+      },
+      watcherEnv: { IPAM_WATCHER_TIMEOUT_SECONDS: '5', IPAM_WATCHER_RESYNC_SECONDS: '0' },
+      async beforeWatcher({ kube, api }) {
+        // a /29: 6 addresses to hand out, few enough to exhaust
+        expect((await call(api.base, 'POST', '/v1/pools', { name: 'tiny', cidr: '10.90.0.0/29' })).status).toBe(201);
+        for (const node of ['n1', 'n2', 'n3']) kube.upsert('node', { metadata: { name: node }, status: ready('True') });
       },
     });
-    // a /29: 6 addresses to hand out, few enough to exhaust
-    expect((await call(api.base, 'POST', '/v1/pools', { name: 'tiny', cidr: '10.90.0.0/29' })).status).toBe(201);
-    for (const node of ['n1', 'n2', 'n3']) kube.upsert('node', { metadata: { name: node }, status: ready('True') });
-    watcher = await startWatcherProcess({
-      ...bus.env,
-      KUBECONFIG: kube.writeKubeconfig(dir),
-      IPAM_WATCHER_TIMEOUT_SECONDS: '5',
-      IPAM_WATCHER_RESYNC_SECONDS: '0',
-    });
-    for (const node of ['n1', 'n2', 'n3']) await until(`node ${node}`, async () => (await objectStatus('node', node)) !== undefined);
+    ({ kube, db, api } = stack);
+    for (const node of ['n1', 'n2', 'n3']) await until(`node ${node}`, async () => (await stack.objectStatus('node', node)) !== undefined);
   }, 120_000);
-  afterAll(async () => {
-    await watcher?.stop();
-    await api?.stop();
-    await bus?.close();
-    await kube?.close();
-    await db?.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => stack?.close());
 
   it('frees at once the address of a pod deleted normally on a Ready node', async () => {
     const { pod } = await podWithAddress('normal', 'n2');
@@ -106,7 +82,7 @@ describe('addresses held for a node (fake Kubernetes API, watcher and API proces
     const { ip } = await podWithAddress('lost', 'n1');
     await setNode('n1', 'False');
     kube.remove('pod', 'shop/lost');
-    await until('held', async () => (await objectStatus('pod', 'shop/lost'))?.startsWith('held') ?? false);
+    await until('held', async () => (await stack.objectStatus('pod', 'shop/lost'))?.startsWith('held') ?? false);
     const held = await allocation('h-lost');
     expect(held.body.items[0]).toMatchObject({ ip, heldForNode: { node: 'n1', cause: 'node-not-ready', since: expect.any(String) } });
 
@@ -140,7 +116,7 @@ describe('addresses held for a node (fake Kubernetes API, watcher and API proces
   it('holds the address of a pod force-deleted with running containers on a Ready node', async () => {
     await podWithAddress('forced', 'n2');
     kube.remove('pod', 'shop/forced');
-    await until('held', async () => (await objectStatus('pod', 'shop/forced'))?.startsWith('held') ?? false);
+    await until('held', async () => (await stack.objectStatus('pod', 'shop/forced'))?.startsWith('held') ?? false);
     expect((await allocation('h-forced')).body.items[0].heldForNode).toMatchObject({ node: 'n2', cause: 'containers-running' });
     expect((await call(api.base, 'DELETE', '/v1/allocations/h-forced')).status).toBe(204);
   });
@@ -150,7 +126,7 @@ describe('addresses held for a node (fake Kubernetes API, watcher and API proces
     await setNode('n1', 'Unknown');
     const notReadySince = Date.now();
     kube.remove('pod', 'shop/partitioned');
-    await until('held', async () => (await objectStatus('pod', 'shop/partitioned'))?.startsWith('held') ?? false);
+    await until('held', async () => (await stack.objectStatus('pod', 'shop/partitioned'))?.startsWith('held') ?? false);
     await until('released after the grace', async () => (await allocation('h-partitioned')).status === 404, (GRACE_SECONDS + 10) * 1000);
     expect(Date.now() - notReadySince).toBeGreaterThanOrEqual(GRACE_SECONDS * 1000 - 500);
     expect(await releaseReason('h-partitioned')).toMatchObject({ cause: 'node-unreachable', node: 'n1', graceSeconds: GRACE_SECONDS });
@@ -160,7 +136,7 @@ describe('addresses held for a node (fake Kubernetes API, watcher and API proces
     await podWithAddress('orphan', 'n3');
     await setNode('n3', 'False');
     kube.remove('pod', 'shop/orphan');
-    await until('held', async () => (await objectStatus('pod', 'shop/orphan'))?.startsWith('held') ?? false);
+    await until('held', async () => (await stack.objectStatus('pod', 'shop/orphan'))?.startsWith('held') ?? false);
     kube.remove('node', 'n3');
     await until('released', async () => (await allocation('h-orphan')).status === 404);
     expect(await releaseReason('h-orphan')).toMatchObject({ cause: 'node-deleted', node: 'n3' });

@@ -1,24 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { call, startApiProcess, type ApiProcess } from '../../../test/support/api-process';
-import { startFakeKubeApi, type FakeKubeApi } from '../../../test/support/fake-kube-api';
-import { createTestBus, type TestBus } from '../../../test/support/test-bus';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
+import { call, type ApiProcess } from '../../../test/support/api-process';
+import type { FakeKubeApi } from '../../../test/support/fake-kube-api';
 import { eventually } from '../../../test/support/eventually';
-import { startWatcherProcess, type WatcherProcess } from '../../../test/support/watcher-process';
+import { startKubernetesStack, type KubernetesStack } from '../../../test/support/kubernetes-stack';
 
 /**
  * An IPPool shows its state: the API (a real process) publishes each IPPool's status, the watcher
  * (a real process) patches it into the status subresource of the fake Kubernetes API server.
  */
 describe('IPPool status (fake Kubernetes API, watcher and API processes, real NATS and Postgres)', () => {
-  let dir: string;
+  let stack: KubernetesStack;
   let kube: FakeKubeApi;
-  let bus: TestBus;
-  let db: TestDatabase;
   let api: ApiProcess;
-  let watcher: WatcherProcess;
 
   const status = (name: string) => kube.get('ippool', name)?.status as any;
   const condition = (name: string, type: string) => status(name)?.conditions?.find((c: { type: string }) => c.type === type);
@@ -26,21 +18,14 @@ describe('IPPool status (fake Kubernetes API, watcher and API processes, real NA
     eventually(read, done, timeoutMs, what);
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'ippool-status-'));
-    kube = await startFakeKubeApi({ token: 'status-token' });
-    bus = await createTestBus('ippool_status');
-    db = await createTestDatabase('ippool-status');
-    api = await startApiProcess(db.url, { from: 'dist', env: { ...bus.env, IPAM_IPPOOL_STATUS_INTERVAL_MS: '500' } });
-    watcher = await startWatcherProcess({ ...bus.env, KUBECONFIG: kube.writeKubeconfig(dir), IPAM_WATCHER_KINDS: 'ippool' });
+    stack = await startKubernetesStack('ippool_status', {
+      kube: { token: 'status-token' },
+      api: { from: 'dist', env: { IPAM_IPPOOL_STATUS_INTERVAL_MS: '500' } },
+      watcherEnv: { IPAM_WATCHER_KINDS: 'ippool' },
+    });
+    ({ kube, api } = stack);
   });
-  afterAll(async () => {
-    await watcher?.stop();
-    await api?.stop();
-    await db?.drop();
-    await bus?.close();
-    await kube?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => stack?.close());
 
   it('shows an accepted IPPool Ready, with counts that follow allocations and the generation it reflects', async () => {
     kube.upsert('ippool', { metadata: { name: 'rack-a' }, spec: { cidr: '10.81.0.0/24', reserved: ['10.81.0.250-10.81.0.255'] } });
