@@ -411,19 +411,25 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
 });
 
 /**
- * The last message of every object, published again with a new message id: duplicates JetStream
- * cannot drop. Objects found vanished by syncs are left out: a watcher would not list them again.
+ * The last change of every object, published again with a new message id: duplicates JetStream
+ * cannot drop. Each goes alone, as a watcher of the previous release published it. Objects found
+ * vanished by syncs are left out: a watcher would not list them again.
  */
 async function republishLatest(bus: TestBus, vanished: Set<string>): Promise<number> {
   const info = await bus.jsm.streams.info(bus.names.stream);
-  const latest = new Map<string, { subject: string; data: Uint8Array }>();
+  const latest = new Map<string, { subject: string; data: Buffer }>();
   for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
     const msg = await bus.jsm.streams.getMessage(bus.names.stream, { seq }).catch(() => null);
     if (!msg || msg.subject.endsWith('.sync')) continue;
     try {
-      const { kind, object } = JSON.parse(Buffer.from(msg.data).toString());
-      if (!vanished.has(`${kind} ${objectKey(object)}`))
-        latest.set(`${msg.subject} ${objectKey(object)}`, { subject: msg.subject, data: msg.data });
+      const body = JSON.parse(Buffer.from(msg.data).toString());
+      const changes: Array<{ type: ChangeType; object: KubeObject }> = Array.isArray(body.changes) ? body.changes : [body];
+      for (const { type, object } of changes)
+        if (!vanished.has(`${body.kind} ${objectKey(object)}`))
+          latest.set(`${msg.subject} ${objectKey(object)}`, {
+            subject: msg.subject,
+            data: Buffer.from(JSON.stringify({ kind: body.kind, type, object })),
+          });
     } catch {
       // the malformed messages of an earlier test
     }

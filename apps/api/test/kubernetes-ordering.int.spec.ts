@@ -48,6 +48,7 @@ describe('two consumers and one object', () => {
       };
       const prepared = apps[replica].get<unknown, { prepare(d: Delivery): Prepared }>(KubernetesConsumer).prepare(delivery);
       if ('terminate' in prepared) throw new Error(prepared.terminate);
+      if ('parts' in prepared) throw new Error('a single change was read as a batch');
       const outcome = await prepared.run();
       if (!('retryAfterMs' in outcome)) return outcome;
     }

@@ -26,17 +26,24 @@ export interface Delivery {
 
 export type Outcome = { ack: true } | { retryAfterMs: number; error: Error } | { terminate: string };
 
-/** What a message becomes once read: the work, and the key whose messages must be applied in order. */
-export type Prepared =
-  | {
-      key: string;
-      /** waits for every message before it (a sync marker must see the changes listed before it applied) */
-      barrier?: boolean;
-      /** its work joins a statement shared with other messages and holds no connection of its own: counted against `batchedConcurrency` */
-      batched?: boolean;
-      run(): Promise<Outcome>;
-    }
-  | { terminate: string };
+/** One object's work in a message, and the key whose work must be applied in order. */
+export interface Work {
+  key: string;
+  /** waits for every message before it (a sync marker must see the changes listed before it applied) */
+  barrier?: boolean;
+  /** its work joins a statement shared with other messages and holds no connection of its own: counted against `batchedConcurrency` */
+  batched?: boolean;
+  run(): Promise<Outcome>;
+}
+
+export type Terminated = { terminate: string };
+
+/**
+ * What a message becomes once read: one object's work, or several (a batch: each part runs in its
+ * own key's order, and the message is acknowledged once every part is done, or redelivered whole
+ * when one must be retried, its done parts being idempotent), or nothing ever to do.
+ */
+export type Prepared = Work | { parts: Array<Work | Terminated> } | Terminated;
 
 export interface DurableConsumerOptions {
   durable: string;
@@ -53,8 +60,16 @@ export interface DurableConsumerOptions {
  */
 const PULL_EXPIRES_MS = 5_000;
 
-/** Batched messages (see Prepared) in flight at once, besides `concurrency` others: about what one shared statement carries well. */
+/** Batched work (see Work) in flight at once, besides `concurrency` others: about what one shared statement carries well. */
 const BATCHED_CONCURRENCY = 1024;
+
+/**
+ * Messages pulled ahead of their work. A message's ack wait runs from its delivery, and is renewed
+ * only once its work is scheduled, so what waits here must be done within it: 16 batches of Nodes
+ * (2,048, several transactions each) are, and single-object messages (a watcher of the previous
+ * release) are still taken as fast as the work in flight frees its room.
+ */
+const PULL_AHEAD = 16;
 
 export const ACKED: Outcome = { ack: true };
 
@@ -111,7 +126,7 @@ export class DurableConsumer {
         durable_name: durable,
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
-        ack_wait: nanos((this.options.ackWaitSeconds ?? 30) * 1000),
+        ack_wait: nanos(this.ackWaitSeconds * 1000),
         max_deliver: -1,
         filter_subject: `${this.names.subjectPrefix}.>`,
       });
@@ -129,7 +144,7 @@ export class DurableConsumer {
 
   private async consume(): Promise<void> {
     const consumer = await this.js.consumers.get(this.names.stream, this.options.durable);
-    this.messages = await consumer.consume({ max_messages: 2 * (this.concurrency + BATCHED_CONCURRENCY), expires: PULL_EXPIRES_MS });
+    this.messages = await consumer.consume({ max_messages: PULL_AHEAD, expires: PULL_EXPIRES_MS });
   }
 
   /** Consumes until stopped: when the iterator breaks off, it is made again (unacknowledged messages come back). */
@@ -152,6 +167,10 @@ export class DurableConsumer {
     }
   }
 
+  private get ackWaitSeconds(): number {
+    return this.options.ackWaitSeconds ?? 30;
+  }
+
   private get concurrency(): number {
     return this.options.concurrency ?? 16;
   }
@@ -164,23 +183,55 @@ export class DurableConsumer {
     };
     const prepared = this.prepare(delivery);
     if ('terminate' in prepared) return this.settle(msg, delivery, prepared);
+    if ('parts' in prepared) return this.scheduleParts(msg, delivery, prepared.parts);
     if (prepared.barrier) await Promise.all(this.inFlight);
-    const [slots, limit] = prepared.batched ? [this.batchedInFlight, BATCHED_CONCURRENCY] : [this.othersInFlight, this.concurrency];
+    const { outcome } = await this.begin(prepared, delivery);
+    const settled = this.track(outcome.then((o) => this.settle(msg, delivery, o)));
+    if (prepared.barrier) await settled;
+  }
+
+  /**
+   * Each part starts in its key's order, as its own message would; the message is settled once
+   * all are done. Meanwhile its ack wait is renewed: a batch waits for the work of its keys.
+   */
+  private async scheduleParts(msg: JsMsg, delivery: Delivery, parts: Array<Work | Terminated>): Promise<void> {
+    const beat = setInterval(() => msg.working(), (this.ackWaitSeconds * 1000) / 3);
+    const outcomes: Array<Promise<Outcome>> = [];
+    for (const part of parts) outcomes.push('terminate' in part ? Promise.resolve(part) : (await this.begin(part, delivery)).outcome);
+    void this.track(
+      Promise.all(outcomes).then((all) => {
+        clearInterval(beat);
+        for (const outcome of all) this.settled(delivery, outcome);
+        const retry = all.find((o) => 'retryAfterMs' in o);
+        if (retry) msg.nak(retry.retryAfterMs);
+        else msg.ack();
+      }),
+    );
+  }
+
+  /** Starts the work after the work before it of its key, once its limit has room; resolves (without waiting for it) with its outcome. */
+  private async begin(work: Work, delivery: Delivery): Promise<{ outcome: Promise<Outcome> }> {
+    const [slots, limit] = work.batched ? [this.batchedInFlight, BATCHED_CONCURRENCY] : [this.othersInFlight, this.concurrency];
     while (slots.size >= limit) await Promise.race(slots);
-    const previous = this.chains.get(prepared.key) ?? Promise.resolve();
-    const task: Promise<void> = previous
-      .then(() => prepared.run())
-      .catch((error: Error) => ({ retryAfterMs: retryDelayMs(delivery.deliveryCount), error }))
-      .then((outcome) => this.settle(msg, delivery, outcome))
-      .finally(() => {
-        this.inFlight.delete(task);
-        slots.delete(task);
-        if (this.chains.get(prepared.key) === task) this.chains.delete(prepared.key);
-      });
-    this.chains.set(prepared.key, task);
-    this.inFlight.add(task);
+    const previous = this.chains.get(work.key) ?? Promise.resolve();
+    const outcome = previous
+      .then(() => work.run())
+      .catch((error: Error): Outcome => ({ retryAfterMs: retryDelayMs(delivery.deliveryCount), error }));
+    const task: Promise<void> = outcome.then(() => {
+      slots.delete(task);
+      if (this.chains.get(work.key) === task) this.chains.delete(work.key);
+    });
+    this.chains.set(work.key, task);
     slots.add(task);
-    if (prepared.barrier) await task;
+    void this.track(task);
+    // wrapped: a promise returned by an async function would be awaited
+    return { outcome };
+  }
+
+  private track(task: Promise<void>): Promise<void> {
+    const tracked = task.finally(() => this.inFlight.delete(tracked));
+    this.inFlight.add(tracked);
+    return tracked;
   }
 
   private settle(msg: JsMsg, delivery: Delivery, outcome: Outcome): void {

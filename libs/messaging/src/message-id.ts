@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ObjectChange, SyncMarker } from './watch-change';
 
 /**
@@ -9,3 +10,6 @@ export function changeMessageId({ type, object }: ObjectChange): string {
 }
 
 export const syncMessageId = (marker: Pick<SyncMarker, 'syncId' | 'chunk'>) => `sync:${marker.syncId}:${marker.chunk}`;
+
+/** A batch's id names the object versions it carries: the same batch published again is dropped as a duplicate. */
+export const batchMessageId = (changeIds: readonly string[]) => `batch:${createHash('sha256').update(changeIds.join('\n')).digest('hex')}`;

@@ -10,6 +10,15 @@ export interface ObjectChange {
   object: KubeObject;
 }
 
+/**
+ * Several changes of one kind in one message (the watcher's batches): at most one change per
+ * object, so that each object's order is the stream's order of the messages that carry it.
+ */
+export interface ChangeBatch {
+  kind: KubeKind;
+  changes: Array<Omit<ObjectChange, 'kind'>>;
+}
+
 /** A live object named in a sync marker. */
 export interface LiveKey {
   key: string;

@@ -1,5 +1,6 @@
 import {
   KUBE_KINDS,
+  objectKey,
   parseSubject,
   trimObject,
   type KubeKind,
@@ -9,7 +10,8 @@ import {
   type SyncMarker,
 } from '@ipledger/messaging';
 
-export type KubeMessage = { change: ObjectChange } | { sync: SyncMarker };
+/** A batch's change that can never be applied stands in its place as MalformedMessage: the batch's others are applied. */
+export type KubeMessage = { change: ObjectChange } | { changes: Array<ObjectChange | MalformedMessage> } | { sync: SyncMarker };
 
 /** A message that can never be applied: terminated, logged and counted, never retried. */
 export class MalformedMessage extends Error {}
@@ -23,7 +25,8 @@ function check(condition: boolean, what: string): asserts condition {
 }
 
 /**
- * Reads what the watcher published, refusing anything that is not an object change or sync marker.
+ * Reads what the watcher published, refusing anything that is not an object change, a batch of
+ * them (a watcher of this release) or a sync marker.
  * The object is trimmed as the watcher trims it on receipt: a message of an older watcher, which
  * published whole objects, is applied and stored without its env values, volumes or managedFields.
  */
@@ -38,7 +41,27 @@ export function parseKubeMessage(names: StreamNames, subject: string, data: Uint
   }
   check(isObject(body), `${subject}: the body is not an object`);
   check(body.kind === route.kind && KUBE_KINDS.includes(body.kind as KubeKind), `${subject}: kind ${String(body.kind)} does not match`);
-  return route.sync ? { sync: parseSync(body, subject) } : { change: parseChange(body, subject, route.kind) };
+  if (route.sync) return { sync: parseSync(body, subject) };
+  return Array.isArray(body.changes)
+    ? { changes: parseBatch(body.changes, subject, route.kind) }
+    : { change: parseChange(body, subject, route.kind) };
+}
+
+/** One change per object (the publisher's rule): two of one object in one message would share its stream sequence, and their order be lost. */
+function parseBatch(items: unknown[], subject: string, kind: KubeKind): Array<ObjectChange | MalformedMessage> {
+  check(items.length > 0, `${subject}: an empty batch`);
+  const changes = items.map((item, i) => {
+    try {
+      check(isObject(item), `${subject}: change ${i} is not an object`);
+      return parseChange(item, `${subject} change ${i}`, kind);
+    } catch (err) {
+      if (err instanceof MalformedMessage) return err;
+      throw err;
+    }
+  });
+  const keys = changes.flatMap((c) => (c instanceof MalformedMessage ? [] : [objectKey(c.object)]));
+  check(new Set(keys).size === keys.length, `${subject}: an object changes twice in one batch`);
+  return changes;
 }
 
 function parseChange(body: Record<string, unknown>, subject: string, kind: KubeKind): ObjectChange {

@@ -4,6 +4,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { DeletePoolCommand, DomainError, type CommandMetadata } from '@ipledger/domain';
 import {
   ACKED,
+  changeMessageId,
   DurableConsumer,
   ensureStream,
   objectKey,
@@ -16,6 +17,7 @@ import {
   type Outcome,
   type Prepared,
   type SyncMarker,
+  type Work,
 } from '@ipledger/messaging';
 import type { JetStreamManager } from 'nats';
 import type { Pool } from 'pg';
@@ -186,7 +188,19 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
           ),
       };
     }
-    const change = message.change;
+    if ('changes' in message)
+      return {
+        parts: message.changes.map((change) =>
+          change instanceof MalformedMessage
+            ? { terminate: change.message }
+            : // each change is audited under its own id, as if it had come alone
+              this.prepareChange(change, { ...delivery, messageId: changeMessageId(change) }),
+        ),
+      };
+    return this.prepareChange(message.change, delivery);
+  }
+
+  private prepareChange(change: ObjectChange, delivery: Delivery): Work {
     return {
       key: `${change.kind}/${objectKey(change.object)}`,
       batched: onlyRecorded(change),
@@ -292,8 +306,10 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       }
       // one more attempt: a failure parks it again at once
       const delivery = toDelivery(stored, stored.header, this.config.maxAttempts);
-      const prepared = this.prepare(delivery);
-      if ('terminate' in prepared) continue;
+      const read = this.prepare(delivery);
+      // of a batch, only the parked object's change: the others were applied
+      const prepared = 'parts' in read ? read.parts.find((p) => 'key' in p && p.key === `${request.kind}/${request.key}`) : read;
+      if (!prepared || 'terminate' in prepared) continue;
       this.logger.log(`${request.kind} ${request.key}: applying parked message ${stored.seq} again`);
       await prepared.run().then(
         async (outcome) => {
