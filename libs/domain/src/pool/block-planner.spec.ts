@@ -1,3 +1,4 @@
+import { deciderSpecification } from '../../../../test/support/decider-specification';
 import fc from 'fast-check';
 import { formatIp, parseCidr, parseIp } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
@@ -20,12 +21,8 @@ import { draftPool } from './pool-draft';
 
 const at = (ms: number) => new Date(ms);
 
-/** Folds events as the event store does: with the time each was recorded at. */
-function apply(state: PoolState, events: Array<PoolEvent | null>, recordedAt = at(0)): PoolState {
-  for (const event of events)
-    if (event) state = PoolAggregate.evolve(state, { type: event.type, data: { ...event.data }, version: 0, recordedAt });
-  return state;
-}
+const { evolvedAt } = deciderSpecification(PoolAggregate);
+const apply = (state: PoolState, events: Array<PoolEvent | null>, recordedAt = at(0)) => evolvedAt(recordedAt, state, ...events);
 
 function pool(blockAffinity: 'strict' | 'borrow', cidr = '10.0.0.0/24', blockSize = 26, blockReleaseSeconds = 300): PoolState {
   const spec = parsePoolSpec({ name: 'p', cidr, blockSize, blockAffinity, blockReleaseSeconds });

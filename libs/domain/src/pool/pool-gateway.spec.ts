@@ -1,3 +1,4 @@
+import { deciderSpecification } from '../../../../test/support/decider-specification';
 import { parseIp } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
 import { planPoolApply } from './pool-apply';
@@ -5,10 +6,10 @@ import { parsePoolSpec } from './pool-spec';
 import { decideAllocate, decideCreatePool, PoolAggregate, poolCounts, poolGateway } from './pool.aggregate';
 import type { PoolState } from './pool-state';
 
+const { evolved } = deciderSpecification(PoolAggregate);
 const pool = (cidr: string, gateway?: string | null): PoolState => {
   const state = PoolAggregate.initialState();
-  const event = decideCreatePool(state, parsePoolSpec({ name: 'p', cidr, gateway }));
-  return PoolAggregate.evolve(state, { ...event, version: 1 });
+  return evolved(state, decideCreatePool(state, parsePoolSpec({ name: 'p', cidr, gateway })));
 };
 
 const holder = { node: 'n', namespace: 'default', pod: 'a', podUid: null };
@@ -35,7 +36,7 @@ describe('pool gateway', () => {
     expect(poolCounts(state)).toEqual({ capacity: 2n, allocated: 0n, reservedCount: 1n, rangeReservedCount: 0n, free: 1n });
     const first = decideAllocate(state, { handle: 'h1', ...holder });
     expect(first.event?.data.ip).toBe('10.0.0.2');
-    state = PoolAggregate.evolve(state, { ...first.event!, version: 2 });
+    state = evolved(state, first.event);
     expect(() => decideAllocate(state, { handle: 'h2', ...holder })).toThrow(expect.objectContaining({ code: 'POOL_EXHAUSTED' }));
     expect(() => decideAllocate(state, { handle: 'h2', ...holder, ip: parseIp('10.0.0.1').value })).toThrow(
       new DomainError('IP_RESERVED', '10.0.0.1 is the gateway of pool "p"'),
@@ -44,7 +45,7 @@ describe('pool gateway', () => {
 
   it('reads a PoolCreated recorded before gateways existed as a pool without one', () => {
     const { gateway: _, ...old } = parsePoolSpec({ name: 'p', cidr: '10.0.0.0/24' });
-    const state = PoolAggregate.evolve(PoolAggregate.initialState(), { type: 'PoolCreated', data: old, version: 1 });
+    const state = evolved(PoolAggregate.initialState(), { type: 'PoolCreated', data: old });
     expect(poolGateway(state)).toBeNull();
     expect(poolCounts(state).reservedCount).toBe(0n);
   });
@@ -70,7 +71,7 @@ describe('allocation network', () => {
     let state = pool('10.0.0.0/24');
     const { event } = decideAllocate(state, { handle: 'h1', ...holder, network: 'pods' });
     expect(event?.data.network).toBe('pods');
-    state = PoolAggregate.evolve(state, { ...event!, version: 2 });
+    state = evolved(state, event);
     expect(state.holders.get(parseIp('10.0.0.1').value)?.network).toBe('pods');
     const { event: plain } = decideAllocate(state, { handle: 'h2', ...holder });
     expect(plain?.data).not.toHaveProperty('network');

@@ -1,5 +1,5 @@
+import { deciderSpecification } from '../../../../test/support/decider-specification';
 import { parseCidr, parseIp } from '@ipledger/ip';
-import type { PoolEvent } from '../events';
 import { parsePoolSpec, type PoolSpecInput } from './pool-spec';
 import {
   decideAllocate,
@@ -12,16 +12,14 @@ import {
 } from './pool.aggregate';
 import type { PoolState } from './pool-state';
 
-let version = 0;
-const fold = (state: PoolState, event: PoolEvent | null, at = 0) =>
-  event ? PoolAggregate.evolve(state, { type: event.type, data: { ...event.data }, version: ++version, recordedAt: new Date(at) }) : state;
+const { evolved, evolvedAt } = deciderSpecification(PoolAggregate);
 const pool = (input: Omit<PoolSpecInput, 'name'>) => {
   const empty = PoolAggregate.initialState();
-  return fold(empty, decideCreatePool(empty, parsePoolSpec({ name: 'p', ...input })));
+  return evolved(empty, decideCreatePool(empty, parsePoolSpec({ name: 'p', ...input })));
 };
 const holder = (handle: string) => ({ handle, node: 'n', namespace: 'ns', pod: handle, podUid: null });
 const allocate = (state: PoolState, handle: string, ip?: string) =>
-  fold(state, decideAllocate(state, { ...holder(handle), ip: ip === undefined ? undefined : parseIp(ip).value }).event);
+  evolved(state, decideAllocate(state, { ...holder(handle), ip: ip === undefined ? undefined : parseIp(ip).value }).event);
 const resize = (state: PoolState, cidr: string) => decideResizePool(state, 'p', parseCidr(cidr));
 const restore = (state: PoolState) =>
   PoolAggregate.snapshot!.deserialize(JSON.parse(JSON.stringify(PoolAggregate.snapshot!.serialize(state))));
@@ -32,7 +30,7 @@ describe('a pool grows and shrinks in place', () => {
     for (let i = 0; i < 14; i++) state = allocate(state, `h${i}`);
     const event = resize(state, '10.0.0.0/27');
     expect(event).toEqual({ type: 'PoolResized', data: { name: 'p', previousCidr: '10.0.0.0/28', cidr: '10.0.0.0/27' } });
-    state = fold(state, event);
+    state = evolved(state, event);
     expect(poolCounts(state)).toMatchObject({ capacity: 30n, allocated: 14n, free: 16n });
     expect(decideAllocate(state, holder('next')).ip).toBe(parseIp('10.0.0.15').value);
     expect(restore(state).used.runs()).toEqual(state.used.runs());
@@ -40,7 +38,7 @@ describe('a pool grows and shrinks in place', () => {
 
   it('keeps a reserved entry on the old broadcast address reserved once it becomes usable', () => {
     const state = pool({ cidr: '10.0.0.0/24', reserved: ['10.0.0.255'] });
-    const grown = fold(state, resize(state, '10.0.0.0/23'));
+    const grown = evolved(state, resize(state, '10.0.0.0/23'));
     expect(grown.reservedSet.has(parseIp('10.0.0.255').value)).toBe(true);
     expect(poolCounts(grown)).toMatchObject({ capacity: 510n, reservedCount: 1n });
   });
@@ -59,7 +57,7 @@ describe('a pool grows and shrinks in place', () => {
     ['the gateway', (s: PoolState) => s, '10.0.0.128/25', '10.0.0.1 is the gateway'],
     [
       'a StatefulSet range',
-      (s: PoolState) => fold(s, decideReserveRange(s, 'ns', 'db', 150n)),
+      (s: PoolState) => evolved(s, decideReserveRange(s, 'ns', 'db', 150n)),
       '10.0.0.0/25',
       'range of StatefulSet ns/db',
     ],
@@ -87,9 +85,9 @@ describe('a pool grows and shrinks in place', () => {
 
   it('shrinks over a cooling address, which is then forgotten', () => {
     let state = allocate(pool({ cidr: '10.0.0.0/24', reuseDelaySeconds: 60 }), 'out', '10.0.0.200');
-    state = fold(state, decideRelease(state, 'out'), 1000);
+    state = evolvedAt(new Date(1000), state, decideRelease(state, 'out'));
     expect(state.cooling.size).toBe(1);
-    state = fold(state, resize(state, '10.0.0.0/25'), 2000);
+    state = evolvedAt(new Date(2000), state, resize(state, '10.0.0.0/25'));
     expect(state.cooling.size).toBe(0);
     expect(state.used.has(parseIp('10.0.0.200').value)).toBe(false);
     expect(poolCounts(state)).toMatchObject({ capacity: 126n, free: 126n });

@@ -1,3 +1,4 @@
+import { deciderSpecification } from '../../../../test/support/decider-specification';
 import fc from 'fast-check';
 import { DomainError } from '../errors/domain-error';
 import type { PoolEvent } from '../events';
@@ -50,9 +51,7 @@ class Model {
 }
 
 const octetOf = (ip: bigint) => Number(ip - BASE);
-let version = 0;
-const record = (state: PoolState, event: PoolEvent | null, at: number) =>
-  event ? PoolAggregate.evolve(state, { type: event.type, data: { ...event.data }, version: ++version, recordedAt: new Date(at) }) : state;
+const { evolvedAt } = deciderSpecification(PoolAggregate);
 const restore = (state: PoolState) =>
   PoolAggregate.snapshot!.deserialize(JSON.parse(JSON.stringify(PoolAggregate.snapshot!.serialize(state))));
 
@@ -61,13 +60,13 @@ type Outcome = { octet: number; event: PoolEvent | null } | { code: string; mess
 function run(state: PoolState, cmd: Exclude<Command, { kind: 'wait' }>, now: number): [PoolState, Outcome] {
   if (cmd.kind === 'release') {
     const event = decideRelease(state, cmd.handle);
-    return [record(state, event, now), { released: event }];
+    return [evolvedAt(new Date(now), state, event), { released: event }];
   }
   try {
     const requested = cmd.kind === 'allocateIp' ? BASE + BigInt(cmd.octet) : undefined;
     const holder = { handle: cmd.handle, node: 'n', namespace: 'ns', pod: cmd.handle, podUid: null };
     const { ip, event } = decideAllocate(state, { ...holder, ip: requested, now });
-    return [record(state, event, now), { octet: octetOf(ip), event }];
+    return [evolvedAt(new Date(now), state, event), { octet: octetOf(ip), event }];
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     return [state, { code: err.code, message: err.message }];
@@ -84,7 +83,7 @@ it('never hands out a cooling address unasked, refuses exactly when only cooling
         let now = 1_700_000_000_000;
         const empty = PoolAggregate.initialState();
         const created = decideCreatePool(empty, parsePoolSpec({ name: 'p', cidr: '10.0.0.0/29', reuseDelaySeconds: delay }));
-        let live = record(empty, created, now);
+        let live = evolvedAt(new Date(now), empty, created);
         let restored = restore(live);
         const log: Array<{ event: PoolEvent; at: number }> = [{ event: created, at: now }];
         const model = new Model(delay * 1000);
@@ -139,7 +138,7 @@ it('never hands out a cooling address unasked, refuses exactly when only cooling
           model.held.set(cmd.handle, octet);
         });
         // the log replayed from the start decides as the live state does
-        const replayed = log.reduce((state, { event, at }) => record(state, event, at), PoolAggregate.initialState());
+        const replayed = log.reduce((state, { event, at }) => evolvedAt(new Date(at), state, event), PoolAggregate.initialState());
         expect(summary(replayed)).toEqual(summary(live));
         expect(summary(restore(live))).toEqual(summary(live));
       },
