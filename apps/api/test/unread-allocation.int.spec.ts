@@ -1,3 +1,6 @@
+import { decideAllocate } from '@ipledger/domain';
+import { PreconditionFailedError } from '@ipledger/event-store';
+import { PoolGroupCommit } from '../src/infrastructure/pool-group-commit';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
 const ips = (res: { body: { items: Array<{ ip: string }> } }) => res.body.items.map((a) => a.ip);
@@ -57,5 +60,25 @@ describe('allocations decided without their start read', () => {
       .send(body('h-db-1', 'b4', 'db-1'))
       .expect(201);
     expect(pod.body.items[0]).toMatchObject({ ip: ordinal1, statefulSet: { namespace: 'ns', name: 'db', ordinal: 1 } });
+  });
+
+  it('fails only the requests whose precondition failed: the rest of their batch is appended at once', async () => {
+    await api.http().post('/v1/allocations').send(body('holds-a4', 'a4')).expect(201);
+    const groupCommit = api.app.get(PoolGroupCommit);
+    const allocate = (handle: string, unread: boolean) =>
+      groupCommit.run('b4', {
+        metadata: { actor: 'test', source: 'rest', correlationId: handle },
+        ...(unread ? { unread: { handle, namespace: 'ns', statefulSet: null } } : {}),
+        decide: (state) => {
+          const decided = decideAllocate(state, { handle, node: 'n', namespace: 'ns', pod: handle, podUid: null });
+          return { events: [decided.claim, decided.event].flatMap((e) => (e === null ? [] : [e])), answer: () => decided.ip };
+        },
+      });
+    // pushed in one turn of the event loop: one batch, one append
+    const [moved, bystander] = await Promise.allSettled([allocate('holds-a4', true), allocate('bystander', false)]);
+    expect(moved).toMatchObject({ status: 'rejected', reason: expect.any(PreconditionFailedError) });
+    expect(bystander).toMatchObject({ status: 'fulfilled' });
+    const held = await api.http().get('/v1/allocations/bystander').expect(200);
+    expect(held.body.items[0].pool).toBe('b4');
   });
 });

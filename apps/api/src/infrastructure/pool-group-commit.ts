@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { draftPool, foldIntoDraft, PoolAggregate, type CommandMetadata, type PoolEvent, type PoolView } from '@ipledger/domain';
-import { ConcurrencyError, type RecordedEvent } from '@ipledger/event-store';
+import { ConcurrencyError, PreconditionFailedError, type RecordedEvent } from '@ipledger/event-store';
 import { unreadStartPrecondition, type UnreadStart } from '@ipledger/projections';
 import { BatchQueue } from './batch-queue';
 import { EventWriter, type Change } from './event-writer';
@@ -85,17 +85,18 @@ export class PoolGroupCommit {
       };
     });
     const unread = pools.flatMap((pool, i) =>
-      batch.get(pool)!.flatMap(({ work }, j) => {
+      batch.get(pool)!.filter(({ work }, j) => {
         const made = decided[i][j];
-        return work.unread && 'events' in made && made.events.length > 0 ? [work.unread] : [];
+        return work.unread && 'events' in made && made.events.length > 0;
       }),
     );
     let recorded: RecordedEvent[];
     try {
-      recorded = await this.writer.append(changes, undefined, unread.length > 0 ? unreadStartPrecondition(unread) : undefined);
+      const precondition = unread.length > 0 ? unreadStartPrecondition(unread.map(({ work }) => work.unread!)) : undefined;
+      recorded = await this.writer.append(changes, undefined, precondition);
     } catch (err) {
-      // another writer moved a pool, or a request's unread start was not empty (PreconditionFailedError):
-      // the requests' own retry (one level, see retryOnConflict) decides again, on fresh state
+      if (err instanceof PreconditionFailedError) return this.commitWithout(batch, unread, err);
+      // another writer moved a pool: the requests' own retry (one level, see retryOnConflict) decides again, on fresh state
       if (err instanceof ConcurrencyError) pools.forEach((pool) => this.behind.add(pool));
       throw err;
     }
@@ -106,6 +107,20 @@ export class PoolGroupCommit {
         recorded.filter((e) => e.streamId === loaded[i].streamId),
       ),
     );
+  }
+
+  /**
+   * A precondition failed: only the requests decided without their start read can have decided
+   * wrong. They read and decide again (their own retry); the others are decided again at once
+   * without them and appended, rather than all going back to their retries: with the Kubernetes
+   * consumer on, every StatefulSet pod's first try fails its precondition, and a burst of them
+   * would otherwise keep failing the whole pool's batches until the others ran out of attempts.
+   */
+  private commitWithout(batch: Map<string, Queued[]>, failed: Queued[], err: PreconditionFailedError): Promise<void> {
+    failed.forEach((q) => q.reject(err));
+    const rest = [...batch].map(([pool, queued]) => [pool, queued.filter((q) => !failed.includes(q))] as const);
+    const left = new Map(rest.filter(([, queued]) => queued.length > 0));
+    return left.size > 0 ? this.commit(left) : Promise.resolve();
   }
 
   /** The pool's requests in order on one draft, each seeing the events of those before it. */
