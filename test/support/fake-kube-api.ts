@@ -95,6 +95,8 @@ const TYPES: Record<KubeKind, { apiVersion: string; kind: string; namespaced: bo
   statefulset: { apiVersion: 'apps/v1', kind: 'StatefulSet', namespaced: true },
   ippool: { apiVersion: 'ipam.ipledger.io/v1alpha1', kind: 'IPPool', namespaced: false },
   namespace: { apiVersion: 'v1', kind: 'Namespace', namespaced: false },
+  deployment: { apiVersion: 'apps/v1', kind: 'Deployment', namespaced: true },
+  replicaset: { apiVersion: 'apps/v1', kind: 'ReplicaSet', namespaced: true },
 };
 
 const REASONS: Record<number, string> = {

@@ -10,6 +10,7 @@ import { BlocksModule } from './blocks/blocks.module';
 import { CheckModule } from './check/check.module';
 import type { Config } from './config';
 import { HealthModule } from './health/health.module';
+import { IpSetsModule } from './ip-sets/ip-sets.module';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { DatabaseServer } from './infrastructure/database-server';
 import { EventWriter } from './infrastructure/event-writer';
@@ -71,6 +72,7 @@ export class AppModule implements OnApplicationShutdown {
         NodesModule,
         AllocationsModule,
         StatefulSetsModule,
+        IpSetsModule,
         AuditModule,
         BlocksModule,
         CheckModule,

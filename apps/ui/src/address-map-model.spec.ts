@@ -1,5 +1,6 @@
 import { parseCidr } from '@ipledger/ip';
 import type { Allocation, Block, Pool } from './api-types';
+import { ipSetOf } from './range-owner';
 import { mapCells, poolLayout, type AddressCell, type BlockCell } from './address-map-model';
 
 const pool = (over: Partial<Pool>): Pool => ({
@@ -62,6 +63,25 @@ describe('address map model', () => {
       'unusable',
     ]);
     expect(at(11)).toMatchObject({ holder: { pod: 'web-1' }, range: { name: 'web' } });
+  });
+
+  it("draws an ip-set's free addresses in a state of their own, apart from a StatefulSet's range", () => {
+    const layout = poolLayout(
+      pool({
+        statefulSetRanges: [
+          { namespace: 'apps', name: 'db', start: '10.0.0.10', end: '10.0.0.11' },
+          { namespace: 'apps', name: 'Deployment:web', start: '10.0.0.20', end: '10.0.0.22' },
+        ],
+      }),
+      [held('10.0.0.21', 'web-abc-1')],
+    );
+    const cells = mapCells(layout) as AddressCell[];
+    expect([10, 20, 21, 22, 23].map((i) => cells[i].state)).toEqual(['range', 'ipset', 'allocated', 'ipset', 'free']);
+    expect(ipSetOf(cells[20].range!)).toEqual({ kind: 'Deployment', name: 'web' });
+    expect(ipSetOf(cells[10].range!)).toBeNull();
+    const blocks = mapCells(poolLayout(pool({ cidr: '10.0.0.0/16', statefulSetRanges: [cells[20].range!] }), [])) as BlockCell[];
+    expect(tally(blocks, 'ipset')).toBe(3n);
+    expect(tally(blocks, 'range')).toBe(0n);
   });
 
   it('aggregates a /16 into 256 /24 blocks whose counts add up to the pool', () => {

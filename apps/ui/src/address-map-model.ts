@@ -1,8 +1,9 @@
 import { cidrFirst, cidrLast, familyBits, formatCidr, formatIp, parseCidr, parseIp, parseIpRange, RangeSet, type Cidr } from '@ipledger/ip';
 import type { Allocation, Block, Pool, StatefulSetRange } from './api-types';
+import { ipSetOf } from './range-owner';
 
 /** What an address is, in the order a cell shows it: the first that applies wins. */
-export const ADDRESS_STATES = ['allocated', 'gateway', 'reserved', 'range', 'free', 'unusable'] as const;
+export const ADDRESS_STATES = ['allocated', 'gateway', 'reserved', 'range', 'ipset', 'free', 'unusable'] as const;
 export type AddressState = (typeof ADDRESS_STATES)[number];
 
 /** Up to this many addresses (an IPv4 /20) the map draws one cell an address; beyond, blocks. */
@@ -47,7 +48,10 @@ export interface PoolLayout {
   usableLast: bigint;
   gateway: bigint | null;
   reservedSet: RangeSet;
+  /** StatefulSet ranges */
   rangeSet: RangeSet;
+  /** Deployments' and ReplicaSets' ip-sets */
+  ipSetSet: RangeSet;
   ranges: RangeSpan[];
   held: Map<bigint, Allocation>;
   /** the blocks nodes have claimed, by start address (they never overlap) */
@@ -70,9 +74,10 @@ export function poolLayout(pool: Pool, allocations: readonly Allocation[], block
     if (start <= end) reservedSet.add(start, end);
   }
   const rangeSet = new RangeSet();
+  const ipSetSet = new RangeSet();
   const ranges = (pool.statefulSetRanges ?? []).map((range) => {
     const span = { range, start: parseIp(range.start).value, end: parseIp(range.end).value };
-    rangeSet.add(span.start, span.end);
+    (ipSetOf(range) ? ipSetSet : rangeSet).add(span.start, span.end);
     return span;
   });
   const held = new Map(allocations.map((a) => [parseIp(a.ip).value, a]));
@@ -83,7 +88,7 @@ export function poolLayout(pool: Pool, allocations: readonly Allocation[], block
     })
     .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
   const gateway = pool.gateway ? parseIp(pool.gateway).value : null;
-  return { cidr, usableFirst, usableLast, gateway, reservedSet, rangeSet, ranges, held, nodeBlocks };
+  return { cidr, usableFirst, usableLast, gateway, reservedSet, rangeSet, ipSetSet, ranges, held, nodeBlocks };
 }
 
 /** Index of the first node block that ends at or after `ip` (nodeBlocks.length when none does). */
@@ -114,6 +119,7 @@ function stateOf(layout: PoolLayout, ip: bigint): AddressState {
   if (ip === layout.gateway) return 'gateway';
   if (layout.reservedSet.has(ip)) return 'reserved';
   if (layout.rangeSet.has(ip)) return 'range';
+  if (layout.ipSetSet.has(ip)) return 'ipset';
   return 'free';
 }
 
@@ -156,6 +162,7 @@ export function mapCells(layout: PoolLayout, view: Cidr = layout.cidr): AddressC
         gateway,
         reserved: usable ? inSet(layout.reservedSet, usableStart, usableEnd) - gatewayReserved : 0n,
         range: usable ? inSet(layout.rangeSet, usableStart, usableEnd) : 0n,
+        ipset: usable ? inSet(layout.ipSetSet, usableStart, usableEnd) : 0n,
         free: 0n,
         unusable: size - usable,
       },
@@ -169,9 +176,10 @@ export function mapCells(layout: PoolLayout, view: Cidr = layout.cidr): AddressC
     counts.allocated++;
     if (layout.reservedSet.has(ip)) counts.reserved--;
     else if (layout.rangeSet.has(ip)) counts.range--;
+    else if (layout.ipSetSet.has(ip)) counts.ipset--;
   }
   for (const { counts } of blocks) {
-    counts.free = size - counts.unusable - counts.allocated - counts.gateway - counts.reserved - counts.range;
+    counts.free = size - counts.unusable - counts.allocated - counts.gateway - counts.reserved - counts.range - counts.ipset;
   }
   return blocks;
 }

@@ -1,7 +1,8 @@
 import { familyBits, formatCidr, parseCidr } from '@ipledger/ip';
 import { useMemo, useState } from 'preact/hooks';
 import { ADDRESS_STATES, mapCells, type AddressCell, type AddressState, type BlockCell, type PoolLayout } from './address-map-model';
-import type { Block } from './api-types';
+import type { Block, StatefulSetRange } from './api-types';
+import { ipSetOf, rangeOwnerText } from './range-owner';
 import { formatCount, share } from './format';
 import { nodeColour } from './node-colour';
 
@@ -10,6 +11,7 @@ const STATE_LABELS: Record<AddressState, string> = {
   gateway: 'gateway',
   reserved: 'reserved',
   range: 'StatefulSet range',
+  ipset: 'ip-set',
   free: 'free',
   unusable: 'network / broadcast',
 };
@@ -19,6 +21,7 @@ const COLOURS: Record<AddressState, string> = {
   gateway: 'var(--gateway)',
   reserved: 'var(--reserved)',
   range: 'var(--range)',
+  ipset: 'var(--ipset)',
   free: 'var(--free)',
   unusable: 'var(--unusable)',
 };
@@ -62,6 +65,15 @@ function NodesOf({ blocks }: { blocks: readonly Block[] }) {
           {n > 1 ? ` ×${n}` : ''}
         </span>
       ))}
+    </div>
+  );
+}
+
+/** Whose range an address lies in: a StatefulSet's, or a Deployment's or ReplicaSet's ip-set. */
+function RangeOwner({ range }: { range: StatefulSetRange }) {
+  return (
+    <div>
+      <b>{rangeOwnerText(range)}</b> ({range.start} – {range.end})
     </div>
   );
 }
@@ -115,15 +127,7 @@ function Tooltip({ cell }: { cell: AddressCell | BlockCell }) {
           {h?.borrowed ? <span class="pill held">borrowed by {h.node}</span> : null}
         </div>
       )}
-      {cell.range && (
-        <div>
-          StatefulSet range of{' '}
-          <b>
-            {cell.range.namespace}/{cell.range.name}
-          </b>{' '}
-          ({cell.range.start} – {cell.range.end})
-        </div>
-      )}
+      {cell.range && <RangeOwner range={cell.range} />}
       <div class="muted">click for this address's history</div>
     </>
   );
@@ -236,7 +240,7 @@ export function AddressMap({
               data-ip={cell.ip}
               data-state={cell.state}
               data-node={cell.nodeBlock?.node}
-              class={`cell ${cell.state}${cell.range && cell.state === 'allocated' ? ' in-range' : ''}${cell.ip === selected ? ' selected' : ''}`}
+              class={`cell ${cell.state}${cell.range && cell.state === 'allocated' ? (ipSetOf(cell.range) ? ' in-ipset' : ' in-range') : ''}${cell.ip === selected ? ' selected' : ''}`}
               style={cell.nodeBlock ? { borderTop: `4px solid ${nodeColour(cell.nodeBlock.node)}` } : undefined}
             >
               {columns === 16 ? shortLabel(cell, i) : ''}

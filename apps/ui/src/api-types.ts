@@ -78,6 +78,7 @@ export interface IpHistoryItem {
   namespace: string | null;
   pod: string | null;
   statefulSet?: string | null;
+  ipSet?: { kind: string; name: string } | null;
   at: string;
   actor?: string | null;
 }

@@ -67,9 +67,11 @@ export function IpHistory({
             <button type="button" class="link" onClick={() => onPick(item.at)} title="show the pool at this instant">
               <span class={`type ${item.type}`}>{item.type}</span>
               <span class="what">
-                {item.type === 'RangeReserved'
-                  ? `StatefulSet ${item.namespace}/${item.statefulSet}`
-                  : `${item.namespace}/${item.pod} on ${item.node} (${item.handle})`}
+                {item.type !== 'RangeReserved'
+                  ? `${item.namespace}/${item.pod} on ${item.node} (${item.handle})`
+                  : item.ipSet
+                    ? `ip-set of ${item.ipSet.kind} ${item.namespace}/${item.ipSet.name}`
+                    : `StatefulSet ${item.namespace}/${item.statefulSet}`}
               </span>
               <time>
                 {formatTime(item.at)}

@@ -31,6 +31,17 @@ describe("the pool history's line for each event", () => {
     );
   });
 
+  it("names a range's owner: an ip-set's Deployment or ReplicaSet, else its StatefulSet", () => {
+    const range = { pool: 'p', namespace: 'shop', start: '10.0.0.20', end: '10.0.0.22' };
+    expect(poolEventLine(event('RangeReserved', { ...range, name: 'Deployment:web' }))).toBe(
+      '10.0.0.20–10.0.0.22 for ip-set of Deployment shop/web',
+    );
+    expect(poolEventLine(event('RangeReleased', { pool: 'p', namespace: 'shop', name: 'ReplicaSet:batch' }))).toBe(
+      'range of ip-set of ReplicaSet shop/batch released',
+    );
+    expect(poolEventLine(event('RangeReserved', { ...range, name: 'db' }))).toBe('10.0.0.20–10.0.0.22 for StatefulSet shop/db');
+  });
+
   it('keeps the lines of the other events', () => {
     expect(poolEventLine(event('IpAllocated', { ip: '10.0.0.5', namespace: 'ns', pod: 'web-0', node: 'n1' }))).toBe(
       '10.0.0.5 → ns/web-0 on n1',

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from './api-types';
+import { rangeOwnerText } from './range-owner';
 
 /** A prefix length's `/n`, to tell a grow from a shrink: a shorter prefix is a larger network. */
 const prefixLength = (cidr: string) => Number(cidr.slice(cidr.indexOf('/') + 1));
@@ -13,9 +14,9 @@ export function poolEventLine(event: RecordedEvent): string {
     case 'IpReleased':
       return `${d.ip} released (${d.handle})`;
     case 'RangeReserved':
-      return `${d.start}–${d.end} for StatefulSet ${d.namespace}/${d.name}`;
+      return `${d.start}–${d.end} for ${rangeOwnerText({ namespace: d.namespace, name: d.name })}`;
     case 'RangeReleased':
-      return `range of StatefulSet ${d.namespace}/${d.name} released`;
+      return `range of ${rangeOwnerText({ namespace: d.namespace, name: d.name })} released`;
     case 'PoolCreated':
       return `${d.cidr}${d.reserved?.length ? `, reserved ${d.reserved.join(', ')}` : ''}`;
     case 'PoolUpdated':

@@ -9,6 +9,7 @@ export * from './allocation-start';
 export * from './unread-start';
 export * from './eligible-pools';
 export * from './statefulset-queries';
+export * from './ip-set-queries';
 export * from './ip-history';
 export * from './pool-at';
 export * from './verify-projections';

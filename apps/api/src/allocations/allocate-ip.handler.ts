@@ -5,9 +5,11 @@ import {
   allocationRefusal,
   chooseSelection,
   DomainError,
+  ipSetRefusal,
   ordinalAddress,
   parseAllocationRequest,
   planAllocation,
+  planIpSetAllocation,
   poolMayHold,
   PoolAggregate,
   statefulSetPod,
@@ -16,6 +18,8 @@ import {
   type AllocationRequestSpec,
   type CommandMetadata,
   type Exclusion,
+  type IpSetWanted,
+  type LoadedPool,
   type PassedOver,
   type PoolView,
   type SelectionRule,
@@ -26,16 +30,18 @@ import {
   allocationFromEvent,
   eligiblePoolPages,
   findAllocationsByHandle,
+  findIpSet,
   noEligiblePoolMessage,
   type AllocationView,
   type ByNameReads,
+  type IpSetView,
   type ReservationView,
 } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { AllocationReads } from './allocation-reads';
-import { awaitPodAnnotations, type StoredPod } from '../kubernetes/known-pods';
+import { awaitPodAnnotations, type PodIpSet, type StoredPod } from '../kubernetes/known-pods';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
@@ -54,10 +60,14 @@ export interface AllocateIpResult {
 /** What trying one pool gave: the plan so far, and what the caller needs to finish (recorded events, or a held lock). */
 type Tried<X> = X & { plan: AllocationPlan };
 
-/** A family's request, and the pool it is pinned to when it is a StatefulSet ordinal's reserved address. */
+/**
+ * A family's request, and the pool it is pinned to when it is a StatefulSet ordinal's reserved
+ * address or its workload's ip-set's; `reserve` when its workload's set is not reserved yet.
+ */
 interface FamilyRequest {
   request: AllocationPlanRequest;
   pinnedTo: string | null;
+  reserve: IpSetWanted | null;
 }
 
 /**
@@ -99,9 +109,12 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const { rule, families: annotatedFamilies } = chooseSelection(input, stored?.annotated ?? null, this.config.defaultMatchLabel);
     // an address asked for by `ip` fixes its family: the annotation's families apply to the others
     const spec = annotatedFamilies && !request.ip ? { ...request, families: annotatedFamilies } : request;
+    // only a pod asking for no particular address takes one of its workload's set
+    const ipSet = stored?.ipSet && !spec.ip ? stored.ipSet : null;
     const result = await retryOnConflict(async (attempt) => {
-      // a conflict's retry reads first: the state that failed, or the precondition, is not trusted twice
-      const unread = attempt === 1 ? await this.allocateUnread(spec, rule, metadata) : null;
+      // a conflict's retry reads first: the state that failed, or the precondition, is not trusted twice;
+      // a pod of a workload with an ip-set reads where its set is
+      const unread = attempt === 1 && !ipSet ? await this.allocateUnread(spec, rule, metadata) : null;
       if (unread) return unread;
       const pod = statefulSetPod(spec.pod);
       const start = await this.reads.start({
@@ -115,6 +128,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
       const families = familyRequests(
         spec,
         pod && start.reservation && { reservation: start.reservation, ordinal: pod.ordinal },
+        ipSet && { ...ipSet, reserved: await findIpSet(this.db, ipSet.ref) },
         this.clock.now(),
       );
       // the eligibility check's node and named pools came with the start
@@ -150,7 +164,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
   ): Promise<AllocateIpResult | null> {
     if (rule.kind !== 'pools' || rule.names.length !== 1 || spec.families.length !== 1 || currentFence()) return null;
     const pool = rule.names[0];
-    const [{ request }] = familyRequests(spec, null, this.clock.now());
+    const [{ request }] = familyRequests(spec, null, null, this.clock.now());
     const cached = this.writer.repository.cached(PoolAggregate, pool);
     if (!cached || !eligibleWithoutNode(cached.state, request)) return null;
     const tried = await this.groupCommit.run(pool, {
@@ -192,7 +206,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
       this.groupCommit.run(pool, {
         metadata,
         decide: (state) => {
-          const tried = planAllocation([{ name: pool, state }], family.request, passedOver);
+          const tried = planFamily(family, { name: pool, state }, passedOver);
           return {
             events: tried.decision?.events ?? [],
             answer: (events: RecordedEvent[]) => ({ plan: tried, recorded: events }),
@@ -219,7 +233,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
             const unlock = await this.mutex.lockPool(pool);
             try {
               const loaded = await this.writer.load(PoolAggregate, pool);
-              const plan = planAllocation([{ name: pool, state: loaded.state }], family.request, passedOver);
+              const plan = planFamily(family, { name: pool, state: loaded.state }, passedOver);
               if (plan.decision) unlocks.push(unlock);
               return { plan, change: { type: PoolAggregate, loaded, events: plan.decision?.events ?? [] } };
             } finally {
@@ -244,7 +258,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
    * is pinned to), until `tryPool` decides an address; the refusal otherwise comes from the domain.
    */
   private async walk<X>(
-    { request, pinnedTo }: FamilyRequest,
+    { request, pinnedTo, reserve }: FamilyRequest,
     rule: SelectionRule,
     known: ByNameReads,
     tryPool: (pool: string, passedOver: PassedOver[]) => Promise<Tried<X>>,
@@ -268,7 +282,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
       }
     }
     if (eligibleSeen === 0) throw new DomainError('NO_ELIGIBLE_POOL', noEligiblePoolMessage(rule, request.node, excluded));
-    throw allocationRefusal(request, passedOver);
+    throw reserve && request.ipSet ? ipSetRefusal(request.ipSet, reserve, passedOver) : allocationRefusal(request, passedOver);
   }
 
   /** The answer from the events appended; a pool that already knew the handle appended none, so read what it holds. */
@@ -284,22 +298,45 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
 
 /**
  * One request per family. A pod `<name>-<ordinal>` of a StatefulSet with a reservation in this
- * namespace gets its ordinal's address in that range (unless it asked for an address).
+ * namespace gets its ordinal's address in that range (unless it asked for an address). A pod of a
+ * workload with an ip-set takes its address of the set's family in the set: in the pool that holds
+ * it, or, for the workload's first pod, in the first eligible pool it fits (the set is one range of
+ * one family: a `<first>-<last>` set's, else the first family asked for); any other family is
+ * allocated as usual.
  */
 function familyRequests(
   spec: AllocationRequestSpec,
   owner: { reservation: ReservationView; ordinal: number } | null,
+  ipSet: (PodIpSet & { reserved: IpSetView | null }) | null,
   now: number | undefined,
 ): FamilyRequest[] {
   const statefulSet: StatefulSetRef | undefined = owner
     ? { namespace: spec.namespace, name: owner.reservation.name, ordinal: owner.ordinal }
     : undefined;
   const { ip, families, ...holder } = spec;
+  const setFamily = ipSet && ipSetFamily(ipSet, families[0]);
   return families.map((family) => {
+    if (ipSet && family === setFamily) {
+      const request: AllocationPlanRequest = { ...holder, family, ipSet: ipSet.ref, pinned: ipSet.reserved !== null, now };
+      return { request, pinnedTo: ipSet.reserved?.pool ?? null, reserve: ipSet.reserved ? null : ipSet.wanted };
+    }
     const pinned = !ip && owner && statefulSet ? ordinalAddress(owner.reservation, statefulSet, family) : null;
     const request: AllocationPlanRequest = { ...holder, family, ip: pinned?.ip ?? ip?.value, statefulSet, pinned: pinned !== null, now };
-    return { request, pinnedTo: pinned?.pool ?? null };
+    return { request, pinnedTo: pinned?.pool ?? null, reserve: null };
   });
+}
+
+/** The family of the workload's set: of the range it holds, or asks for; a set of a size is of the first family asked for. */
+function ipSetFamily({ reserved, wanted }: PodIpSet & { reserved: IpSetView | null }, first: 4 | 6): 4 | 6 {
+  if (reserved) return reserved.range.start.includes(':') ? 6 : 4;
+  return 'size' in wanted ? first : wanted.first.family;
+}
+
+/** One pool's try for a family: its workload's ip-set reserved there first when it has none yet, else the usual plan. */
+function planFamily({ request, reserve }: FamilyRequest, pool: LoadedPool, passedOver: PassedOver[]): AllocationPlan {
+  return reserve && request.ipSet
+    ? planIpSetAllocation(pool, { ...request, ipSet: request.ipSet }, reserve, passedOver)
+    : planAllocation([pool], request, passedOver);
 }
 
 /** A `pools` rule's pool that is eligible whatever the node's labels: it exists, is of the family, enabled, and selects no nodes. */

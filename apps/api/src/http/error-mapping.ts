@@ -19,6 +19,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   NODE_NOT_FOUND: 404,
   STATEFULSET_NOT_FOUND: 404,
   ALLOCATION_NOT_FOUND: 404,
+  IP_SET_NOT_FOUND: 404,
   POOL_EXISTS: 409,
   POOL_OVERLAP: 409,
   POOL_IN_USE: 409,
@@ -29,8 +30,12 @@ const STATUS: Record<DomainErrorCode, number> = {
   IP_RESERVED: 409,
   NO_ELIGIBLE_POOL: 409,
   CONCURRENCY_CONFLICT: 409,
+  // no eligible pool had room for the workload's set: kubelet is told at once (CNI code 100 and more)
+  IP_SET_NOT_RESERVED: 409,
   // the pod's annotations may forbid a pool: kubelet retries the ADD once the watcher has sent the pod
   POD_NOT_SEEN: 503,
+  // a surge pod beyond its workload's set: kubelet retries until an old pod's DEL frees an address
+  IP_SET_FULL: 503,
 };
 
 const HTTP_CODES: Record<number, (typeof HTTP_ERROR_CODES)[number]> = {

@@ -16,7 +16,7 @@ export type KubeMessage = { change: ObjectChange } | { changes: Array<ObjectChan
 /** A message that can never be applied: terminated, logged and counted, never retried. */
 export class MalformedMessage extends Error {}
 
-const NAMESPACED: ReadonlySet<KubeKind> = new Set(['pod', 'statefulset']);
+const NAMESPACED: ReadonlySet<KubeKind> = new Set(['pod', 'statefulset', 'deployment', 'replicaset']);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 

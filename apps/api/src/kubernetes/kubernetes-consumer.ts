@@ -51,6 +51,7 @@ import { applyNode } from './node.applier';
 import { applyPod, onlyRecorded } from './pod.applier';
 import { ClaimBatch } from './claim-batch';
 import { applyStatefulSet } from './statefulset.applier';
+import { applyDeployment, applyReplicaSet } from './workload.applier';
 import { markSyncDone, previousSync, recordMisses, recordSyncChunk, type CompleteSync, type VanishedObject } from './sync-markers';
 
 export const KUBERNETES_CONFIG = Symbol('KUBERNETES_CONFIG');
@@ -61,6 +62,8 @@ const APPLIERS: Record<KubeKind, (ctx: ApplyContext, change: ObjectChange) => Pr
   statefulset: applyStatefulSet,
   pod: applyPod,
   namespace: applyNamespace,
+  deployment: applyDeployment,
+  replicaset: applyReplicaSet,
 };
 
 /** How often a replica looks for parked messages an operator asked to have applied again. */
@@ -380,7 +383,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
 
   /**
    * Objects deleted while nobody watched (their DELETED never came) are deleted now, as their
-   * DELETED would have done: a StatefulSet's range is released, a pool deleted. A pod's addresses
+   * DELETED would have done: a StatefulSet's range or a workload's ip-set is released, a pool deleted. A pod's addresses
    * go through leak collection instead (its own evidence, per address).
    */
   private async deleteVanished(sync: CompleteSync, vanished: VanishedObject[], metadata: CommandMetadata): Promise<void> {

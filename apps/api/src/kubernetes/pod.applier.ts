@@ -1,4 +1,4 @@
-import { parsePoolAnnotations, ReleaseIpCommand } from '@ipledger/domain';
+import { parseIpSetAnnotation, parsePoolAnnotations, ReleaseIpCommand } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
 import { findPodHandles } from '@ipledger/projections';
 import type { ApplyContext } from './apply-context';
@@ -21,6 +21,7 @@ export async function applyPod({ commands, db, metadata }: ApplyContext, { type,
   const namespace = object.metadata.namespace as string;
   if (type !== 'DELETED') {
     parsePoolAnnotations(object.metadata.annotations, `pod ${namespace}/${name}`);
+    parseIpSetAnnotation(object.metadata.annotations, `pod ${namespace}/${name}`);
     return POD_SEEN;
   }
   const handles = (await findPodHandles(db, namespace, name)).filter((h) => h.podUid === null || h.podUid === uid);

@@ -1,6 +1,6 @@
 import { cidrContains, formatCidr, formatIp, parseCidr, parseIp } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
-import type { BlockClaimed, IpAllocated, StatefulSetRef } from '../events';
+import type { BlockClaimed, IpAllocated, RangeReserved, StatefulSetRef } from '../events';
 import { coolingNote } from '../pool/address-chooser';
 import { decideAllocate, poolGateway } from '../pool/pool.aggregate';
 import type { Holder, PoolView } from '../pool/pool-state';
@@ -47,8 +47,8 @@ export interface AllocationDecision {
   event: IpAllocated | null;
   /** the block the node claims first, in a pool with blocks */
   claim: BlockClaimed | null;
-  /** the events to append, in order */
-  events: Array<BlockClaimed | IpAllocated>;
+  /** the events to append, in order (an ip-set reserved by its workload's first pod before its address) */
+  events: Array<RangeReserved | BlockClaimed | IpAllocated>;
   /** the pool's CIDR and gateway as text, for the answer */
   cidr: string;
   gateway: string | null;

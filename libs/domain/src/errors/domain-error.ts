@@ -26,6 +26,9 @@ export const DOMAIN_ERROR_CODES = [
   'ALLOCATION_NOT_FOUND',
   'CONCURRENCY_CONFLICT',
   'POD_NOT_SEEN',
+  'IP_SET_FULL',
+  'IP_SET_NOT_RESERVED',
+  'IP_SET_NOT_FOUND',
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

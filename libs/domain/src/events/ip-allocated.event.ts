@@ -1,4 +1,5 @@
 import type { AllocationOwner } from '../allocation/allocation-owner';
+import type { IpSetRef } from '../ip-set/ip-set';
 
 /** The StatefulSet a pod belongs to, and its ordinal: such an address is the StatefulSet's to release. */
 export interface StatefulSetRef {
@@ -21,6 +22,8 @@ export interface IpAllocated {
     /** absent in events recorded before owners were: read it through allocationOwner() */
     owner?: AllocationOwner;
     statefulSet?: StatefulSetRef;
+    /** the Deployment or ReplicaSet whose ip-set the address came from */
+    ipSet?: IpSetRef;
     /** the CNI network (its config's `name`) the address was allocated through, for CNI GC */
     network?: string;
     /** present (true) when the address came from another node's block */

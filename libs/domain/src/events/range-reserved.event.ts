@@ -1,6 +1,7 @@
 /**
- * The continuous range a StatefulSet holds in this pool is now `start..end` (a first reservation,
- * or the same start extended or shrunk in place). Addresses in it go to that StatefulSet's pods only.
+ * The continuous range a StatefulSet, or a Deployment's or ReplicaSet's ip-set (name
+ * `<Kind>:<name>`), holds in this pool is now `start..end` (a first reservation, or the same start
+ * extended or shrunk in place). Addresses in it go to that owner's pods only.
  */
 export interface RangeReserved {
   type: 'RangeReserved';

@@ -2,14 +2,14 @@ import { cidrContains, formatCidr, formatIp, type Cidr } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
 import type { StatefulSetRef } from '../events';
 import type { AddressRange, PoolView } from './pool-state';
-import { rangeOwner } from './range-owner';
+import { describeRangeOwner, rangeOwner } from './range-owner';
 
 /**
  * How an address is chosen inside one pool: the requested one if it is free, else the lowest free
  * address of the usable span (first fit). First fit keeps allocations packed at the bottom of the
  * pool, which keeps the used-range set small and leaves the top free for continuous ranges.
  * The span already excludes IPv4 network and broadcast; `used` holds reserved, allocated and
- * StatefulSet range addresses. A range address goes only to a pod of the StatefulSet that owns it.
+ * range addresses. A range address goes only to a pod of the StatefulSet or ip-set workload that owns it.
  *
  * Reuse delay: `used` also holds the addresses released less than reuseDelaySeconds ago (as the
  * log's times tell), so they go out again only when nothing else is free, and then only the oldest
@@ -39,7 +39,7 @@ export function chooseAddress(
     }
     const owner = [...pool.ranges].find(([, range]) => range.start <= requested && requested <= range.end)?.[0];
     if (owner !== undefined && owner !== (statefulSet && rangeOwner(statefulSet.namespace, statefulSet.name))) {
-      throw new DomainError('IP_RESERVED', `${show(requested)} is reserved for the pods of StatefulSet ${owner}`);
+      throw new DomainError('IP_RESERVED', `${show(requested)} is reserved for the pods of ${describeRangeOwner(owner)}`);
     }
     const holder = pool.holders.get(requested);
     if (holder) throw new DomainError('IP_IN_USE', `${show(requested)} is already held by handle "${holder.handle}"`);

@@ -101,7 +101,7 @@ describe('blocks', () => {
     expect(reserve('big', 65)).toBeNull();
     // an address asked for in a block holding a range: refused under strict, borrowed (no claim) under borrow
     const asked = { ...holder('h-c', 'c'), ip: parseIp('10.0.0.210').value };
-    expect(() => decideAllocate(state, asked)).toThrow(/10.0.0.210 is in block 10.0.0.192\/26 holding a StatefulSet range/);
+    expect(() => decideAllocate(state, asked)).toThrow(/10.0.0.210 is in block 10.0.0.192\/26 holding a StatefulSet range or ip-set/);
     const lenient = { ...state, blocks: { ...state.blocks!, blockAffinity: 'borrow' as const } };
     const borrowed = decideAllocate(lenient, asked);
     expect([borrowed.claim, borrowed.event?.data.borrowed]).toEqual([null, true]);

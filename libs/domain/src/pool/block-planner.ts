@@ -122,7 +122,7 @@ export function planRequestedBlock(pool: BlockedPoolView, node: string, ip: bigi
   if (!block && claimable(pool, first)) return { claim: first, borrowed: false };
   if (pool.blocks.blockAffinity === 'strict') {
     const show = formatIp({ family: pool.cidr.family, value: ip });
-    const whose = block ? `of node "${block.node}"` : 'holding a StatefulSet range';
+    const whose = block ? `of node "${block.node}"` : 'holding a StatefulSet range or ip-set';
     throw new DomainError(
       'IP_RESERVED',
       `${show} is in block ${blockCidr(pool, first)} ${whose} and pool "${pool.name}" has blockAffinity strict`,

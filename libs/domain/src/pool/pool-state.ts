@@ -42,7 +42,7 @@ export interface PoolState {
   usableLast: bigint;
   /** reserved addresses inside the usable span: never handed out */
   reservedSet: RangeSet;
-  /** StatefulSet ranges, by rangeOwner: each address in one goes to that StatefulSet's pods only */
+  /** StatefulSet ranges and ip-sets, by rangeOwner: each address in one goes to its owner's pods only */
   ranges: Map<string, AddressRange>;
   /** the union of `ranges` */
   rangeSet: RangeSet;

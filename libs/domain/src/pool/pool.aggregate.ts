@@ -32,7 +32,8 @@ import { unknownEvent } from '../events/unknown-event';
 import type { Labels } from '../labels';
 import { chooseAddress } from './address-chooser';
 import { findFreeRange, isFreeSpan } from './free-range-finder';
-import { rangeOwner } from './range-owner';
+import { describeRangeOwner, rangeOwner } from './range-owner';
+import { ipSetAddress } from '../ip-set/reserve-ip-set';
 import {
   blockCidr,
   blockedPool,
@@ -53,7 +54,7 @@ import type { Block, Holder, PoolState, PoolView } from './pool-state';
  * Exactly the holder's fields of a request or an event, the optional ones only when present; the
  * owner always, also for events recorded before owners were (allocationOwner).
  */
-function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, network, borrowed }: Holder): Holder {
+function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, ipSet, network, borrowed }: Holder): Holder {
   return {
     handle,
     node,
@@ -62,6 +63,7 @@ function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, ne
     podUid,
     owner: allocationOwner({ owner, podUid }),
     ...(statefulSet ? { statefulSet } : {}),
+    ...(ipSet ? { ipSet } : {}),
     ...(network ? { network } : {}),
     ...(borrowed ? { borrowed } : {}),
   };
@@ -71,7 +73,7 @@ export interface PoolCounts {
   capacity: bigint;
   allocated: bigint;
   reservedCount: bigint;
-  /** of reservedCount, the StatefulSet range addresses no pod holds now */
+  /** of reservedCount, the addresses of StatefulSet ranges and ip-sets that no pod holds now */
   rangeReservedCount: bigint;
   free: bigint;
 }
@@ -491,7 +493,7 @@ function whatHolds(pool: PoolView & { cidr: Cidr }, ip: bigint): string {
   if (holder) return `is held by handle "${holder.handle}" (pod ${holder.namespace}/${holder.pod})`;
   if (ip === pool.gateway) return 'is the gateway';
   const owner = [...pool.ranges].find(([, range]) => range.start <= ip && ip <= range.end)?.[0];
-  if (owner !== undefined) return `is in the range of StatefulSet ${owner}`;
+  if (owner !== undefined) return `is in the range of ${describeRangeOwner(owner)}`;
   return 'is reserved';
 }
 
@@ -501,8 +503,8 @@ export function decideDeletePool(state: PoolView, name: string): PoolDeleted {
     throw new DomainError('POOL_IN_USE', `pool "${name}" still has ${pool.holders.size} allocated address(es); release them first`);
   }
   if (pool.ranges.size > 0) {
-    const owners = [...pool.ranges.keys()].join(', ');
-    throw new DomainError('POOL_IN_USE', `pool "${name}" still holds the range(s) of StatefulSet(s) ${owners}; delete them first`);
+    const owners = [...pool.ranges.keys()].map(describeRangeOwner).join(', ');
+    throw new DomainError('POOL_IN_USE', `pool "${name}" still holds the range(s) of ${owners}; delete them first`);
   }
   return { type: 'PoolDeleted', data: { name } };
 }
@@ -548,9 +550,11 @@ export interface AllocateDecision {
 
 /**
  * The address, and in a pool with blocks the block it comes from (block-planner.ts). A StatefulSet
- * ordinal's address in its range is the StatefulSet's, wherever the range lies: no block is claimed for it.
+ * ordinal's address in its range is the StatefulSet's, and an ip-set pod's address in its set the
+ * workload's, wherever the range lies: no block is claimed for either.
  */
 function placeAddress(pool: PoolView & { cidr: Cidr }, request: AllocationRequest): { ip: bigint; claim: bigint | null; borrowed?: true } {
+  if (request.ipSet) return { ip: ipSetAddress(pool, request.ipSet), claim: null };
   const withBlocks = blockedPool(pool);
   if (!withBlocks || (request.ip !== undefined && pool.rangeSet.has(request.ip))) {
     return { ip: chooseAddress(pool, request.ip, request.statefulSet, request.now), claim: null };

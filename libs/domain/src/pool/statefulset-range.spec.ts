@@ -82,7 +82,7 @@ describe('StatefulSet ranges in a pool', () => {
   it('releases the range, and refuses to delete the pool while a range is held', () => {
     let pool = create({ cidr: '10.0.0.0/28' });
     pool = apply(pool, decideReserveRange(pool, 'default', 'web', 3n));
-    expect(() => decideDeletePool(pool, 'p')).toThrow(/StatefulSet\(s\) default\/web/);
+    expect(() => decideDeletePool(pool, 'p')).toThrow(/range\(s\) of StatefulSet default\/web; delete/);
     pool = apply(pool, decideReleaseRange(pool, 'default', 'web'));
     expect(decideReleaseRange(pool, 'default', 'web')).toBeNull();
     expect(poolCounts(pool).reservedCount).toBe(0n);

@@ -144,6 +144,35 @@ describe('the transform of each kind (what travels to NATS and the database)', (
     expect(trimObject('namespace', namespace)).toEqual({ apiVersion: 'v1', kind: 'Namespace', metadata: clusterMeta });
   });
 
+  it('keeps of a Deployment or ReplicaSet its identity and owners only, never its template or status', () => {
+    const deploymentOwner = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: 'web',
+      uid: 'd-uid',
+      controller: true,
+      blockOwnerDeletion: true,
+    };
+    const replicaSet = {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: meta({ ownerReferences: [deploymentOwner] }),
+      spec: { replicas: 3, template: { metadata: { annotations: { 'ipam.ipledger.io/ip-set': '3' } }, spec: { containers: [container] } } },
+      status: { replicas: 3 },
+    } as unknown as KubeObject;
+    const { blockOwnerDeletion: _dropped, ...keptOwner } = deploymentOwner;
+    expect(trimObject('replicaset', replicaSet)).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { ...keptMeta, ownerReferences: [keptOwner] },
+    });
+    expect(trimObject('deployment', { ...replicaSet, kind: 'Deployment', metadata: meta() })).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: keptMeta,
+    });
+  });
+
   it('leaves out what an object does not have, and survives parts of the wrong type', () => {
     const bare = {
       metadata: { name: 'n', uid: 'u', resourceVersion: '1', annotations: 'x', ownerReferences: 'y' },

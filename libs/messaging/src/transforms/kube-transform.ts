@@ -5,6 +5,7 @@ import { trimNamespace } from './namespace.transform';
 import { trimNode } from './node.transform';
 import { trimPod } from './pod.transform';
 import { trimStatefulSet } from './statefulset.transform';
+import { trimWorkload } from './workload.transform';
 
 /**
  * What each kind keeps, as client-go's `SetTransform`: applied by the watcher to every object it
@@ -18,6 +19,8 @@ export const KUBE_TRANSFORMS: Record<KubeKind, (object: KubeObject) => KubeObjec
   statefulset: trimStatefulSet,
   ippool: trimIpPool,
   namespace: trimNamespace,
+  deployment: trimWorkload,
+  replicaset: trimWorkload,
 };
 
 export const trimObject = (kind: KubeKind, object: KubeObject): KubeObject => KUBE_TRANSFORMS[kind](object);

@@ -1,5 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+export class IpSetOwnerDto {
+  @ApiProperty({ enum: ['Deployment', 'ReplicaSet'] }) kind!: string;
+  @ApiProperty({ example: 'web' }) name!: string;
+}
+
 export class IpHistoryItemDto {
   @ApiProperty({ enum: ['IpAllocated', 'IpReleased', 'RangeReserved'] }) type!: string;
   @ApiProperty({ type: String, nullable: true }) handle!: string | null;
@@ -10,6 +15,12 @@ export class IpHistoryItemDto {
   @ApiProperty({ type: String, nullable: true, description: 'for RangeReserved: the StatefulSet the range is for' }) statefulSet!:
     | string
     | null;
+  @ApiProperty({
+    type: IpSetOwnerDto,
+    nullable: true,
+    description: 'for RangeReserved: the workload whose ip-set the range is, in `namespace`',
+  })
+  ipSet!: IpSetOwnerDto | null;
   @ApiProperty({ format: 'date-time' }) at!: string;
   @ApiProperty({ type: String, nullable: true, description: 'who caused it (token name, or watcher)' }) actor!: string | null;
 }

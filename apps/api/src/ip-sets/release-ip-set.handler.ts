@@ -1,0 +1,36 @@
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Inject } from '@nestjs/common';
+import { decideReleaseRange, ipSetRangeName, PoolAggregate, ReleaseIpSetCommand } from '@ipledger/domain';
+import { findIpSets } from '@ipledger/projections';
+import type { Pool } from 'pg';
+import { EventWriter, type Change } from '../infrastructure/event-writer';
+import { retryOnConflict } from '../infrastructure/retry-on-conflict';
+import { PG_POOL } from '../infrastructure/tokens';
+
+/**
+ * The workload is gone: its set's range goes back to its pool, in one transaction with any second
+ * range a race left. Unlike a StatefulSet's deletion, the addresses its pods hold are not released
+ * here: with the Deployment deleted in the background its pods may still run, and an address
+ * handed out again while its old pod uses it would be in use twice. Each pod's DEL or deletion frees its own.
+ */
+@CommandHandler(ReleaseIpSetCommand)
+export class ReleaseIpSetHandler implements ICommandHandler<ReleaseIpSetCommand, boolean> {
+  constructor(
+    private readonly writer: EventWriter,
+    @Inject(PG_POOL) private readonly db: Pool,
+  ) {}
+
+  /** false when the workload had no set (never had one, or an earlier delivery released it) */
+  async execute({ ref, metadata }: ReleaseIpSetCommand): Promise<boolean> {
+    return retryOnConflict(async () => {
+      const changes: Change[] = [];
+      for (const { pool } of await findIpSets(this.db, ref)) {
+        const loaded = await this.writer.load(PoolAggregate, pool);
+        const released = decideReleaseRange(loaded.state, ref.namespace, ipSetRangeName(ref));
+        if (released) changes.push({ type: PoolAggregate, loaded, events: [released] });
+      }
+      if (changes.length > 0) await this.writer.append(changes, metadata);
+      return changes.length > 0;
+    });
+  }
+}
