@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '../../../test/support/eventually';
 import { startFakeKubeApi, type FakeKubeApi } from '../../../test/support/fake-kube-api';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 import { createTestBus, type TestBus } from '../../../test/support/test-bus';
@@ -22,14 +23,8 @@ describe('ipledger check', () => {
   let watcher: WatcherProcess;
 
   const running = (ip?: string) => ({ phase: 'Running', ...(ip ? { podIP: ip, podIPs: [{ ip }] } : {}) });
-  const until = async <T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> => {
-    for (const deadline = Date.now() + timeoutMs; ; ) {
-      const value = await read();
-      if (done(value)) return value;
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms; last ${JSON.stringify(value)}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  };
+  const until = <T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000) =>
+    eventually(read, done, timeoutMs, what);
   const report = async () => (await api.http().get('/v1/check').expect(200)).body as CheckReport;
   /** a report made after every change so far reached the consumer and a pod sync completed after them */
   const freshReport = async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Pool, PoolClient } from 'pg';
+import { eventually } from '../../../test/support/eventually';
 import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
 import { appendToStreams } from './append-to-streams';
 import { ConcurrencyError } from './concurrency-error';
@@ -261,12 +262,16 @@ describe('appendToStreams', () => {
 });
 
 async function waitForLockWaiters(pool: Pool, count: number): Promise<void> {
-  for (;;) {
-    const { rows } = await pool.query<{ waiting: number }>(
-      `select count(*)::int as waiting from pg_stat_activity
-       where datname = current_database() and wait_event_type = 'Lock'`,
-    );
-    if (rows[0].waiting >= count) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await eventually(
+    async () =>
+      (
+        await pool.query<{ waiting: number }>(
+          `select count(*)::int as waiting from pg_stat_activity
+           where datname = current_database() and wait_event_type = 'Lock'`,
+        )
+      ).rows[0].waiting,
+    (waiting) => waiting >= count,
+    10_000,
+    `${count} session(s) waiting on a lock`,
+  );
 }
