@@ -4,7 +4,8 @@
  * that prove a function never changes what it is given.
  */
 export function deepFreeze<T>(value: T, seen = new WeakSet<object>()): T {
-  if (typeof value !== 'object' || value === null || seen.has(value)) return value;
+  // frozen already: by an earlier call, on a state that shares its parts with the one frozen now
+  if (typeof value !== 'object' || value === null || seen.has(value) || Object.isFrozen(value)) return value;
   seen.add(value);
   const refuse = (what: string) => () => {
     throw new TypeError(`${what} on a frozen ${value.constructor.name}`);

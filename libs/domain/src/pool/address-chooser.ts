@@ -55,7 +55,8 @@ export function chooseAddress(
 }
 
 function firstCooling(pool: PoolView): { ip: bigint; freeAt: number } | null {
-  for (const [ip, releasedAt] of pool.cooling) return { ip, freeAt: releasedAt + pool.reuseDelaySeconds * 1000 };
+  const first = pool.cooling.first();
+  if (first) return { ip: first.ip, freeAt: first.releasedAt + pool.reuseDelaySeconds * 1000 };
   return null;
 }
 

@@ -5,8 +5,8 @@ import type { Holder, PoolState, PoolView } from './pool-state';
  * A writable copy of a pool's state, for deciding a batch of requests one after another (each
  * decision's events folded in before the next is decided) without touching the state it came
  * from, which the aggregate cache shares. Address sets are copied (O(runs)); the holder maps are
- * overlaid (O(changes), see OverlayMap.over), so a pool of a million holders costs no more to draft
- * than a small one.
+ * overlaid (O(changes), see OverlayMap.over), and so are the cooling addresses (CoolingQueue), so a
+ * pool of a million holders costs no more to draft than a small one.
  */
 export function draftPool(state: PoolView): PoolState {
   return {
@@ -21,8 +21,6 @@ export function draftPool(state: PoolView): PoolState {
     holders: OverlayMap.over<bigint, Holder>(state.holders),
     byHandle: OverlayMap.over(state.byHandle),
     claimed: OverlayMap.over(state.claimed),
-    // copied, not overlaid: its order is the release order (an overlay keeps a re-released address
-    // in its first place). Each cooling address is a run of `used` too, copied just above anyway.
-    cooling: new Map(state.cooling),
+    cooling: state.cooling.draft(),
   };
 }

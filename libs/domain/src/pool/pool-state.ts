@@ -1,3 +1,4 @@
+import type { CoolingQueue } from './cooling-queue';
 import type { Cidr, RangeSet, ReadonlyRangeSet } from '@ipledger/ip';
 import type { IpAllocated } from '../events';
 import type { Labels } from '../labels';
@@ -61,7 +62,7 @@ export interface PoolState {
    * while that event is not recorded yet), oldest first: a queue the log's own times expire from
    * the front, so the chooser never scans it.
    */
-  cooling: Map<bigint, number>;
+  cooling: CoolingQueue;
 }
 
 /**
@@ -89,5 +90,6 @@ export interface PoolView {
   readonly byHandle: ReadonlyMap<string, bigint>;
   readonly blocks: Readonly<PoolBlocks> | null;
   readonly claimed: ReadonlyMap<bigint, Readonly<Block>>;
-  readonly cooling: ReadonlyMap<bigint, number>;
+  /** read only through first, size, keys and inOrder; draft() for a writable one */
+  readonly cooling: CoolingQueue;
 }

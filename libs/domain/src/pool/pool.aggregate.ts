@@ -31,6 +31,7 @@ import { unknownEvent } from '../events/unknown-event';
 
 import type { Labels } from '../labels';
 import { chooseAddress } from './address-chooser';
+import { CoolingQueue } from './cooling-queue';
 import { findFreeRange, isFreeSpan } from './free-range-finder';
 import { describeRangeOwner, rangeOwner } from './range-owner';
 import { ipSetAddress } from '../ip-set/reserve-ip-set';
@@ -100,7 +101,7 @@ function emptyPool(): PoolState {
     byHandle: new Map(),
     blocks: null,
     claimed: new Map(),
-    cooling: new Map(),
+    cooling: CoolingQueue.empty(),
   };
 }
 
@@ -173,12 +174,9 @@ type FoldedEvent = { type: string; data: Record<string, unknown>; recordedAt?: D
  * go back to the free space: what is cooling depends on the log alone, so a replay agrees.
  */
 function expireCooling(state: PoolState, now: number): void {
-  const delayMs = state.reuseDelaySeconds * 1000;
-  for (const [ip, releasedAt] of state.cooling) {
-    if (releasedAt + delayMs > now) return;
-    state.cooling.delete(ip);
+  state.cooling.expire(now - state.reuseDelaySeconds * 1000, (ip) => {
     if (!state.reservedSet.has(ip) && !state.rangeSet.has(ip) && !state.heldSet.has(ip)) state.used.remove(ip);
-  }
+  });
 }
 
 /**
@@ -208,7 +206,7 @@ function apply(state: PoolState, event: FoldedEvent): PoolState {
     }
     case 'PoolResized': {
       Object.assign(state, addressSpace(parseCidr(e.data.cidr), state.reserved, state.gateway));
-      for (const ip of state.cooling.keys()) if (ip < state.usableFirst || ip > state.usableLast) state.cooling.delete(ip);
+      for (const ip of [...state.cooling.keys()]) if (ip < state.usableFirst || ip > state.usableLast) state.cooling.delete(ip);
       return rebuildUsed(state);
     }
     case 'PoolDeleted':
@@ -231,7 +229,7 @@ function apply(state: PoolState, event: FoldedEvent): PoolState {
       state.heldSet.remove(ip);
       // an address of a StatefulSet's range stays reserved for its ordinal
       if (state.reservedSet.has(ip) || state.rangeSet.has(ip)) return state;
-      if (state.reuseDelaySeconds > 0) state.cooling.set(ip, event.recordedAt?.getTime() ?? Infinity);
+      if (state.reuseDelaySeconds > 0) state.cooling.add(ip, event.recordedAt?.getTime() ?? Infinity);
       else state.used.remove(ip);
       return state;
     }
@@ -324,7 +322,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
           node,
           emptiedAt,
         })),
-        cooling: [...state.cooling].map(([ip, releasedAt]) => [show(ip), Number.isFinite(releasedAt) ? releasedAt : null]),
+        cooling: state.cooling.inOrder().map(([ip, releasedAt]) => [show(ip), Number.isFinite(releasedAt) ? releasedAt : null]),
       };
     },
     deserialize(json) {
@@ -345,7 +343,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
       }
       for (const [ip, releasedAt] of snapshot.cooling ?? []) {
         const value = parseIp(ip).value;
-        state.cooling.set(value, releasedAt ?? Infinity);
+        state.cooling.add(value, releasedAt ?? Infinity);
         state.used.add(value);
       }
       return state;

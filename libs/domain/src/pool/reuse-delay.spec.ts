@@ -151,7 +151,7 @@ it('never hands out a cooling address unasked, refuses exactly when only cooling
 function summary(state: PoolState) {
   return {
     holders: [...state.holders].map(([ip, h]) => [octetOf(ip), h.handle]).sort(),
-    cooling: [...state.cooling].map(([ip, at]) => [octetOf(ip), at]),
+    cooling: state.cooling.inOrder().map(([ip, at]) => [octetOf(ip), at]),
     used: USABLE.filter((o) => state.used.has(BASE + BigInt(o))),
   };
 }
