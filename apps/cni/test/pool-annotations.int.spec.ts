@@ -138,6 +138,18 @@ describe('pool annotations on pods and namespaces, through the CNI plugin', () =
     expect(pool).toBe('pod-pool');
   });
 
+  // the CNI plugin retries a 503 itself: this asks the API once, so only the API's own wait can answer it
+  it('the API itself waits for a pod not sent yet: one request, answered with the annotated pool once the pod comes', async () => {
+    const uid = randomUUID();
+    const body = { handle: `rest-${id}:eth0`, node: 'node-1', namespace: 'shop', pod: 'early-rest', podUid: uid, matchLabel: 'rack' };
+    const pending = call(api.base, 'POST', '/v1/allocations', body);
+    await new Promise((resolve) => setTimeout(resolve, POD_WAIT_MS / 3));
+    kube.upsert('pod', { metadata: { name: 'early-rest', namespace: 'shop', uid, annotations: { 'ipam.ipledger.io/pools': 'pod-pool' } } });
+    const answer = await pending;
+    expect(answer.status).toBe(201);
+    expect(answer.body.items[0].pool).toBe('pod-pool');
+  });
+
   it('a pod the watcher never sends gets code 11 (POD_NOT_SEEN) after the wait, and nothing is held', async () => {
     const before = await eventCount();
     const cid = `c${id}never`;
