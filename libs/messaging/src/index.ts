@@ -12,3 +12,4 @@ export * from './ippool-status';
 export * from './transforms/kube-transform';
 export * from './nats-security';
 export { IPPOOL_SPEC_FIELDS } from './transforms/ippool.transform';
+export { forDeletion } from './transforms/deletion.transform';

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  forDeletion,
   KUBE_RESOURCE_PATHS,
   KUBE_TRANSFORMS,
   objectKey,
@@ -63,16 +64,15 @@ export interface ReflectorStats {
 }
 
 /**
- * What the store keeps of an object: its uid (for sync markers) and the rest as JSON text, read
- * back only for the DELETED a relist may owe. 150,000 pods held as object graphs took several
- * times the memory of their text.
+ * What the store keeps of an object: its uid (for sync markers), and as JSON text only what a
+ * DELETED needs (forDeletion), read back only for the DELETED a relist may owe. 150,000 pods held
+ * as object graphs took several times the memory of their text, and whole trimmed objects twice
+ * that of their deletion's.
  */
 interface Stored {
   uid: string;
   json: string;
 }
-
-const stored = (object: KubeObject): Stored => ({ uid: object.metadata.uid, json: JSON.stringify(object) });
 
 /** A sink failure: the change may be lost downstream, so the reflector relists. */
 class SinkError extends Error {
@@ -150,7 +150,7 @@ export class Reflector {
     return [...this.store.keys()];
   }
 
-  /** The last object seen of a key, as of `resourceVersion`. */
+  /** What a DELETED needs of the last object seen of a key, as of `resourceVersion` (see forDeletion). */
   object(key: string): KubeObject | undefined {
     const entry = this.store.get(key);
     return entry && (JSON.parse(entry.json) as KubeObject);
@@ -197,43 +197,59 @@ export class Reflector {
     }
   }
 
-  /** Like client-go's `Replace`: DELETED for what vanished, ADDED/MODIFIED for every listed object, then `synced`. */
+  /**
+   * Like client-go's `Replace`, page by page: ADDED/MODIFIED for every listed object as its page
+   * arrives (only one page of objects is ever held), then DELETED for what the list did not have,
+   * then `synced`. Each object's changes keep their order: a key's DELETED is for an object no page
+   * listed, or for another uid, and then comes before the new object's ADDED.
+   */
   private async listAndReplace(signal: AbortSignal): Promise<void> {
     const listedAt = new Date();
-    const list = await this.listAll();
-    if (signal.aborted) return;
-    for (const [key, entry] of this.store) {
-      if (!list.items.has(key)) await this.emit('DELETED', key, entry);
-    }
-    for (const [key, entry] of list.items) {
+    const listed = await this.listAll(signal, async (key, object) => {
       const known = this.store.get(key);
       // the same key with another uid is another object: the old one was deleted while nobody watched
-      if (known && known.uid !== entry.uid) await this.emit('DELETED', key, known);
-      await this.emit(this.store.has(key) ? 'MODIFIED' : 'ADDED', key, entry);
+      if (known && known.uid !== object.metadata.uid) await this.emit('DELETED', key, JSON.parse(known.json) as KubeObject);
+      await this.emit(this.store.has(key) ? 'MODIFIED' : 'ADDED', key, object);
+    });
+    if (!listed) return;
+    for (const [key, entry] of this.store) {
+      if (!listed.keys.has(key)) await this.emit('DELETED', key, JSON.parse(entry.json) as KubeObject);
     }
-    const items = [...list.items].map(([key, entry]) => ({ key, uid: entry.uid }));
-    await this.toSink(() => this.options.sink.synced(this.kind, items, list.resourceVersion, listedAt));
-    this.lastResourceVersion = list.resourceVersion;
+    // the store now holds exactly the listed objects
+    const items = this.liveKeys();
+    await this.toSink(() => this.options.sink.synced(this.kind, items, listed.resourceVersion, listedAt));
+    this.lastResourceVersion = listed.resourceVersion;
     this.lastSyncAt = Date.now();
-    this.logger.log(`${this.kind}: listed ${items.length} objects at resourceVersion ${list.resourceVersion}`);
+    this.logger.log(`${this.kind}: listed ${items.length} objects at resourceVersion ${listed.resourceVersion}`);
     if (!this.synced) {
       this.synced = true;
       this.markSynced();
     }
   }
 
+  private liveKeys(): LiveKey[] {
+    return [...this.store].map(([key, entry]) => ({ key, uid: entry.uid }));
+  }
+
   /** The store is exact as of the last resourceVersion seen, so it can stand in for a list. */
   private async resync(): Promise<void> {
-    const items = [...this.store].map(([key, entry]) => ({ key, uid: entry.uid }));
+    const items = this.liveKeys();
     await this.toSink(() => this.options.sink.synced(this.kind, items, this.lastResourceVersion ?? '', new Date()));
     this.lastSyncAt = Date.now();
     this.counters.resyncs++;
   }
 
-  /** Every page of one consistent list, by key; an expired continue token (410) starts the list over. */
-  private async listAll(): Promise<{ resourceVersion: string; items: Map<string, Stored> }> {
+  /**
+   * Every page of one consistent list, each object handed to `each` as it arrives; an expired
+   * continue token (410) starts the list over (what was handed already is handed again, as it is
+   * now). The keys listed, and the list's resourceVersion; null when stopped meanwhile.
+   */
+  private async listAll(
+    signal: AbortSignal,
+    each: (key: string, object: KubeObject) => Promise<void>,
+  ): Promise<{ resourceVersion: string; keys: Set<string> } | null> {
     this.counters.lists++;
-    const items = new Map<string, Stored>();
+    const keys = new Set<string>();
     let token: string | undefined;
     for (;;) {
       let page: KubeList;
@@ -242,18 +258,20 @@ export class Reflector {
       } catch (error) {
         if (!(error instanceof ResourceExpiredError) || !token) throw error;
         this.counters.expiredRelists++;
-        this.logger.warn(`${this.kind}: list continue token expired (410 Gone) after ${items.size} objects, listing again`);
-        items.clear();
+        this.logger.warn(`${this.kind}: list continue token expired (410 Gone) after ${keys.size} objects, listing again`);
+        keys.clear();
         token = undefined;
         continue;
       }
-      // page by page: only one page of whole objects is ever held, and of the others only their stored form
+      if (signal.aborted) return null;
       for (const object of page.items) {
         const trimmed = this.transform(object);
-        items.set(objectKey(trimmed), stored(trimmed));
+        const key = objectKey(trimmed);
+        keys.add(key);
+        await each(key, trimmed);
       }
       token = page.metadata.continue || undefined;
-      if (!token) return { resourceVersion: page.metadata.resourceVersion, items };
+      if (!token) return { resourceVersion: page.metadata.resourceVersion, keys };
     }
   }
 
@@ -276,7 +294,7 @@ export class Reflector {
         this.counters.bookmarks++;
       } else {
         const object = this.transform(event.object);
-        await this.emit(event.type, objectKey(object), stored(object), object);
+        await this.emit(event.type, objectKey(object), object);
         this.counters.events++;
       }
       this.lastResourceVersion = event.object.metadata.resourceVersion;
@@ -287,10 +305,10 @@ export class Reflector {
   }
 
   /** The store follows only what the sink accepted, so a relist after a sink failure repeats the lost change. */
-  private async emit(type: ChangeType, key: string, entry: Stored, object = JSON.parse(entry.json) as KubeObject): Promise<void> {
+  private async emit(type: ChangeType, key: string, object: KubeObject): Promise<void> {
     await this.toSink(() => this.options.sink.change({ kind: this.kind, type, object }));
     if (type === 'DELETED') this.store.delete(key);
-    else this.store.set(key, entry);
+    else this.store.set(key, { uid: object.metadata.uid, json: JSON.stringify(forDeletion(this.kind, object)) });
   }
 
   private async toSink(call: () => Promise<void>): Promise<void> {

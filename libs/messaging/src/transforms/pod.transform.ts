@@ -1,7 +1,7 @@
 import type { KubeObject } from '../kube-object';
 import { isRecord, pick, trimmed } from './object-meta.transform';
 
-const CONTAINER_STATUSES = ['initContainerStatuses', 'containerStatuses', 'ephemeralContainerStatuses'];
+export const CONTAINER_STATUSES = ['initContainerStatuses', 'containerStatuses', 'ephemeralContainerStatuses'];
 
 /**
  * A Pod: where it runs (and whether on the host's network), its phase and addresses, and of each
