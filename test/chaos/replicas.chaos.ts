@@ -182,7 +182,7 @@ describe('chaos: API replicas', () => {
     expect(verify.lines.at(-1)).toMatch(/every read model matches the log$/);
   });
 
-  it("R3: kill -9 one replica while 48 nodes claim /26 blocks: no block claimed twice, every address in its node's block, none lost", async () => {
+  it("R8: kill -9 one replica while 48 nodes claim /26 blocks: no block claimed twice, every address in its node's block, none lost", async () => {
     // strict: an address outside its node's own block would be refused, never borrowed
     const pool = { name: 'r3', cidr: '10.102.0.0/20', blockSize: 26, blockAffinity: 'strict' };
     expect((await call(replicas[0].base, 'POST', '/v1/pools', pool)).status).toBe(201);
@@ -235,7 +235,7 @@ describe('chaos: API replicas', () => {
     const duplicates = acknowledged.size - new Set(acknowledged.values()).size + (await heldTwice(db.pool));
     const missing = await lost(replicas[0].base, acknowledged);
     const verify = await replayVerify(db);
-    report('R3 kill -9 one of two replicas 4 times while 48 nodes claim /26 blocks', {
+    report('R8 kill -9 one of two replicas 4 times while 48 nodes claim /26 blocks', {
       kills,
       acknowledged: acknowledged.size,
       blocks: blocks.length,

@@ -59,7 +59,16 @@ describe('watcher end to end (fake Kubernetes API, real NATS and Postgres)', () 
     );
     expect(ready.body).toEqual({
       status: 'ready',
-      checks: { nats: 'ok', node: 'synced', pod: 'synced', statefulset: 'synced', ippool: 'synced', namespace: 'synced' },
+      checks: {
+        nats: 'ok',
+        node: 'synced',
+        pod: 'synced',
+        statefulset: 'synced',
+        ippool: 'synced',
+        namespace: 'synced',
+        deployment: 'synced',
+        replicaset: 'synced',
+      },
     });
     const pools = await get('/v1/nodes/worker-1/pools?matchLabel=pool-group').expect(200);
     expect(pools.body.items.map((p: { name: string }) => p.name)).toEqual(['rack-a']);
