@@ -24,6 +24,7 @@ describe('round trips of the hot path', () => {
       };
     });
     await api.http().post('/v1/pools').send({ name: 'p', cidr: '10.30.0.0/16' }).expect(201);
+    await api.http().post('/v1/pools').send({ name: 'q', cidr: '10.31.0.0/16' }).expect(201);
     // the pool's aggregate is cached and its statements prepared: what the hot path meets
     await api.http().post('/v1/allocations').send(body('warm-0')).expect(201);
   });
@@ -53,25 +54,38 @@ describe('round trips of the hot path', () => {
     expect(rows[0].jit).toBe('off');
   });
 
-  it('32 allocations at once share their reads and transactions', async () => {
+  // the burst's transactions, counted from the events they appended
+  async function burst(prefix: string, pools: string[]): Promise<{ statements: number; appends: number }> {
     const n = await count(() =>
       Promise.all(
         Array.from({ length: 32 }, (_, i) =>
           api
             .http()
             .post('/v1/allocations')
-            .send(body(`burst-${i}`))
+            .send({ ...body(`${prefix}-${i}`), pools })
             .expect(201),
         ),
       ),
     );
-    // each append is one statement in a transaction of its own: fewer transactions than allocations, appends shared
     const { rows } = await api.db.pool.query<{ appends: number }>(
-      `SELECT count(DISTINCT transaction_id)::int AS appends FROM events WHERE type = 'IpAllocated' AND data ->> 'handle' LIKE 'burst-%'`,
+      `SELECT count(DISTINCT transaction_id)::int AS appends FROM events WHERE type = 'IpAllocated' AND data ->> 'handle' LIKE $1`,
+      [`${prefix}-%`],
     );
-    const { appends } = rows[0];
+    return { statements: n, appends: rows[0].appends };
+  }
+
+  it('32 allocations at once from one named pool share their transactions, and read nothing first', async () => {
+    const { statements: n, appends } = await burst('burst', ['p']);
+    // each append is one statement in a transaction of its own: fewer transactions than allocations
     expect(appends).toBeLessThan(32);
-    // and the rest are the start reads: fewer than one a request, reads shared too
+    expect(n).toBe(appends);
+  });
+
+  it('32 allocations at once that must read their start (two pools named) share their reads too', async () => {
+    const { statements: n, appends } = await burst('read', ['q', 'p']);
+    expect(appends).toBeLessThan(32);
+    // the rest are the start reads: some, and fewer than one a request
+    expect(n - appends).toBeGreaterThan(0);
     expect(n - appends).toBeLessThan(32);
   });
 });
