@@ -328,6 +328,14 @@ describe('the audit chain: one global chain sealed in the background', () => {
       expect(rewritten.lines[0]).toContain(rewrittenChanged());
     });
 
+    it('names every changed event, not only the first: the check goes on from the stored link', async () => {
+      const sql = `UPDATE events SET recorded_at = recorded_at - interval '1 day' WHERE stream_id = 'pool-p' AND version IN (2, 3)`;
+      const kept = await verify(await tamperedCopy(sql));
+      expect(kept.code).toBe(1);
+      expect(kept.lines[0]).toMatch(changedLink('pool-p', 2));
+      expect(kept.lines[1]).toMatch(changedLink('pool-p', 3));
+    });
+
     it("names the place of a stream's deleted last event", async () => {
       const where = "stream_id = 'pool-p' AND version = (SELECT max(version) FROM events WHERE stream_id = 'pool-p')";
       const deleted = await position(where);
