@@ -227,4 +227,17 @@ describe('pool annotations on pods and namespaces, through the CNI plugin', () =
     });
     expect((await explain('namespace=plain')).chosenBy).toBe('server-default');
   });
+
+  it("a pod's pools are read with its annotations: the node's labels still meet each nodeSelector, and an unknown name is said", async () => {
+    const fits = { name: 'rack-r1', cidr: `${range}.5.0/24`, nodeSelector: 'rack=r1' };
+    const elsewhere = { name: 'rack-r2', cidr: `${range}.6.0/24`, nodeSelector: 'rack=r2' };
+    for (const body of [fits, elsewhere]) expect((await call(api.base, 'POST', '/v1/pools', body)).status).toBe(201);
+    await pod('shop', 'by-node', { 'ipam.ipledger.io/pools': 'rack-r2, no-such-pool, rack-r1' });
+    const res = await call(api.base, 'GET', '/v1/nodes/node-1/pools?explain=true&namespace=shop&pod=by-node');
+    expect(res.body.items.map((p: { name: string }) => p.name)).toEqual(['rack-r1']);
+    expect(res.body.excluded).toEqual([
+      { pool: 'no-such-pool', reason: 'not found' },
+      { pool: 'rack-r2', reason: expect.stringContaining('nodeSelector') },
+    ]);
+  });
 });

@@ -77,9 +77,10 @@ export async function findEligiblePools(
   rule: SelectionRule,
   nodeName: string,
   families: readonly (4 | 6)[],
+  reads?: ByNameReads,
 ): Promise<EligiblePools> {
   const all: EligiblePools = { eligible: [], excluded: [] };
-  for await (const page of eligiblePoolPages(db, rule, nodeName, families, 1000)) {
+  for await (const page of eligiblePoolPages(db, rule, nodeName, families, 1000, reads)) {
     all.eligible.push(...page.eligible);
     all.excluded.push(...page.excluded);
   }

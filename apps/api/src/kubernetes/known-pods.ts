@@ -7,7 +7,17 @@ import {
   type IpSetRef,
   type IpSetWanted,
 } from '@ipledger/domain';
-import type { Queryable } from '@ipledger/projections';
+import { prepared } from '@ipledger/event-store';
+import {
+  canonicalPool,
+  findPoolsByName,
+  NODE_SELECT,
+  POOL_COLUMNS,
+  type ByNameReads,
+  type NodeView,
+  type PoolView,
+  type Queryable,
+} from '@ipledger/projections';
 
 export interface PodRef {
   namespace: string;
@@ -43,29 +53,81 @@ export interface StoredPod {
   ipSet: PodIpSet | null;
 }
 
+/** The stored annotations, and what a node's eligibility check reads (eligiblePoolPages). */
+export interface StoredSelection {
+  stored: StoredPod;
+  reads: ByNameReads;
+}
+
+/**
+ * The annotations as readStored reads them, and, in the same statement, what the node's
+ * eligibility check needs when they name pools (its node, those pools): a selection chosen by a
+ * `pools` annotation costs the one round trip a matchLabel selection costs. Names the statement
+ * did not read (the request's own, a `networks` entry's) are read on their own.
+ */
+export async function storedSelection(
+  db: Queryable,
+  namespace: string,
+  pod: { name: string; uid: string | null } | null,
+  node: string,
+): Promise<StoredSelection> {
+  const { stored, row } = await readStored(db, namespace, pod, node);
+  const byName = new Map(row.pools.map((pool) => [pool.name, canonicalPool(pool)]));
+  return {
+    stored,
+    reads: {
+      node: () => Promise.resolve(row.node),
+      pools: (names) =>
+        names.every((name) => row.named.includes(name))
+          ? Promise.resolve(names.flatMap((name) => byName.get(name) ?? []))
+          : findPoolsByName(db, names),
+    },
+  };
+}
+
+// $3 null (an allocation, whose start reads node and pools anyway) reads neither node nor pools;
+// `named` are the names looked up, so a caller knows a pool missing from `pools` does not exist
+const STORED_QUERY = `WITH objects AS (
+    SELECT kind, uid, deleted, object -> 'metadata' AS meta FROM kubernetes_objects
+     WHERE (kind = 'pod' AND key = $1) OR (kind = 'namespace' AND key = $2)
+  ), named AS (
+    SELECT DISTINCT trim(name) AS name
+      FROM objects o, unnest(string_to_array(o.meta -> 'annotations' ->> 'ipam.ipledger.io/pools', ',')) name
+     WHERE NOT o.deleted AND $3::text IS NOT NULL
+  )
+  SELECT (SELECT coalesce(json_agg(o), '[]') FROM objects o) AS objects,
+    (SELECT row_to_json(n) FROM (${NODE_SELECT} WHERE name = $3) n) AS node,
+    (SELECT coalesce(array_agg(name), '{}') FROM named) AS named,
+    (SELECT coalesce(json_agg(p), '[]') FROM (SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY (ARRAY(SELECT name FROM named))) p) AS pools`;
+
+interface StoredRow {
+  objects: Array<{ kind: 'pod' | 'namespace'; uid: string; deleted: boolean; meta: StoredMeta | null }>;
+  node: NodeView | null;
+  named: string[];
+  pools: PoolView[];
+}
+
 /**
  * The pool annotations of a namespace and of one of its pods (none asked: `pod` null) as the
  * Kubernetes consumer last applied them (kubernetes_objects), one query for both, with the pod's
  * creation time (read here, where the pod's row is read anyway, so the allocation's own reads
  * need not) and its ip-set. A namespace not seen is one without annotations.
  */
-export async function storedAnnotations(
+async function readStored(
   db: Queryable,
   namespace: string,
   pod: { name: string; uid: string | null } | null,
-): Promise<StoredPod> {
-  const { rows } = await db.query<{ kind: 'pod' | 'namespace'; uid: string; deleted: boolean; meta: StoredMeta | null }>(
-    `SELECT kind, uid, deleted, object -> 'metadata' AS meta FROM kubernetes_objects
-      WHERE (kind = 'pod' AND key = $1) OR (kind = 'namespace' AND key = $2)`,
-    [pod ? `${namespace}/${pod.name}` : null, namespace],
-  );
-  const podRow = pod && rows.find((row) => row.kind === 'pod' && !row.deleted && (pod.uid === null || row.uid === pod.uid));
-  const namespaceRow = rows.find((row) => row.kind === 'namespace' && !row.deleted);
+  node: string | null,
+): Promise<{ stored: StoredPod; row: StoredRow }> {
+  const { rows } = await db.query<StoredRow>(prepared(STORED_QUERY, [pod ? `${namespace}/${pod.name}` : null, namespace, node]));
+  const [row] = rows;
+  const podRow = pod && row.objects.find((o) => o.kind === 'pod' && !o.deleted && (pod.uid === null || o.uid === pod.uid));
+  const namespaceRow = row.objects.find((o) => o.kind === 'namespace' && !o.deleted);
   const podMeta = podRow ? (podRow.meta ?? {}) : null;
   const what = `pod ${namespace}/${pod?.name}`;
   const wanted = podMeta && parseIpSetAnnotation(podMeta.annotations, what);
   const ref = wanted && podIpSetRef({ namespace, labels: podMeta.labels, ownerReferences: podMeta.ownerReferences });
-  return {
+  const stored: StoredPod = {
     podKnown: Boolean(podRow),
     annotated: {
       pod: podMeta ? parsePoolAnnotations(podMeta.annotations, what) : null,
@@ -74,6 +136,7 @@ export async function storedAnnotations(
     createdAt: podMeta?.creationTimestamp ?? null,
     ipSet: wanted && ref ? { ref, wanted } : null,
   };
+  return { stored, row };
 }
 
 /**
@@ -84,7 +147,7 @@ export async function storedAnnotations(
 export async function awaitPodAnnotations(db: Queryable, ref: PodRef, waitMs: number): Promise<StoredPod> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const stored = await storedAnnotations(db, ref.namespace, { name: ref.pod, uid: ref.podUid });
+    const { stored } = await readStored(db, ref.namespace, { name: ref.pod, uid: ref.podUid }, null);
     if (stored.podKnown) return stored;
     const left = deadline - Date.now();
     if (left <= 0) {

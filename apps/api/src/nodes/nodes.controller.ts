@@ -9,7 +9,6 @@ import {
   SetNodeLabelsCommand,
   validateDns1123Label,
   validateDns1123Subdomain,
-  type AnnotatedPod,
   type CommandMetadata,
 } from '@ipledger/domain';
 import {
@@ -35,7 +34,7 @@ import { NodePoolsQueryDto } from './dto/node-pools-query.dto';
 import { PutNodeDto } from './dto/put-node.dto';
 import { PathParams } from '../http/limits';
 import { ApiRoute } from '../http/api-route';
-import { storedAnnotations } from '../kubernetes/known-pods';
+import { storedSelection, type StoredSelection } from '../kubernetes/known-pods';
 
 @ApiTags('nodes')
 @Controller('v1/nodes')
@@ -93,20 +92,23 @@ export class NodesController {
   @ApiOkResponse({ type: NodePoolsDto })
   @ApiRoute('reader', 'The pools a node may use, and why others are left out', 400, 404)
   async pools(@Param('name') name: string, @Query() query: NodePoolsQueryDto): Promise<NodePoolsDto> {
-    const { rule, source, families } = chooseSelection(query, await this.annotated(query), this.config.defaultMatchLabel);
-    const { eligible, excluded } = await findEligiblePools(this.db, rule, name, families ?? [4, 6]);
+    const selection = await this.annotated(name, query);
+    const { rule, source, families } = chooseSelection(query, selection?.stored.annotated ?? null, this.config.defaultMatchLabel);
+    const { eligible, excluded } = await findEligiblePools(this.db, rule, name, families ?? [4, 6], selection?.reads);
     return query.explain ? { items: eligible, excluded, chosenBy: source } : { items: eligible };
   }
 
-  /** The pool annotations of the namespace (and pod) asked about, as the watcher last sent them; a pod not seen yet has none. */
-  private async annotated({ namespace, pod }: NodePoolsQueryDto): Promise<AnnotatedPod | null> {
+  /**
+   * The pool annotations of the namespace (and pod) asked about, as the watcher last sent them (a
+   * pod not seen yet has none), read with the node and the pools they name.
+   */
+  private async annotated(node: string, { namespace, pod }: NodePoolsQueryDto): Promise<StoredSelection | null> {
     if (namespace === undefined) {
       if (pod !== undefined) throw new InvalidInputError('INVALID_ARGUMENT', 'pod needs namespace');
       return null;
     }
     validateDns1123Label(namespace, 'namespace');
     if (pod !== undefined) validateDns1123Subdomain(pod, 'pod name');
-    const { annotated } = await storedAnnotations(this.db, namespace, pod === undefined ? null : { name: pod, uid: null });
-    return annotated;
+    return storedSelection(this.db, namespace, pod === undefined ? null : { name: pod, uid: null }, node);
   }
 }
