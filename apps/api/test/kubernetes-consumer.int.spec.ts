@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { INestApplication } from '@nestjs/common';
 import { headers } from 'nats';
 import { changeSubject, objectKey, type ChangeType, type KubeKind, type KubeObject, type LiveKey } from '@ipledger/messaging';
 import { createTestBus, type TestBus } from '../../../test/support/test-bus';
-import { startTestApi, type TestApi } from '../../../test/support/test-api';
+import { listenApi, startTestApi, type TestApi } from '../../../test/support/test-api';
 import { eventually } from '../../../test/support/eventually';
 import { loadConfig } from '../src/config';
 import { createApp } from '../src/create-app';
@@ -39,6 +40,12 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
   const streamEvents = async (streamId: string) =>
     (await api.db.pool.query('SELECT type, data, metadata FROM events WHERE stream_id = $1 ORDER BY version', [streamId])).rows;
 
+  /** the durable consumer's acknowledged floor, -1 while it does not exist */
+  const ackFloor = (durable: string) =>
+    bus.jsm.consumers.info(bus.names.stream, durable).then(
+      (info) => info.ack_floor.stream_seq,
+      () => -1,
+    );
   beforeAll(async () => {
     bus = await createTestBus('consumer');
     api = await startTestApi('kubernetes_consumer', { env: { ...bus.env, IPAM_LEAK_GRACE_SECONDS: '0' } });
@@ -303,6 +310,12 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
       Number(
         /ipledger_kubernetes_messages_total\{kind="node",outcome="retried"\} (\d+)/.exec((await api.http().get('/metrics')).text)?.[1] ?? 0,
       );
+    // the API's consumer running first (run alone, this test would meet it still starting)
+    await eventually(
+      () => ackFloor(bus.durable),
+      (seq) => seq >= 0,
+      15_000,
+    );
     // the consumer's own table gone for a moment: every delivery fails until it is back
     await api.db.pool.query('ALTER TABLE kubernetes_objects RENAME TO kubernetes_objects_away');
     try {
@@ -314,6 +327,28 @@ describe('Kubernetes consumer (NATS JetStream -> commands)', () => {
     }
     await bus.idle(30_000);
     expect((await api.http().get('/v1/nodes/worker-9').expect(200)).body.labels).toEqual({ a: '1' });
+  });
+
+  it('starts its consumer once the database lets it: a start that failed is tried again', async () => {
+    const durable = 'ipledger-api-late';
+    const consumed = () => ackFloor(durable);
+    // a second replica boots while the consumer's own table is away: its first start fails
+    await api.db.pool.query('ALTER TABLE kubernetes_objects RENAME TO kubernetes_objects_away');
+    let late: INestApplication | undefined;
+    try {
+      late = await listenApi(api.db.url, { ...bus.env, IPAM_NATS_DURABLE: durable });
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(await consumed()).toBe(-1);
+    } finally {
+      await api.db.pool.query('ALTER TABLE kubernetes_objects_away RENAME TO kubernetes_objects');
+    }
+    try {
+      await publish('node', 'ADDED', object('worker-late', { labels: { a: 'late' } }));
+      const last = (await bus.jsm.streams.info(bus.names.stream)).state.last_seq;
+      expect(await eventually(consumed, (seq) => seq >= last, 30_000)).toBeGreaterThanOrEqual(last);
+    } finally {
+      await late?.close();
+    }
   });
 
   it('collects the address of a pod missing from two consecutive pod syncs, with the evidence', async () => {

@@ -68,6 +68,8 @@ const APPLIERS: Record<KubeKind, (ctx: ApplyContext, change: ObjectChange) => Pr
 
 /** How often a replica looks for parked messages an operator asked to have applied again. */
 const UNPARK_POLL_MS = 1000;
+const START_RETRY_MIN_MS = 500;
+const START_RETRY_MAX_MS = 30_000;
 
 /** How often held addresses are checked against their node's grace: a quarter of it, within these bounds. */
 const HELD_POLL_MIN_MS = 500;
@@ -85,6 +87,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   private readonly logger = new Logger('kubernetes');
   private consumer: DurableConsumer | null = null;
   private stopped = false;
+  private startRetry?: NodeJS.Timeout;
   private jsm: JetStreamManager | null = null;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly running = new Set<Promise<void>>();
@@ -103,8 +106,21 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   }
 
   onApplicationBootstrap(): void {
-    // not awaited: the API serves REST while NATS is away
-    void this.start().catch((err: Error) => this.logger.error(`consumer not started: ${err.message}`));
+    // not awaited: the API serves REST while NATS or the database is away
+    void this.startUntilRunning();
+  }
+
+  /** A start that fails (the database or NATS away at boot) is tried again, backing off, until it runs or the API stops. */
+  private async startUntilRunning(): Promise<void> {
+    for (let delay = START_RETRY_MIN_MS; !this.stopped; delay = Math.min(delay * 2, START_RETRY_MAX_MS)) {
+      try {
+        await this.start();
+        return;
+      } catch (err) {
+        this.logger.error(`consumer not started: ${(err as Error).message}; trying again in ${delay} ms`);
+        await new Promise<void>((resolve) => (this.startRetry = setTimeout(resolve, delay).unref()));
+      }
+    }
   }
 
   private async start(): Promise<void> {
@@ -138,6 +154,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.startRetry);
     this.timers.forEach((timer) => clearInterval(timer));
     await Promise.all(this.running);
     await this.consumer?.stop();
