@@ -344,6 +344,10 @@ describe('hostile input', () => {
       ['/v1/pools', [7]],
       ['/v1/pools', ['a\u0000']],
       ['/v1/pools', ['x'.repeat(10_000)]],
+      // a block cursor names a pool and a CIDR: one that is no CIDR is refused before the database casts it
+      ['/v1/nodes/m/blocks', ['', 'G']],
+      ['/v1/pools/p/blocks', ['p', '10.0.0.0/33']],
+      ['/v1/nodes/m/blocks?at=2030-01-01T00:00:00Z', ['', 'G']],
     ])('%s refuses forged token #%#', async (path, key) => {
       const sep = path.includes('?') ? '&' : '?';
       await refused(() => api.http().get(`${path}${sep}continue=${token(key)}`));

@@ -28,7 +28,7 @@ export async function listBlocks(db: Queryable, query: BlockListQuery): Promise<
   const after = decodeContinue(query.continue, ['string', 'string']) as [string, string] | null;
   const values: unknown[] = [];
   const where = ['pool' in query.filter ? `b.pool = $${values.push(query.filter.pool)}` : `b.node = $${values.push(query.filter.node)}`];
-  if (after) where.push(`(b.pool, b.cidr) > ($${values.push(after[0])}, $${values.push(after[1])}::cidr)`);
+  if (after) where.push(`(b.pool, b.cidr) > ($${values.push(after[0])}, $${values.push(continueCidr(after[1]))}::cidr)`);
   const { rows } = await db.query<BlockView>(
     prepared(
       `SELECT b.cidr::text AS cidr, b.pool, b.node, c.used, c.borrowed
@@ -69,8 +69,10 @@ export async function findPoolsWithBlocksOfAt(db: Queryable, node: string, at: D
  */
 export function pageOfBlocks(items: readonly BlockView[], limit: number, token: string | undefined): Page<BlockView> {
   const after = decodeContinue(token, ['string', 'string']) as [string, string] | null;
+  // checked whatever the page holds: a forged token is refused, not ignored
+  const from = after && { pool: after[0], cidr: continueCidr(after[1]) };
   const sorted = [...items].sort(compareBlocks);
-  const rest = after ? sorted.filter((block) => compareBlocks(block, { pool: after[0], cidr: continueCidr(after[1]) }) > 0) : sorted;
+  const rest = from ? sorted.filter((block) => compareBlocks(block, from) > 0) : sorted;
   const page = rest.slice(0, limit);
   const last = page.at(-1);
   return { items: page, continue: rest.length > limit && last ? encodeContinue([last.pool, last.cidr]) : null };
