@@ -181,7 +181,7 @@ describe('chaos: Patroni failover', () => {
     cluster = await startPatroniCluster({ synchronous: true });
     // both at once: one creates the database, the migrations take turns under their lock
     replicas = await Promise.all([0, 1].map(() => startApiProcess(cluster.url('ipledger'), { from: 'dist' })));
-  }, 240_000);
+  }, 330_000);
   afterAll(async () => {
     await Promise.all(replicas.map((replica) => replica.stop()));
     await cluster?.close();
