@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { startFakeKubeApi, type FakeKubeApi } from '../../../test/support/fake-k
 import { createTestBus, type TestBus } from '../../../test/support/test-bus';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
 import { startWatcherProcess, type WatcherProcess } from '../../../test/support/watcher-process';
+import { ipSetPodMetadata, replicaSetObject } from '../../../test/support/workload-objects';
 
 /**
  * Fixed addresses for a Deployment (pod template annotation ipam.ipledger.io/ip-set), end to end:
@@ -28,30 +28,12 @@ describe('ip-sets of Deployments and ReplicaSets', () => {
     (await db.pool.query<{ status: string }>('SELECT status FROM kubernetes_objects WHERE kind = $1 AND key = $2', [kind, key])).rows[0]
       ?.status;
 
-  /** a ReplicaSet and, for a Deployment's, the Deployment controlling it, as their controllers make them */
-  const replicaSet = (name: string, deployment?: string) =>
-    kube.upsert('replicaset', {
-      metadata: {
-        name,
-        namespace: NAMESPACE,
-        ownerReferences: deployment
-          ? [{ apiVersion: 'apps/v1', kind: 'Deployment', name: deployment, uid: randomUUID(), controller: true }]
-          : [],
-      },
-    });
+  const replicaSet = (name: string, deployment?: string) => kube.upsert('replicaset', replicaSetObject(NAMESPACE, name, deployment));
 
   /** a pod, once the API has recorded it; of ReplicaSet `owner` with its template's ip-set (`hash`: a Deployment's pod-template-hash) */
   const pod = async (name: string, of?: { owner: string; ipSet: string; hash?: string }) => {
     const object = kube.upsert('pod', {
-      metadata: {
-        name,
-        namespace: NAMESPACE,
-        ...(of && {
-          labels: of.hash ? { 'pod-template-hash': of.hash } : {},
-          annotations: { 'ipam.ipledger.io/ip-set': of.ipSet },
-          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: of.owner, uid: randomUUID(), controller: true }],
-        }),
-      },
+      metadata: { name, namespace: NAMESPACE, ...(of && ipSetPodMetadata(of)) },
       spec: { nodeName: 'node-1' },
     });
     await eventually(
