@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import { DatabaseServer } from '../infrastructure/database-server';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 import { BusConnection } from '../kubernetes/bus-connection';
+import { KubernetesConsumer } from '../kubernetes/kubernetes-consumer';
 import { MetricsController } from '../metrics/metrics.controller';
 import { MIGRATIONS_DIR } from '../migrations-dir';
 import { databaseCheck } from './database.check';
@@ -20,14 +21,14 @@ import { schemaCheck } from './schema.check';
   providers: [
     {
       provide: READINESS_CHECKS,
-      useFactory: (db: Pool, server: DatabaseServer, config: Config, bus?: BusConnection) => [
+      useFactory: (db: Pool, server: DatabaseServer, config: Config, bus?: BusConnection, consumer?: KubernetesConsumer) => [
         databaseCheck(db),
         schemaCheck(db, MIGRATIONS_DIR),
         replicationCheck(db, server, config.requireSyncReplication),
-        kubernetesCheck(bus),
+        kubernetesCheck(bus, consumer),
       ],
-      // the bus is absent with IPAM_KUBERNETES_CONSUMER=off
-      inject: [PG_POOL, DatabaseServer, CONFIG, { token: BusConnection, optional: true }],
+      // the bus and the consumer are absent with IPAM_KUBERNETES_CONSUMER=off
+      inject: [PG_POOL, DatabaseServer, CONFIG, { token: BusConnection, optional: true }, { token: KubernetesConsumer, optional: true }],
     },
     Readiness,
   ],

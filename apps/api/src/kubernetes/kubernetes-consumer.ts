@@ -88,6 +88,9 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   private consumer: DurableConsumer | null = null;
   private stopped = false;
   private startRetry?: NodeJS.Timeout;
+  /** for /readyz: whether the consumer runs, and until it does, why its last start failed */
+  private started = false;
+  private startFailure: string | null = null;
   private jsm: JetStreamManager | null = null;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly running = new Set<Promise<void>>();
@@ -117,7 +120,8 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
         await this.start();
         return;
       } catch (err) {
-        this.logger.error(`consumer not started: ${(err as Error).message}; trying again in ${delay} ms`);
+        this.startFailure = `${(err as Error).message}; trying again in ${delay} ms`;
+        this.logger.error(`consumer not started: ${this.startFailure}`);
         await new Promise<void>((resolve) => (this.startRetry = setTimeout(resolve, delay).unref()));
       }
     }
@@ -144,12 +148,18 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     );
     await this.consumer.start();
     this.jsm = jsm;
+    this.started = true;
     this.every(UNPARK_POLL_MS, 'unpark requests not read', () => this.redeliverUnparked());
     const grace = this.config.unreachableNodeGraceSeconds;
     this.every(Math.min(HELD_POLL_MAX_MS, Math.max(HELD_POLL_MIN_MS, (grace * 1000) / 4)), 'held addresses not checked', () =>
       this.releaseHeldForUnreachableNodes(),
     );
     this.logger.log(`consuming ${this.config.names.stream} as ${this.config.durable}`);
+  }
+
+  /** Null while the consumer runs; else why not: its first start under way, or why the last one failed. */
+  get notRunning(): { lastFailure: string | null } | null {
+    return this.started ? null : { lastFailure: this.startFailure };
   }
 
   async onApplicationShutdown(): Promise<void> {

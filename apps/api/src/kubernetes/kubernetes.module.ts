@@ -7,7 +7,7 @@ import { KUBERNETES_CONFIG, KubernetesConsumer } from './kubernetes-consumer';
 
 /**
  * The consumer of the watcher's stream; empty with IPAM_KUBERNETES_CONSUMER=off. Global so that
- * /readyz can look for the bus connection without depending on whether it exists.
+ * /readyz can look for the bus connection and the consumer without depending on whether it exists.
  */
 @Module({})
 export class KubernetesModule {
@@ -22,7 +22,7 @@ export class KubernetesModule {
         KubernetesConsumer,
         IpPoolStatusPublisher,
       ],
-      exports: [BusConnection],
+      exports: [BusConnection, KubernetesConsumer],
     };
   }
 }
