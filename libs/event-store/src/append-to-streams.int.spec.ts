@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool, PoolClient } from 'pg';
 import { eventually } from '../../../test/support/eventually';
+import { leakCheckedPool } from '../../../test/support/leak-checked-pool';
 import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
 import { appendToStreams } from './append-to-streams';
 import { ConcurrencyError } from './concurrency-error';
@@ -243,18 +244,24 @@ describe('appendToStreams', () => {
   });
 
   it('returns its connections to the pool after failures', async () => {
-    // a pool of 2 that gives up waiting for a connection: one connection kept by a failed append and
-    // the appends after the second leak fail on the wait, not on the conflict
-    const small = new Pool({ connectionString: db.url, max: 2, connectionTimeoutMillis: 3000 });
+    // a connection kept by a failed append is counted at once; and in a pool of 2 that gives up
+    // waiting for a connection, the appends after a second leak would fail on the wait, not on the
+    // conflict. Either way the test fails in seconds: the pool's end destroys leaked connections
+    // instead of waiting for them (it waited until jest's 60 s timeout)
+    const small = leakCheckedPool({ connectionString: db.url, max: 2, connectionTimeoutMillis: 3000 });
     try {
-      await appendToStreams(small, [{ streamId: 'leak-check', expectedVersion: 0, events: [added(0)] }]);
+      await appendToStreams(small.pool, [{ streamId: 'leak-check', expectedVersion: 0, events: [added(0)] }]);
       for (let i = 0; i < 25; i++) {
-        await expect(appendToStreams(small, [{ streamId: 'leak-check', expectedVersion: 0, events: [added(i)] }])).rejects.toThrow(
+        await expect(appendToStreams(small.pool, [{ streamId: 'leak-check', expectedVersion: 0, events: [added(i)] }])).rejects.toThrow(
           ConcurrencyError,
         );
+        expect({ failedAppends: i + 1, connectionsNotReturned: small.checkedOut() }).toEqual({
+          failedAppends: i + 1,
+          connectionsNotReturned: 0,
+        });
       }
-      expect(small.idleCount).toBe(small.totalCount);
-      await appendToStreams(small, [{ streamId: 'leak-check', expectedVersion: 1, events: [added(1)] }]);
+      expect(small.pool.idleCount).toBe(small.pool.totalCount);
+      await appendToStreams(small.pool, [{ streamId: 'leak-check', expectedVersion: 1, events: [added(1)] }]);
     } finally {
       await small.end();
     }
