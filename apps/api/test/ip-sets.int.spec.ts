@@ -30,25 +30,28 @@ describe('ip-sets of Deployments and ReplicaSets', () => {
 
   const replicaSet = (name: string, deployment?: string) => kube.upsert('replicaset', replicaSetObject(NAMESPACE, name, deployment));
 
-  /** a pod, once the API has recorded it; of ReplicaSet `owner` with its template's ip-set (`hash`: a Deployment's pod-template-hash) */
-  const pod = async (name: string, of?: { owner: string; ipSet: string; hash?: string }) => {
+  /**
+   * a pod on `node`, once the API has recorded it; of ReplicaSet `owner` with its template's ip-set
+   * (`hash`: a Deployment's pod-template-hash) and any other annotations
+   */
+  const pod = async (name: string, of?: Parameters<typeof ipSetPodMetadata>[0], node = 'node-1') => {
     const object = kube.upsert('pod', {
       metadata: { name, namespace: NAMESPACE, ...(of && ipSetPodMetadata(of)) },
-      spec: { nodeName: 'node-1' },
+      spec: { nodeName: node },
     });
     await eventually(
       () => objectStatus('pod', `${NAMESPACE}/${name}`),
       (status) => status === 'seen',
       20_000,
     );
-    return { name, uid: object.metadata.uid };
+    return { name, uid: object.metadata.uid, node };
   };
 
   /** the pod's address, asked for as the CNI plugin asks (ADD): its handle is the pod's name */
-  const add = (target: { name: string; uid: string }) =>
+  const add = (target: { name: string; uid: string; node?: string }) =>
     call(api.base, 'POST', '/v1/allocations', {
       handle: `${target.name}:eth0`,
-      node: 'node-1',
+      node: target.node ?? 'node-1',
       namespace: NAMESPACE,
       pod: target.name,
       podUid: target.uid,
@@ -194,5 +197,170 @@ describe('ip-sets of Deployments and ReplicaSets', () => {
     expect(refused.body.message).toContain('ReplicaSet shop/huge');
     expect((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM events')).rows[0].n).toBe(before);
     expect((await call(api.base, 'GET', '/v1/ipsets?namespace=shop')).body.items).toEqual([]);
+  });
+
+  /** the pool ranges an ip-set of this workload holds, in every pool: the read model, not the API's first one */
+  const setRanges = async (kind: string, name: string) =>
+    (
+      await db.pool.query<{ pool: string }>('SELECT pool FROM pool_ranges WHERE namespace = $1 AND name = $2 ORDER BY pool', [
+        NAMESPACE,
+        `${kind}:${name}`,
+      ])
+    ).rows.map((r) => r.pool);
+  const applied = (kind: string, name: string, statuses: string[]) =>
+    eventually(
+      () => objectStatus(kind, `${NAMESPACE}/${name}`),
+      (status) => statuses.includes(status),
+      20_000,
+    );
+
+  it("a pod allocating after its Deployment's deletion was applied reserves no set (503 IP_SET_WORKLOAD_DELETED), and a new Deployment of the name reserves afresh", async () => {
+    const gone = { owner: 'gone-aaa', ipSet: '2', hash: 'aaa' };
+    kube.upsert('deployment', { metadata: { name: 'gone', namespace: NAMESPACE } });
+    const [early, late, never] = [await pod('gone-aaa-1', gone), await pod('gone-aaa-2', gone), await pod('gone-aaa-3', gone)];
+    await ipOf(early);
+    expect(await setRanges('Deployment', 'gone')).toEqual(['apps']);
+    kube.remove('deployment', `${NAMESPACE}/gone`);
+    await applied('deployment', 'gone', ['ip-set released']);
+    // its pods still run (background deletion): one whose ADD comes now would reserve a set nothing releases
+    const refused = await add(late);
+    expect(refused).toMatchObject({ status: 503, body: { code: 'IP_SET_WORKLOAD_DELETED' } });
+    expect(refused.body.message).toContain('Deployment shop/gone');
+    expect(await setRanges('Deployment', 'gone')).toEqual([]);
+    // so is a workload deleted before its first pod allocated: its deletion leaves the tombstone too
+    kube.upsert('deployment', { metadata: { name: 'brief', namespace: NAMESPACE } });
+    const orphan = await pod('brief-aaa-1', { owner: 'brief-aaa', ipSet: '2', hash: 'aaa' });
+    kube.remove('deployment', `${NAMESPACE}/brief`);
+    await applied('deployment', 'brief', ['deleted']);
+    expect(await add(orphan)).toMatchObject({ status: 503, body: { code: 'IP_SET_WORKLOAD_DELETED' } });
+    expect(await setRanges('Deployment', 'brief')).toEqual([]);
+    // a new Deployment of the name (another uid), once seen, reserves afresh; a pod of the old one then joins it
+    const again = kube.upsert('deployment', { metadata: { name: 'gone', namespace: NAMESPACE } });
+    await eventually(
+      async () =>
+        (await db.pool.query("SELECT uid FROM kubernetes_objects WHERE kind = 'deployment' AND key = $1", [`${NAMESPACE}/gone`])).rows[0]
+          ?.uid,
+      (uid) => uid === again.metadata.uid,
+      20_000,
+    );
+    await ipOf(await pod('gone-bbb-1', { ...gone, owner: 'gone-bbb', hash: 'bbb' }));
+    expect(await setRanges('Deployment', 'gone')).toEqual(['apps']);
+    await del(early);
+    expect((await add(never)).status).toBe(201);
+    const stream = await db.pool.query<{ type: string }>('SELECT type FROM events WHERE stream_id = $1 ORDER BY version', [
+      `ipset-${NAMESPACE}/Deployment/gone`,
+    ]);
+    expect(stream.rows.map((e) => e.type)).toEqual(['IpSetReserved', 'IpSetWorkloadDeleted', 'IpSetReserved']);
+    kube.remove('deployment', `${NAMESPACE}/gone`);
+    await applied('deployment', 'gone', ['ip-set released']);
+    for (const name of ['gone-aaa-2', 'gone-aaa-3', 'gone-bbb-1']) await call(api.base, 'DELETE', `/v1/allocations/${name}:eth0`);
+  });
+
+  /**
+   * Runs `steps` while the test holds `table` (EXCLUSIVE: read, not written): each step starts work
+   * that then waits on a lock (the table's, or a row an earlier step's waiting transaction wrote),
+   * and the next step starts once it waits. Then the table is let go.
+   */
+  const whileHeld = async (table: string, steps: Array<() => void>) => {
+    const client = await db.pool.connect();
+    const waiting = async () =>
+      Number(
+        (
+          await db.pool.query<{ n: string }>(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          )
+        ).rows[0].n,
+      );
+    try {
+      await client.query('BEGIN');
+      await client.query(`LOCK TABLE ${table} IN EXCLUSIVE MODE`);
+      for (const [n, step] of steps.entries()) {
+        step();
+        await eventually(waiting, (count) => count === n + 1, 20_000);
+      }
+    } finally {
+      await client.query('COMMIT');
+      client.release();
+    }
+  };
+
+  /** Deployments of one pod each, not yet allocated; each in a pool of its own, so that their allocations never wait for each other's pool */
+  const raceWorkloads = async (names: string[], firstSubnet: number) => {
+    const targets = [];
+    for (const [w, name] of names.entries()) {
+      expect((await call(api.base, 'POST', '/v1/pools', { name, cidr: `10.90.${firstSubnet + w}.0/24` })).status).toBe(201);
+      kube.upsert('deployment', { metadata: { name, namespace: NAMESPACE } });
+      const annotations = { 'ipam.ipledger.io/pools': name };
+      targets.push(await pod(`${name}-aaa-1`, { owner: `${name}-aaa`, ipSet: '2', hash: 'aaa', annotations }));
+    }
+    return targets;
+  };
+  const removeDeployment = (name: string) => () => void kube.remove('deployment', `${NAMESPACE}/${name}`);
+
+  it("a first pod's reservation still uncommitted when its Deployment's release reads is released by it: the release's append meets it on the workload's stream and decides again", async () => {
+    const names = ['late-1', 'late-2'];
+    const targets = await raceWorkloads(names, 0);
+    const adds: Array<ReturnType<typeof add>> = [];
+    // each reservation has appended (the projection of its range waits); each release then read the workload's stream and waits on the reservation's event
+    await whileHeld(
+      'pool_ranges',
+      names.flatMap((name, w) => [() => void adds.push(add(targets[w])), removeDeployment(name)]),
+    );
+    for (const answer of await Promise.all(adds)) expect(answer.status).toBe(201);
+    for (const name of names) await applied('deployment', name, ['ip-set released']);
+    for (const name of names) expect(await setRanges('Deployment', name)).toEqual([]);
+    for (const target of targets) await del(target);
+  });
+
+  it("first pods and their Deployments' releases that read the same workload stream, appending in either order, leave no set behind", async () => {
+    const names = ['race-1', 'race-2', 'race-3', 'race-4'];
+    const targets = await raceWorkloads(names, 2);
+    const adds: Array<ReturnType<typeof add>> = [];
+    // every one has read and decided, and waits to insert its events; let go, they commit in no set order
+    await whileHeld(
+      'events',
+      names.flatMap((name, w) => {
+        const allocate = () => void adds.push(add(targets[w]));
+        return w % 2 ? [allocate, removeDeployment(name)] : [removeDeployment(name), allocate];
+      }),
+    );
+    // the loser decides again: a release then finds the set, a reservation the tombstone
+    for (const answer of await Promise.all(adds)) {
+      expect(answer.status === 201 || (answer.status === 503 && answer.body.code === 'IP_SET_WORKLOAD_DELETED')).toBe(true);
+    }
+    for (const name of names) await applied('deployment', name, ['deleted', 'ip-set released']);
+    for (const name of names) expect(await setRanges('Deployment', name)).toEqual([]);
+    for (const target of targets) await call(api.base, 'DELETE', `/v1/allocations/${target.name}:eth0`);
+  });
+
+  it("a Deployment's first pods on many nodes at once, each node with its own eligible pool, reserve one set between them, and every pod's address is in it", async () => {
+    for (const rack of ['a', 'b', 'c']) {
+      kube.upsert('node', { metadata: { name: `node-${rack}`, labels: { rack } } });
+      const created = await call(api.base, 'POST', '/v1/pools', {
+        name: `rack-${rack}`,
+        cidr: `10.8${rack.charCodeAt(0) - 97}.0.0/24`,
+        labels: { tier: 'racks' },
+        nodeSelector: `rack=${rack}`,
+      });
+      expect(created.status).toBe(201);
+    }
+    for (const rack of ['a', 'b', 'c']) {
+      await eventually(
+        () => objectStatus('node', `node-${rack}`),
+        (status) => status?.startsWith('labels applied'),
+        20_000,
+      );
+    }
+    kube.upsert('deployment', { metadata: { name: 'spread', namespace: NAMESPACE } });
+    const of = { owner: 'spread-aaa', ipSet: '24', hash: 'aaa', annotations: { 'ipam.ipledger.io/pool-selector': 'tier=racks' } };
+    const replicas = await Promise.all(Array.from({ length: 24 }, (_, n) => pod(`spread-aaa-${n}`, of, `node-${'abc'[n % 3]}`)));
+    const ips = await Promise.all(replicas.map(ipOf));
+    const pools = await setRanges('Deployment', 'spread');
+    expect(pools).toHaveLength(1);
+    const { body: set } = await call(api.base, 'GET', `/v1/ipsets/${NAMESPACE}/Deployment/spread`);
+    expect(set).toMatchObject({ pool: pools[0], size: 24, held: 24 });
+    expect(new Set(ips).size).toBe(24);
+    const value = (ip: string) => ip.split('.').reduce((sum, octet) => sum * 256 + Number(octet), 0);
+    expect(ips.filter((ip) => value(ip) < value(set.range.start) || value(ip) > value(set.range.end))).toEqual([]);
   });
 });

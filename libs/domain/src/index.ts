@@ -37,6 +37,7 @@ export * from './statefulset/statefulset-spec';
 export * from './allocation/plan-allocation';
 export * from './statefulset/plan-reservation';
 export * from './ip-set/ip-set';
+export * from './ip-set/ip-set.aggregate';
 export * from './ip-set/reserve-ip-set';
 export * from './ip-set/plan-ip-set-allocation';
 export * from './pool/pool-draft';

@@ -285,7 +285,9 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
     case 'NodeDeleted':
     case 'StatefulSetReconciled':
     case 'StatefulSetDeleted':
-      // other read models'
+    case 'IpSetReserved':
+    case 'IpSetWorkloadDeleted':
+      // other read models'; a workload's own stream only guards its set (the pool's RangeReserved is its row)
       return;
     default:
       return unknownEvent(e);

@@ -92,6 +92,10 @@ export class ReadModelFold {
       case 'IpReleased':
         // batchProject derives allocations and their counts in SQL
         return;
+      case 'IpSetReserved':
+      case 'IpSetWorkloadDeleted':
+        // no read model follows them (the pool's RangeReserved is the set's row)
+        return;
       default:
         return unknownEvent(e);
     }

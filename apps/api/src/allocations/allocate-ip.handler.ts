@@ -3,9 +3,13 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import {
   AllocateIpCommand,
   allocationRefusal,
+  assertIpSetReservable,
   chooseSelection,
   DomainError,
+  IpSetAggregate,
+  ipSetId,
   ipSetRefusal,
+  ipSetReserved,
   ordinalAddress,
   parseAllocationRequest,
   planAllocation,
@@ -18,14 +22,16 @@ import {
   type AllocationRequestSpec,
   type CommandMetadata,
   type Exclusion,
+  type IpSetState,
   type IpSetWanted,
   type LoadedPool,
   type PassedOver,
   type PoolView,
+  type RangeReserved,
   type SelectionRule,
   type StatefulSetRef,
 } from '@ipledger/domain';
-import type { RecordedEvent } from '@ipledger/event-store';
+import type { Loaded, RecordedEvent } from '@ipledger/event-store';
 import {
   allocationFromEvent,
   eligiblePoolPages,
@@ -34,14 +40,13 @@ import {
   noEligiblePoolMessage,
   type AllocationView,
   type ByNameReads,
-  type IpSetView,
   type ReservationView,
 } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { AllocationReads } from './allocation-reads';
-import { awaitPodAnnotations, type PodIpSet, type StoredPod } from '../kubernetes/known-pods';
+import { awaitPodAnnotations, liveWorkloadUid, type PodIpSet, type StoredPod } from '../kubernetes/known-pods';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
@@ -61,13 +66,24 @@ export interface AllocateIpResult {
 type Tried<X> = X & { plan: AllocationPlan };
 
 /**
+ * A pod's ip-set, where it is: the pool and range holding it, or, for the workload's first pod
+ * (`reserved` null), the workload's stream as read before reserving it.
+ */
+interface PlacedIpSet extends PodIpSet {
+  reserved: { pool: string; range: { start: string } } | null;
+  workload: Loaded<IpSetState> | null;
+}
+
+/**
  * A family's request, and the pool it is pinned to when it is a StatefulSet ordinal's reserved
- * address or its workload's ip-set's; `reserve` when its workload's set is not reserved yet.
+ * address or its workload's ip-set's; `reserve` when its workload's set is not reserved yet, with
+ * the workload's stream (`workload`) that the reservation appends to.
  */
 interface FamilyRequest {
   request: AllocationPlanRequest;
   pinnedTo: string | null;
   reserve: IpSetWanted | null;
+  workload: Loaded<IpSetState> | null;
 }
 
 /**
@@ -128,13 +144,13 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
       const families = familyRequests(
         spec,
         pod && start.reservation && { reservation: start.reservation, ordinal: pod.ordinal },
-        ipSet && { ...ipSet, reserved: await findIpSet(this.db, ipSet.ref) },
+        ipSet && (await this.placeIpSet(ipSet)),
         this.clock.now(),
       );
       // the eligibility check's node and named pools came with the start
       const known: ByNameReads = { node: () => Promise.resolve(start.node), pools: () => Promise.resolve(start.pools) };
-      // fenced work (the Kubernetes consumer) appends in a transaction of its own, where its fence is checked
-      return families.length === 1 && !currentFence()
+      // fenced work (the Kubernetes consumer), and a set's reservation (two streams), append in a transaction of their own
+      return families.length === 1 && !currentFence() && !families[0].workload
         ? this.allocateOne(families[0], rule, known, metadata)
         : this.allocateTogether(families, rule, known, metadata);
     });
@@ -195,6 +211,22 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     return awaitPodAnnotations(this.db, spec, kubernetes.podWaitMs);
   }
 
+  /**
+   * Where the pod's set is: in the read model, or, for the workload's first pod, nowhere yet, with
+   * the workload's stream read for the reservation's append (a set reserved since the read model
+   * was read is taken from it). A workload whose deletion was applied gets no new set (its
+   * tombstone), unless the consumer now knows a new workload of the name.
+   */
+  private async placeIpSet(ipSet: PodIpSet): Promise<PlacedIpSet> {
+    const reserved = await findIpSet(this.db, ipSet.ref);
+    if (reserved) return { ...ipSet, reserved, workload: null };
+    const workload = await this.writer.load(IpSetAggregate, ipSetId(ipSet.ref));
+    const { set, deletedUid } = workload.state;
+    if (set) return { ...ipSet, reserved: { pool: set.pool, range: set }, workload: null };
+    if (deletedUid !== null) assertIpSetReservable(workload.state, ipSet.ref, await liveWorkloadUid(this.db, ipSet.ref));
+    return { ...ipSet, reserved: null, workload };
+  }
+
   /** One family: decided and appended in the chosen pool's group commit. */
   private async allocateOne(
     family: FamilyRequest,
@@ -217,7 +249,12 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     return this.answer([{ plan, recorded }], family.request.handle);
   }
 
-  /** Several families (or fenced work): one pool lock at a time, IPv4 first, kept for the chosen pools until the one append is done. */
+  /**
+   * Several families (or fenced work, or a set's reservation): one pool lock at a time, IPv4 first,
+   * kept for the chosen pools until the one append is done. A reservation appends to its workload's
+   * stream too, at the version read before: of two first pods reserving in two pools, one commits
+   * and the other decides again, finding the set.
+   */
   private async allocateTogether(
     families: FamilyRequest[],
     rule: SelectionRule,
@@ -242,10 +279,8 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
           }),
         );
       }
-      const recorded = await this.writer.append(
-        chosen.map(({ change }) => change),
-        metadata,
-      );
+      const reservations = families.flatMap((family, i) => reservationRecord(family, chosen[i].plan) ?? []);
+      const recorded = await this.writer.append([...chosen.map(({ change }) => change), ...reservations], metadata);
       const answers = chosen.map(({ plan, change }) => ({ plan, recorded: recorded.filter((e) => e.streamId === change.loaded.streamId) }));
       return await this.answer(answers, families[0].request.handle);
     } finally {
@@ -307,7 +342,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
 function familyRequests(
   spec: AllocationRequestSpec,
   owner: { reservation: ReservationView; ordinal: number } | null,
-  ipSet: (PodIpSet & { reserved: IpSetView | null }) | null,
+  ipSet: PlacedIpSet | null,
   now: number | undefined,
 ): FamilyRequest[] {
   const statefulSet: StatefulSetRef | undefined = owner
@@ -318,16 +353,16 @@ function familyRequests(
   return families.map((family) => {
     if (ipSet && family === setFamily) {
       const request: AllocationPlanRequest = { ...holder, family, ipSet: ipSet.ref, pinned: ipSet.reserved !== null, now };
-      return { request, pinnedTo: ipSet.reserved?.pool ?? null, reserve: ipSet.reserved ? null : ipSet.wanted };
+      return { request, pinnedTo: ipSet.reserved?.pool ?? null, reserve: ipSet.reserved ? null : ipSet.wanted, workload: ipSet.workload };
     }
     const pinned = !ip && owner && statefulSet ? ordinalAddress(owner.reservation, statefulSet, family) : null;
     const request: AllocationPlanRequest = { ...holder, family, ip: pinned?.ip ?? ip?.value, statefulSet, pinned: pinned !== null, now };
-    return { request, pinnedTo: pinned?.pool ?? null, reserve: null };
+    return { request, pinnedTo: pinned?.pool ?? null, reserve: null, workload: null };
   });
 }
 
 /** The family of the workload's set: of the range it holds, or asks for; a set of a size is of the first family asked for. */
-function ipSetFamily({ reserved, wanted }: PodIpSet & { reserved: IpSetView | null }, first: 4 | 6): 4 | 6 {
+function ipSetFamily({ reserved, wanted }: PlacedIpSet, first: 4 | 6): 4 | 6 {
   if (reserved) return reserved.range.start.includes(':') ? 6 : 4;
   return 'size' in wanted ? first : wanted.first.family;
 }
@@ -337,6 +372,14 @@ function planFamily({ request, reserve }: FamilyRequest, pool: LoadedPool, passe
   return reserve && request.ipSet
     ? planIpSetAllocation(pool, { ...request, ipSet: request.ipSet }, reserve, passedOver)
     : planAllocation([pool], request, passedOver);
+}
+
+/** The workload's record of the set its first pod's plan reserved, for its stream; null when the plan reserved none. */
+function reservationRecord({ workload, request }: FamilyRequest, plan: AllocationPlan): Change | null {
+  const range = plan.decision?.events.find((event): event is RangeReserved => event.type === 'RangeReserved');
+  return workload && request.ipSet && range
+    ? { type: IpSetAggregate, loaded: workload, events: [ipSetReserved(request.ipSet, range)] }
+    : null;
 }
 
 /** A `pools` rule's pool that is eligible whatever the node's labels: it exists, is of the family, enabled, and selects no nodes. */

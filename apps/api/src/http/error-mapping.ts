@@ -36,6 +36,8 @@ const STATUS: Record<DomainErrorCode, number> = {
   POD_NOT_SEEN: 503,
   // a surge pod beyond its workload's set: kubelet retries until an old pod's DEL frees an address
   IP_SET_FULL: 503,
+  // its workload's deletion was applied: kubelet retries until the pod is gone, or the new workload of that name is seen
+  IP_SET_WORKLOAD_DELETED: 503,
 };
 
 const HTTP_CODES: Record<number, (typeof HTTP_ERROR_CODES)[number]> = {

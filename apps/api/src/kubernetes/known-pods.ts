@@ -160,3 +160,14 @@ export async function awaitPodAnnotations(db: Queryable, ref: PodRef, waitMs: nu
     await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, left)));
   }
 }
+
+/** The uid of the Deployment or ReplicaSet of this name the consumer last applied as live; null when it knows none. */
+export async function liveWorkloadUid(db: Queryable, ref: IpSetRef): Promise<string | null> {
+  const { rows } = await db.query<{ uid: string }>(
+    prepared('SELECT uid FROM kubernetes_objects WHERE kind = $1 AND key = $2 AND NOT deleted', [
+      ref.kind.toLowerCase(),
+      `${ref.namespace}/${ref.name}`,
+    ]),
+  );
+  return rows[0]?.uid ?? null;
+}

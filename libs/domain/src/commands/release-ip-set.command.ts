@@ -2,12 +2,16 @@ import type { CommandMetadata } from '../command-metadata';
 import type { IpSetRef } from '../ip-set/ip-set';
 
 /**
- * Releases a Deployment's or bare ReplicaSet's ip-set (its workload is deleted): idempotent.
- * Addresses its pods still hold stay theirs until each pod's DEL or deletion.
+ * The workload is deleted: releases its ip-set, and records its deletion (`uid`) so that a pod
+ * allocating after it reserves no new set. Idempotent. Addresses its pods still hold stay theirs
+ * until each pod's DEL or deletion. `tombstone` false: a ReplicaSet of a Deployment, whose pods
+ * use the Deployment's set and never one of its own (a set a pod named for it is still released).
  */
 export class ReleaseIpSetCommand {
   constructor(
     readonly ref: IpSetRef,
+    readonly uid: string,
+    readonly tombstone: boolean,
     readonly metadata: CommandMetadata,
   ) {}
 }

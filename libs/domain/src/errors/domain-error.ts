@@ -29,6 +29,7 @@ export const DOMAIN_ERROR_CODES = [
   'IP_SET_FULL',
   'IP_SET_NOT_RESERVED',
   'IP_SET_NOT_FOUND',
+  'IP_SET_WORKLOAD_DELETED',
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

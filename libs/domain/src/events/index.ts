@@ -2,6 +2,8 @@ import type { BlockClaimed } from './block-claimed.event';
 import type { BlockReleased } from './block-released.event';
 import type { IpAllocated, StatefulSetRef } from './ip-allocated.event';
 import type { IpReleased } from './ip-released.event';
+import type { IpSetReserved } from './ip-set-reserved.event';
+import type { IpSetWorkloadDeleted } from './ip-set-workload-deleted.event';
 import type { NodeDeleted } from './node-deleted.event';
 import type { NodeLabelsSet } from './node-labels-set.event';
 import type { PoolCreated } from './pool-created.event';
@@ -19,6 +21,8 @@ export type {
   BlockReleased,
   IpAllocated,
   IpReleased,
+  IpSetReserved,
+  IpSetWorkloadDeleted,
   NodeDeleted,
   NodeLabelsSet,
   PoolCreated,
@@ -47,4 +51,5 @@ export type PoolEvent =
   | BlockReleased;
 export type NodeEvent = NodeLabelsSet | NodeDeleted;
 export type StatefulSetEvent = StatefulSetReconciled | StatefulSetDeleted;
-export type DomainEvent = PoolEvent | NodeEvent | StatefulSetEvent;
+export type IpSetEvent = IpSetReserved | IpSetWorkloadDeleted;
+export type DomainEvent = PoolEvent | NodeEvent | StatefulSetEvent | IpSetEvent;

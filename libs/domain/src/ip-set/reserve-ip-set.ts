@@ -56,7 +56,8 @@ export function ipSetRefusal(ref: IpSetRef, wanted: IpSetWanted, tried: Readonly
  */
 export function ipSetAddress(pool: PoolView, ref: IpSetRef): bigint {
   const range = pool.ranges.get(rangeOwner(ref.namespace, ipSetRangeName(ref)));
-  if (!range) throw new DomainError('IP_SET_NOT_RESERVED', `${describe(ref)} has no ip-set in pool "${pool.name}"`);
+  // the set was read in this pool: released since (its workload deleted), the pod decides again
+  if (!range) throw new DomainError('CONCURRENCY_CONFLICT', `${describe(ref)} has no ip-set in pool "${pool.name}" any more`);
   const ip = pool.heldSet.firstGap(range.start, range.end);
   if (ip === null) {
     const family = pool.cidr?.family ?? 4;
