@@ -1,16 +1,31 @@
-import { createLog, formatLogLine, logFormat, type LogLevel } from './log';
+import { createLog, formatTextLine, logFormat, type LogLevel } from './log';
 
 describe('log lines', () => {
   const time = new Date('2026-12-01T07:00:00.000Z');
 
   it('writes JSON with level, time, message and the fields, leaving out undefined ones', () => {
-    const line = formatLogLine('json', 'warn', 'pool "a" is 90% full', { requestId: 'r1', actor: undefined }, time);
-    expect(JSON.parse(line)).toEqual({ level: 'warn', time: '2026-12-01T07:00:00.000Z', message: 'pool "a" is 90% full', requestId: 'r1' });
-    expect(line).not.toContain('\n');
+    const written: string[] = [];
+    jest.useFakeTimers({ now: time });
+    try {
+      createLog({ format: 'json', write: (line) => written.push(line) }).warn('pool "a" is 90% full %s', {
+        requestId: 'r1',
+        actor: undefined,
+      });
+    } finally {
+      jest.useRealTimers();
+    }
+    expect(written).toHaveLength(1);
+    expect(JSON.parse(written[0])).toEqual({
+      level: 'warn',
+      time: '2026-12-01T07:00:00.000Z',
+      message: 'pool "a" is 90% full %s',
+      requestId: 'r1',
+    });
+    expect(written[0]).not.toContain('\n');
   });
 
   it('writes text for a terminal', () => {
-    expect(formatLogLine('text', 'info', 'listening', { context: 'ipledger', port: 8080 }, time)).toBe(
+    expect(formatTextLine('info', 'listening', { context: 'ipledger', port: 8080 }, time)).toBe(
       '2026-12-01T07:00:00.000Z INFO  [ipledger] listening port=8080',
     );
   });

@@ -1,4 +1,4 @@
-import { formatLogLine } from './log';
+import { createLog, formatTextLine } from './log';
 import { redactSecrets, redactUrl } from './redact';
 
 describe('redacting credentials', () => {
@@ -28,9 +28,13 @@ describe('redacting credentials', () => {
 
   it('redacts a URL inside an error message, and every text field of a log line', () => {
     const error = new Error('connect ECONNREFUSED for nats://u:secret@127.0.0.1:4222 (postgres://u:secret@db/x)');
-    const line = formatLogLine('json', 'error', error.message, { stack: error.stack, url: 'nats://u:secret@h:1' });
+    let line = '';
+    createLog({ format: 'json', write: (written) => (line = written) }).error(error.message, {
+      stack: error.stack,
+      url: 'nats://u:secret@h:1',
+    });
     expect(line).not.toContain('secret');
     expect(JSON.parse(line)).toMatchObject({ message: expect.stringContaining('nats://u:***@127.0.0.1:4222') });
-    expect(formatLogLine('text', 'info', 'via http://u:secret@proxy:3128', { context: 'watcher' })).not.toContain('secret');
+    expect(formatTextLine('info', 'via http://u:secret@proxy:3128', { context: 'watcher' })).not.toContain('secret');
   });
 });

@@ -24,6 +24,8 @@ function redactUserInfo(_: string, scheme: string, userInfo: string): string {
  * error message holding any of them. Everything else is left as it was.
  */
 export function redactSecrets(text: string): string {
+  // a user-info needs an `@`, a secret parameter an `=`: most text (a path, a message) has neither
+  if (!text.includes('@') && !text.includes('=')) return text;
   return text.replace(USER_INFO, redactUserInfo).replace(SECRET_PARAM, (_, key: string) => `${key}=${REDACTED}`);
 }
 
