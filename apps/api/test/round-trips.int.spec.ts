@@ -1,4 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
+import { StatefulSetAggregate, statefulSetId } from '@ipledger/domain';
+import { EventWriter } from '../src/infrastructure/event-writer';
 import { PG_POOL } from '../src/infrastructure/tokens';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
@@ -11,7 +13,8 @@ describe('round trips of the hot path', () => {
   let api: TestApi;
   let statements = 0;
   beforeAll(async () => {
-    api = await startTestApi('round_trips');
+    // the audit sealer shares the pool: at its default second it sealed during a slow burst and was counted
+    api = await startTestApi('round_trips', { env: { IPAM_AUDIT_SEAL_INTERVAL_MS: '60000' } });
     const pool = api.app.get<Pool>(PG_POOL);
     const counted = new WeakSet<PoolClient>();
     pool.on('acquire', (client) => {
@@ -43,6 +46,37 @@ describe('round trips of the hot path', () => {
 
   it('a retried allocation: 1 statement', async () => {
     expect(await count(() => api.http().post('/v1/allocations').send(body('web-0')).expect(200))).toBe(1);
+  });
+
+  /** A StatefulSet's pod's allocation: the answer's address and the statements it took. */
+  async function allocatePod(pod: string): Promise<{ ip: string; statements: number }> {
+    let ip = '';
+    const statements = await count(async () => {
+      const res = await api
+        .http()
+        .post('/v1/allocations')
+        .send({ ...body(`h-${pod}`), pod })
+        .expect(201);
+      ip = (res.body as { items: Array<{ ip: string }> }).items[0].ip;
+    });
+    return { ip, statements };
+  }
+
+  it("a reserved StatefulSet's pod, its reservation cached: 1 statement (its ordinal's address, the precondition standing for the read)", async () => {
+    const reserved = await api.http().put('/v1/statefulsets/ns/db').send({ replicas: 3, pool: 'p' }).expect(200);
+    const start = (reserved.body.range as { start: string }).start.split('.').map(Number);
+    expect(await allocatePod('db-2')).toEqual({ ip: [...start.slice(0, 3), start[3] + 2].join('.'), statements: 1 });
+  });
+
+  it("a reservation another replica reconciled is cached by the pod that read it: the StatefulSet's next pod takes 1 statement", async () => {
+    await api.http().put('/v1/statefulsets/ns/cold').send({ replicas: 3, pool: 'p' }).expect(200);
+    const repository = api.app.get(EventWriter).repository;
+    repository.forget(`statefulset-${statefulSetId('ns', 'cold')}`);
+    expect((await allocatePod('cold-0')).statements).toBeGreaterThan(1);
+    // loaded in the background, after the answer
+    for (let i = 0; i < 100 && !repository.cached(StatefulSetAggregate, statefulSetId('ns', 'cold')); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect((await allocatePod('cold-1')).statements).toBe(1);
   });
 
   it('a release alone: 2 statements (handle 1, append with its projections 1)', async () => {

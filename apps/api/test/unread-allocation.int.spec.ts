@@ -1,5 +1,6 @@
 import { decideAllocate } from '@ipledger/domain';
 import { PreconditionFailedError } from '@ipledger/event-store';
+import type { UnreadStart } from '@ipledger/projections';
 import { PoolGroupCommit } from '../src/infrastructure/pool-group-commit';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
@@ -62,20 +63,40 @@ describe('allocations decided without their start read', () => {
     expect(pod.body.items[0]).toMatchObject({ ip: ordinal1, statefulSet: { namespace: 'ns', name: 'db', ordinal: 1 } });
   });
 
+  const allocate = (handle: string, unread?: UnreadStart) =>
+    api.app.get(PoolGroupCommit).run('b4', {
+      metadata: { actor: 'test', source: 'rest', correlationId: handle },
+      ...(unread ? { unread } : {}),
+      decide: (state) => {
+        const decided = decideAllocate(state, { handle, node: 'n', namespace: 'ns', pod: handle, podUid: null });
+        return { events: [decided.claim, decided.event].flatMap((e) => (e === null ? [] : [e])), answer: () => decided.ip };
+      },
+    });
+  const unread = (handle: string, statefulSet: string | null = null, reservationVersion: number | null = null): UnreadStart => ({
+    handle,
+    namespace: 'ns',
+    statefulSet,
+    reservationVersion,
+  });
+
+  it('appends a decision on a cached reservation only at the version it was cached at', async () => {
+    await api.http().put('/v1/statefulsets/ns/web').send({ replicas: 2, pool: 'b4' }).expect(200);
+    const { rows } = await api.db.pool.query<{ version: number }>(
+      `SELECT version FROM statefulsets WHERE namespace = 'ns' AND name = 'web'`,
+    );
+    const version = Number(rows[0].version);
+    // another replica's reconciliation since (a stale cache), or a decision that assumed no reservation
+    await expect(allocate('web-stale', unread('web-stale', 'web', version - 1))).rejects.toBeInstanceOf(PreconditionFailedError);
+    await expect(allocate('web-none', unread('web-none', 'web', null))).rejects.toBeInstanceOf(PreconditionFailedError);
+    await expect(allocate('web-current', unread('web-current', 'web', version))).resolves.toBeDefined();
+    // a StatefulSet without a reservation is decided assuming none
+    await expect(allocate('solo-0', unread('solo-0', 'solo', null))).resolves.toBeDefined();
+  });
+
   it('fails only the requests whose precondition failed: the rest of their batch is appended at once', async () => {
     await api.http().post('/v1/allocations').send(body('holds-a4', 'a4')).expect(201);
-    const groupCommit = api.app.get(PoolGroupCommit);
-    const allocate = (handle: string, unread: boolean) =>
-      groupCommit.run('b4', {
-        metadata: { actor: 'test', source: 'rest', correlationId: handle },
-        ...(unread ? { unread: { handle, namespace: 'ns', statefulSet: null } } : {}),
-        decide: (state) => {
-          const decided = decideAllocate(state, { handle, node: 'n', namespace: 'ns', pod: handle, podUid: null });
-          return { events: [decided.claim, decided.event].flatMap((e) => (e === null ? [] : [e])), answer: () => decided.ip };
-        },
-      });
     // pushed in one turn of the event loop: one batch, one append
-    const [moved, bystander] = await Promise.allSettled([allocate('holds-a4', true), allocate('bystander', false)]);
+    const [moved, bystander] = await Promise.allSettled([allocate('holds-a4', unread('holds-a4')), allocate('bystander')]);
     expect(moved).toMatchObject({ status: 'rejected', reason: expect.any(PreconditionFailedError) });
     expect(bystander).toMatchObject({ status: 'fulfilled' });
     const held = await api.http().get('/v1/allocations/bystander').expect(200);

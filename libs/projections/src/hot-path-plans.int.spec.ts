@@ -61,8 +61,9 @@ describe.each([
 
   it('the append of allocations decided without their start read checks handles and reservations by key', async () => {
     const precondition = unreadStartPrecondition([
-      { handle: 'h7', namespace: 'ns', statefulSet: 'web' },
-      { handle: 'h8', namespace: 'ns', statefulSet: null },
+      { handle: 'h7', namespace: 'ns', statefulSet: 'web', reservationVersion: null },
+      { handle: 'h8', namespace: 'ns', statefulSet: null, reservationVersion: null },
+      { handle: 'h9', namespace: 'ns', statefulSet: 'db', reservationVersion: 3 },
     ]);
     const plan = await genericPlan(await append('IpAllocated', precondition));
     expect(plan).toMatch(/allocations_pkey/);

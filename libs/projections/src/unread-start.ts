@@ -4,6 +4,8 @@ export interface UnreadStart {
   namespace: string;
   /** the StatefulSet the pod's name points at; null when it has no ordinal */
   statefulSet: string | null;
+  /** the version of that StatefulSet's reservation the decision used (its stream's); null: it used none */
+  reservationVersion: number | null;
 }
 
 // Both by primary key, whatever the batch and the statistics: allocations (handle, family),
@@ -11,21 +13,25 @@ export interface UnreadStart {
 // as the start read does: as a join or `= ANY`, the generic plan scanned allocations whole.
 const CONDITION = `NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text($2::jsonb -> 'handles') h (handle)
                    WHERE (SELECT true FROM allocations a WHERE a.handle = h.handle LIMIT 1))
-  AND NOT EXISTS (SELECT 1 FROM jsonb_to_recordset($2::jsonb -> 'statefulSets') AS g (namespace text, name text)
-                   WHERE (SELECT true FROM statefulsets s WHERE s.namespace = g.namespace AND s.name = g.name LIMIT 1))`;
+  AND NOT EXISTS (SELECT 1 FROM jsonb_to_recordset($2::jsonb -> 'statefulSets') AS g (namespace text, name text, version bigint)
+                   WHERE (SELECT s.version FROM statefulsets s WHERE s.namespace = g.namespace AND s.name = g.name LIMIT 1)
+                     IS DISTINCT FROM g.version)`;
 
 /**
  * The precondition of allocations decided without their start read, for the append's own
- * statement (appendToStreams' precondition): what that read would have found is still nothing, no
- * handle holds an address (a retried request) and no pod's StatefulSet has a reservation (an
- * ordinal's pinned address). Where either is not so, nothing is appended and they read and decide again.
+ * statement (appendToStreams' precondition): what that read would have found is still what the
+ * decision assumed, no handle holds an address (a retried request) and each pod's StatefulSet has
+ * the reservation the decision used (an ordinal's pinned address), at its version, or none when it
+ * used none. Where either is not so, nothing is appended and they read and decide again.
  */
 export function unreadStartPrecondition(starts: readonly UnreadStart[]): { condition: string; value: unknown } {
   return {
     condition: CONDITION,
     value: {
       handles: starts.map((start) => start.handle),
-      statefulSets: starts.flatMap(({ namespace, statefulSet }) => (statefulSet === null ? [] : [{ namespace, name: statefulSet }])),
+      statefulSets: starts.flatMap(({ namespace, statefulSet, reservationVersion }) =>
+        statefulSet === null ? [] : [{ namespace, name: statefulSet, version: reservationVersion }],
+      ),
     },
   };
 }

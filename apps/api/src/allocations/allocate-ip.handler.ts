@@ -16,7 +16,9 @@ import {
   planIpSetAllocation,
   poolMayHold,
   PoolAggregate,
+  statefulSetId,
   statefulSetPod,
+  StatefulSetAggregate,
   type AllocationPlan,
   type AllocationPlanRequest,
   type AllocationRequestSpec,
@@ -51,6 +53,7 @@ import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
 import { currentFence } from '../infrastructure/write-fence';
+import { outsideRequest } from '../http/request-context';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 import { DatabaseClock } from '../infrastructure/database-clock';
 import { Metrics } from '../metrics/metrics';
@@ -94,6 +97,9 @@ interface FamilyRequest {
  */
 @CommandHandler(AllocateIpCommand)
 export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, AllocateIpResult> {
+  /** StatefulSets whose reservation is being loaded into the cache (cacheReservation) */
+  private readonly caching = new Set<string>();
+
   constructor(
     private readonly writer: EventWriter,
     private readonly mutex: KeyedMutex,
@@ -141,6 +147,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
         pools: rule.kind === 'pools' ? rule.names : [],
       });
       if (start.held.length > 0) return { created: false, items: start.held };
+      if (pod && start.reservation) this.cacheReservation(spec.namespace, pod.statefulSet);
       const families = familyRequests(
         spec,
         pod && start.reservation && { reservation: start.reservation, ordinal: pod.ordinal },
@@ -166,28 +173,45 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
   }
 
   /**
-   * The common case in one round trip: one family from the one pool a `pools` rule names, whose
-   * cached state needs no node labels to be eligible (no nodeSelector), decided on that state
-   * without the start read. The append's expected version proves the state current, and its
-   * precondition (unreadStartPrecondition) that the start would have found nothing: no address
-   * held by the handle, no reservation for the pod's StatefulSet. Null where that does not apply
-   * or nothing was appended (a full or disabled pool, a refusal): the caller reads and decides.
+   * The common case in one round trip: one family, decided on cached state without the start
+   * read, in the one pool a `pools` rule names when its state needs no node labels to be eligible
+   * (no nodeSelector), or, for a StatefulSet's pod whose reservation this process has cached, in
+   * the pool of its ordinal's address (whatever the rule, as the read path does). The append's
+   * expected version proves the pool's state current, and its precondition
+   * (unreadStartPrecondition) what the start would have found: no address held by the handle, and
+   * the pod's StatefulSet at the reservation used (none when none was cached). Null where that
+   * does not apply or nothing was appended (a full or disabled pool, a refusal): the caller reads and decides.
    */
   private async allocateUnread(
     spec: AllocationRequestSpec,
     rule: SelectionRule,
     metadata: CommandMetadata,
   ): Promise<AllocateIpResult | null> {
-    if (rule.kind !== 'pools' || rule.names.length !== 1 || spec.families.length !== 1 || currentFence()) return null;
-    const pool = rule.names[0];
-    const [{ request }] = familyRequests(spec, null, null, this.clock.now());
-    const cached = this.writer.repository.cached(PoolAggregate, pool);
-    if (!cached || !eligibleWithoutNode(cached.state, request)) return null;
+    if (spec.families.length !== 1 || currentFence()) return null;
+    const pod = statefulSetPod(spec.pod);
+    const owner = pod && this.cachedReservation(spec.namespace, pod.statefulSet);
+    const [{ request, pinnedTo }] = familyRequests(
+      spec,
+      pod && owner && { reservation: owner, ordinal: pod.ordinal },
+      null,
+      this.clock.now(),
+    );
+    const named = rule.kind === 'pools' && rule.names.length === 1 ? rule.names[0] : null;
+    const pool = pinnedTo ?? named;
+    // a pinned address is taken in its pool as the read path's walk does, without the eligibility check
+    const eligible = (state: PoolView) => pinnedTo !== null || eligibleWithoutNode(state, request);
+    const cached = pool && this.writer.repository.cached(PoolAggregate, pool);
+    if (!pool || !cached || !eligible(cached.state)) return null;
     const tried = await this.groupCommit.run(pool, {
       metadata,
-      unread: { handle: spec.handle, namespace: spec.namespace, statefulSet: statefulSetPod(spec.pod)?.statefulSet ?? null },
+      unread: {
+        handle: spec.handle,
+        namespace: spec.namespace,
+        statefulSet: pod?.statefulSet ?? null,
+        reservationVersion: owner?.version ?? null,
+      },
       decide: (state) => {
-        const plan = eligibleWithoutNode(state, request) ? planOrNull(pool, state, request) : null;
+        const plan = eligible(state) ? planOrNull(pool, state, request) : null;
         return {
           events: plan?.decision?.events ?? [],
           answer: (recorded: RecordedEvent[]) => (plan?.decision ? { plan, recorded } : null),
@@ -198,6 +222,28 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const result = await this.answer([tried], request.handle);
     // the cached state knew the handle but the database no longer does (released by another replica): read and decide
     return result.items.length > 0 ? result : null;
+  }
+
+  /** The StatefulSet's reservation as this process has it cached (its stream's version with it); null when none is cached. */
+  private cachedReservation(namespace: string, name: string): ReservationView | null {
+    const cached = this.writer.repository.cached(StatefulSetAggregate, statefulSetId(namespace, name));
+    return cached?.state.reservation ? { ...cached.state.reservation, version: cached.version } : null;
+  }
+
+  /**
+   * A reservation the start read found but this process has not cached (another replica
+   * reconciled it, or this one restarted) is loaded in the background, outside the request: the
+   * StatefulSet's next pods are then decided without the read.
+   */
+  private cacheReservation(namespace: string, name: string): void {
+    const id = statefulSetId(namespace, name);
+    // a scale-up's pods read at once: one load for them all
+    if (this.caching.has(id) || this.writer.repository.cached(StatefulSetAggregate, id)) return;
+    this.caching.add(id);
+    outsideRequest(() => this.writer.load(StatefulSetAggregate, id))
+      // a failed load costs only the read again next time
+      .catch(() => undefined)
+      .finally(() => this.caching.delete(id));
   }
 
   /**
