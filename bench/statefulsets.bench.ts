@@ -1,16 +1,17 @@
 /**
  * npm run bench:statefulset — reserving a continuous range in a fragmented pool, and reconciling
- * many StatefulSets into one pool, through the REST API.
+ * many StatefulSets into one pool, then allocating their pods (BENCH_PODS, default 2,000), through the REST API.
  */
 import { CommandBus } from '@nestjs/cqrs';
 import { CreatePoolsCommand, decideAllocate, PoolAggregate, type CommandMetadata, type DomainEvent } from '@ipledger/domain';
 import { loadConfig } from '../apps/api/src/config';
 import { createApp } from '../apps/api/src/create-app';
 import { EventWriter } from '../apps/api/src/infrastructure/event-writer';
-import { call, expectStatus, freshDatabase, median, ms, percentile, startApi, timed } from './support';
+import { allocationBody, call, expectStatus, freshDatabase, median, ms, percentile, startApi, timed } from './support';
 
 const RESERVATIONS = Number(process.env.BENCH_RESERVATIONS ?? 30);
 const STATEFULSETS = Number(process.env.BENCH_STATEFULSETS ?? 1000);
+const PODS = Number(process.env.BENCH_PODS ?? 2000);
 const META: CommandMetadata = { actor: 'bench', source: 'rest', correlationId: 'bench' };
 
 /**
@@ -78,6 +79,11 @@ async function main(): Promise<void> {
     const again = await timed(STATEFULSETS, 1, async (i) => {
       expectStatus(await call(api.base, 'PUT', `/v1/statefulsets/bench/s-${i}`, { replicas: 5, pool: 'many' }), 200, 'reconcile again');
     });
+    // their pods, as the CNI plugin asks: each takes its ordinal's reserved address
+    const pod = (i: number) => `s-${Math.floor(i / 5) % STATEFULSETS}-${i % 5}`;
+    const pods = await timed(Math.min(PODS, STATEFULSETS * 5), 1, async (i) => {
+      expectStatus(await call(api.base, 'POST', '/v1/allocations', allocationBody(pod(i), 'many')), 201, 'pod');
+    });
 
     console.log('StatefulSet reservations through PUT /v1/statefulsets (+ DELETE, timed together)');
     console.log(
@@ -91,6 +97,9 @@ async function main(): Promise<void> {
       `  first PUT (reserves): ${many.seconds.toFixed(1)} s in all, median ${ms(median(many.latencies))}, p99 ${ms(percentile(many.latencies, 99))}`,
     );
     console.log(`  same PUT again (no change, appends nothing): median ${ms(median(again.latencies))}`);
+    console.log(
+      `  their first ${pods.latencies.length} pods allocated one at a time (ordinal addresses): median ${ms(median(pods.latencies))}, p99 ${ms(percentile(pods.latencies, 99))}`,
+    );
   } finally {
     await api.stop();
     await db.drop();
