@@ -1,3 +1,4 @@
+import { KubePublisher } from '@ipledger/messaging';
 import { call, startApiProcess, type ApiProcess } from '../../../test/support/api-process';
 import { eventually } from '../../../test/support/eventually';
 import { startPrivateNats, type PrivateNats } from '../../../test/support/private-nats';
@@ -78,13 +79,26 @@ describe('/readyz: the kubernetes check until the consumer has started', () => {
       kubernetes: { status: 'ok', required: false },
     });
     expect(await gauge()).toBe('1');
-    // and it consumes: the stream it made carries a Node to the API
-    await bus.publisher.change({
-      kind: 'node',
-      type: 'ADDED',
-      object: { metadata: { name: 'ready-node', uid: 'u1', resourceVersion: '1', labels: { a: '1' } } },
-    });
-    await bus.publisher.flush();
+    // and it consumes: the stream it made carries a Node to the API. The test's own connection may
+    // still be reconnecting to the restarted NATS (a publish then times out): publish again until
+    // stored, the message id making a repeat a duplicate
+    await eventually(
+      async () => {
+        const publisher = new KubePublisher(bus.nc.jetstream(), bus.names);
+        await publisher.change({
+          kind: 'node',
+          type: 'ADDED',
+          object: { metadata: { name: 'ready-node', uid: 'u1', resourceVersion: '1', labels: { a: '1' } } },
+        });
+        return publisher.flush().then(
+          () => true,
+          () => false,
+        );
+      },
+      (stored) => stored,
+      30_000,
+      'the Node published',
+    );
     const node = await eventually(
       () => call(api.base, 'GET', '/v1/nodes/ready-node'),
       (r) => r.status === 200,
