@@ -2,7 +2,7 @@ import { prepared } from '@ipledger/event-store';
 import type { NodeEvent, NodeLabelsSet } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import type { Queryable } from './queryable';
-import { insertSql, rowParams } from './row-sql';
+import { insertRowsSql, insertSql, rowParams } from './row-sql';
 
 export interface NodeRow {
   name: string;
@@ -13,6 +13,7 @@ export interface NodeRow {
 
 const COLUMNS: readonly (keyof NodeRow)[] = ['name', 'labels', 'version', 'updated_at'];
 const UPSERT = insertSql('nodes', COLUMNS, ['name']);
+const UPSERT_ROWS = insertRowsSql('nodes', COLUMNS, ['name']);
 
 /** The nodes row a NodeLabelsSet leaves (inline and in a batch rebuild alike). */
 export function nodeRow(event: Pick<RecordedEvent, 'data' | 'version' | 'recordedAt'>): NodeRow {
@@ -27,4 +28,10 @@ export async function projectNodeEvent(db: Queryable, event: RecordedEvent): Pro
   } else if (e.type === 'NodeDeleted') {
     await db.query(prepared('DELETE FROM nodes WHERE name = $1', [e.data.name]));
   }
+}
+
+/** A run of NodeLabelsSet (a batch of Node messages) in one statement: the same rows as projectNodeEvent, a node's last event winning. */
+export async function projectNodeLabelRun(db: Queryable, events: readonly RecordedEvent[]): Promise<void> {
+  const rows = new Map(events.map((event) => [(event.data as NodeLabelsSet['data']).name, nodeRow(event)]));
+  await db.query(prepared(UPSERT_ROWS, [JSON.stringify([...rows.values()])]));
 }

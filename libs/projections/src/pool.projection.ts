@@ -11,7 +11,7 @@ import {
 } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import type { Queryable } from './queryable';
-import { insertSql, rowParams } from './row-sql';
+import { insertRowsSql, insertSql, rowParams } from './row-sql';
 
 export interface PoolRow {
   name: string;
@@ -57,6 +57,7 @@ const COLUMNS: readonly (keyof PoolRow)[] = [
   'block_release_seconds',
 ];
 const INSERT = insertSql('pools', COLUMNS);
+const INSERT_ROWS = insertRowsSql('pools', COLUMNS);
 
 export interface PoolBlockRow {
   pool: string;
@@ -143,6 +144,16 @@ async function insertLabels(db: Queryable, pool: string, labels: Labels): Promis
       pool,
     ]),
   );
+}
+
+/** A run of PoolCreated (a batch of IPPool messages, or one REST request's pools) in two statements: the same rows as projectPoolEvent. */
+export async function projectPoolsCreated(db: Queryable, events: readonly RecordedEvent[]): Promise<void> {
+  await db.query(prepared(INSERT_ROWS, [JSON.stringify(events.map(poolCreatedRow))]));
+  const labels = events.flatMap((event) => {
+    const { name, labels } = event.data as PoolCreated['data'];
+    return Object.entries(labels).map(([key, value]) => ({ key, value, pool: name }));
+  });
+  if (labels.length > 0) await db.query(prepared(insertRowsSql('pool_labels', ['key', 'value', 'pool']), [JSON.stringify(labels)]));
 }
 
 /** The addresses of the pool's StatefulSet ranges that no pod holds: derived, never counted by hand. */

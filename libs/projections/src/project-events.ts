@@ -1,18 +1,24 @@
 import { upcast } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import { allocationRowsCte, projectAllocationEvents } from './allocation.projection';
-import { projectNodeEvent } from './node.projection';
-import { poolAllocationsCte, projectPoolAllocations, projectPoolEvent } from './pool.projection';
+import { projectNodeEvent, projectNodeLabelRun } from './node.projection';
+import { poolAllocationsCte, projectPoolAllocations, projectPoolEvent, projectPoolsCreated } from './pool.projection';
 import { projectStatefulSetEvent } from './statefulset.projection';
 import type { Queryable } from './queryable';
 
 const isAllocationEvent = (event: RecordedEvent) => event.type === 'IpAllocated' || event.type === 'IpReleased';
 
+/** Event types a run of which is projected set-based, as one: what a batch of Node or IPPool messages appends. */
+const RUNS: Record<string, (db: Queryable, run: readonly RecordedEvent[]) => Promise<void>> = {
+  NodeLabelsSet: projectNodeLabelRun,
+  PoolCreated: projectPoolsCreated,
+};
+
 /**
  * Applies events to every read model, in order. Called inside the append transaction (so reads
  * after a write see it) and by a rebuild from position zero (so the two cannot differ). A run of
  * allocations and releases (a group commit's, over any number of pools) is projected in a few
- * statements, not two per event.
+ * statements, not two per event, and so is a run of node labels or of pool creations (RUNS).
  */
 export async function projectEvents(db: Queryable, events: readonly RecordedEvent[]): Promise<void> {
   for (let i = 0; i < events.length; ) {
@@ -23,6 +29,14 @@ export async function projectEvents(db: Queryable, events: readonly RecordedEven
       // allocations before pools: a pool's counts are derived from its allocation rows
       await projectAllocationEvents(db, run);
       await projectPoolAllocations(db, run);
+      i = end;
+      continue;
+    }
+    const projectRun = RUNS[events[i].type];
+    if (projectRun) {
+      let end = i + 1;
+      while (end < events.length && events[end].type === events[i].type) end++;
+      await projectRun(db, events.slice(i, end).map(upcast));
       i = end;
       continue;
     }

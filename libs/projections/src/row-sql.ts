@@ -4,10 +4,22 @@
  * column in one place.
  */
 export function insertSql(table: string, columns: readonly string[], upsertKey?: readonly string[]): string {
-  const insert = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`;
-  if (!upsertKey) return insert;
+  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})${upsert(columns, upsertKey)}`;
+}
+
+/**
+ * insertSql for many row objects in one statement, as one JSON parameter (`$1`, see rowsParam)
+ * read with the table's own row type. With an upsert key, each key at most once.
+ */
+export function insertRowsSql(table: string, columns: readonly string[], upsertKey?: readonly string[]): string {
+  const list = columns.join(', ');
+  return `INSERT INTO ${table} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${table}, $1::json)${upsert(columns, upsertKey)}`;
+}
+
+function upsert(columns: readonly string[], upsertKey?: readonly string[]): string {
+  if (!upsertKey) return '';
   const updated = columns.filter((column) => !upsertKey.includes(column));
-  return `${insert} ON CONFLICT (${upsertKey.join(', ')}) DO UPDATE SET ${updated.map((c) => `${c} = excluded.${c}`).join(', ')}`;
+  return ` ON CONFLICT (${upsertKey.join(', ')}) DO UPDATE SET ${updated.map((c) => `${c} = excluded.${c}`).join(', ')}`;
 }
 
 /** node-pg sends a JS array as a Postgres array; a jsonb column wants it as JSON text. */

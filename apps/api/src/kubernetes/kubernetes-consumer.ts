@@ -50,6 +50,7 @@ import { applyNamespace } from './namespace.applier';
 import { applyNode } from './node.applier';
 import { applyPod, onlyRecorded } from './pod.applier';
 import { ClaimBatch } from './claim-batch';
+import { CommitBatch, committedInBatches } from './commit-batch';
 import { applyStatefulSet } from './statefulset.applier';
 import { applyDeployment, applyReplicaSet } from './workload.applier';
 import { markSyncDone, previousSync, recordMisses, recordSyncChunk, type CompleteSync, type VanishedObject } from './sync-markers';
@@ -95,6 +96,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly running = new Set<Promise<void>>();
   private readonly claims: ClaimBatch;
+  private readonly batches: CommitBatch;
 
   constructor(
     @Inject(KUBERNETES_CONFIG) private readonly config: KubernetesConsumerConfig,
@@ -106,6 +108,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     private readonly writer: EventWriter,
   ) {
     this.claims = new ClaimBatch(db);
+    this.batches = new CommitBatch(writer);
   }
 
   onApplicationBootstrap(): void {
@@ -233,7 +236,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   private prepareChange(change: ObjectChange, delivery: Delivery): Work {
     return {
       key: `${change.kind}/${objectKey(change.object)}`,
-      batched: onlyRecorded(change),
+      batched: onlyRecorded(change) || committedInBatches(change),
       run: () => conflictsGoUp(() => this.applyChange(change, delivery)),
     };
   }
@@ -257,7 +260,9 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     try {
       if (onlyRecorded(change)) await this.recordLive(change, delivery);
       // a shortcut only (a redelivered old message runs no command): the fence below is the guarantee
-      else if (!(await alreadyApplied(this.db, change, delivery.streamSequence))) await this.applyFenced(change, delivery);
+      else if (await alreadyApplied(this.db, change, delivery.streamSequence)) return ACKED;
+      else if (committedInBatches(change)) await this.applyInBatch(change, delivery);
+      else await this.applyFenced(change, delivery);
     } catch (err) {
       if (err instanceof StaleMessage) return ACKED;
       const again = conflictRedelivery(err, delivery);
@@ -293,6 +298,28 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       this.refusalAsStatus(change.kind, `${change.type} ${objectKey(change.object)}`, () => APPLIERS[change.kind](ctx, change)),
     );
     await this.writer.confirm({ ...fence, check: (client) => claimObject(client, change, delivery.streamSequence, status) });
+  }
+
+  /**
+   * applyFenced with the commit shared: decided alone, its appends deferred, then committed with
+   * the messages that meet (see CommitBatch), which check its object's order and every stream it
+   * read as the fence does; applied alone after all when the batch cannot commit whole.
+   */
+  private async applyInBatch(change: ObjectChange, delivery: Delivery): Promise<void> {
+    const ctx = this.context(this.metadata(delivery, change.object.metadata.uid));
+    // notes what the decision read; nothing is appended under it (the appends are deferred)
+    const fence: WriteFence = { reads: new Map(), check: () => Promise.reject(new Error('a deferred append was written')) };
+    const { result: status, changes } = await runFenced(fence, () =>
+      this.writer.deferAppends(() =>
+        this.refusalAsStatus(change.kind, `${change.type} ${objectKey(change.object)}`, () => APPLIERS[change.kind](ctx, change)),
+      ),
+    );
+    await this.batches.add({
+      claim: { change, streamSequence: delivery.streamSequence, status },
+      changes,
+      reads: fence.reads,
+      alone: () => this.applyFenced(change, delivery),
+    });
   }
 
   /**
