@@ -97,6 +97,24 @@ describe('AggregateRepository', () => {
     }
   });
 
+  it('caches a stream an append created (assumed new) from its own events: neither committed nor the next load reads it again', async () => {
+    const type = counterType('created', 10);
+    const repository = new AggregateRepository(pool);
+    const query = jest.spyOn(pool, 'query');
+    try {
+      const assumed = repository.assumeNew(type, '1');
+      const recorded = await appendToStreams(pool, [{ streamId: assumed.streamId, expectedVersion: 0, events: [added(3), added(4)] }]);
+      const before = query.mock.calls.length;
+      await repository.committed(type, assumed, recorded);
+      expect(query.mock.calls.length).toBe(before);
+      expect(repository.cached(type, '1')).toMatchObject({ version: 2, state: { total: 7, versions: [1, 2] } });
+      expect(await repository.load(type, '1')).toMatchObject({ version: 2, state: { total: 7 } });
+      expect(readStreamCalls(query)).toEqual([['created-1', 2]]);
+    } finally {
+      query.mockRestore();
+    }
+  });
+
   it('moves the cached entry forward on committed without evolving again on the next load', async () => {
     const type = counterType('commit');
     const repository = new AggregateRepository(pool);

@@ -138,7 +138,8 @@ export class AggregateRepository {
 
   /**
    * Call after a successful append of `recorded` made on `loaded`: moves the cached entry forward
-   * without a re-read when it is still at the version the append expected, and writes a snapshot
+   * without a re-read when it is still at the version the append expected (or makes it, for a
+   * stream the append created: a bulk creation costs no read after it), and writes a snapshot
    * when the stream is `snapshot.every` events past its latest one. A failure here (snapshot
    * write) does not undo the append, which is already committed.
    */
@@ -147,7 +148,8 @@ export class AggregateRepository {
     if (events.length === 0) return;
     const from = events[0].version - 1;
     const to = events[events.length - 1].version;
-    const entry = this.cache.get(loaded.streamId);
+    // a stream this append created holds exactly these events: its entry needs no read
+    const entry = this.cache.get(loaded.streamId) ?? (from === 0 ? this.entryFrom(type, null) : undefined);
     if (entry?.version === from) this.advance(type, loaded.streamId, entry, events);
 
     const codec = type.snapshot;

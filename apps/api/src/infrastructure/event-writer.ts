@@ -12,6 +12,7 @@ import {
 import type { PoolClient } from 'pg';
 import { projectEvents, sameStatementProjection } from '@ipledger/projections';
 import type { Pool } from 'pg';
+import { ReadBatcher } from './read-batcher';
 import { retryOnConflict } from './retry-on-conflict';
 import { currentFence, type WriteFence } from './write-fence';
 import { PG_POOL } from './tokens';
@@ -34,6 +35,7 @@ const deferred = new AsyncLocalStorage<Change[]>();
 @Injectable()
 export class EventWriter {
   private readonly logger = new Logger('event-writer');
+  private readonly batchedLoads = new Map<AggregateType<unknown>, ReadBatcher<string, Loaded<unknown>>>();
 
   constructor(
     @Inject(PG_POOL) private readonly db: Pool,
@@ -41,9 +43,23 @@ export class EventWriter {
   ) {}
 
   async load<S>(type: AggregateType<S>, id: string): Promise<Loaded<S>> {
-    const loaded = await this.repository.load(type, id);
+    // decisions whose appends are deferred come many at once (a batch of messages): their loads are made together too
+    const loaded = deferred.getStore() ? await this.loadBatched(type, id) : await this.repository.load(type, id);
     currentFence()?.reads.set(loaded.streamId, loaded.version);
     return loaded;
+  }
+
+  private loadBatched<S>(type: AggregateType<S>, id: string): Promise<Loaded<S>> {
+    let batcher = this.batchedLoads.get(type);
+    if (!batcher) {
+      batcher = new ReadBatcher(async (ids) => {
+        const distinct = [...new Set(ids)];
+        const loaded = new Map((await this.repository.loadMany(type, distinct)).map((one, i) => [distinct[i], one]));
+        return ids.map((one) => loaded.get(one)!);
+      });
+      this.batchedLoads.set(type, batcher);
+    }
+    return batcher.read(id) as Promise<Loaded<S>>;
   }
 
   /** See AggregateRepository.loadMany for `trustCache`. */

@@ -1,5 +1,6 @@
 import type { CommandBus } from '@nestjs/cqrs';
 import { DomainError, type CommandMetadata, type DomainErrorCode } from '@ipledger/domain';
+import type { PoolView } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import type { Metrics } from '../metrics/metrics';
 
@@ -11,6 +12,8 @@ export interface ApplyContext {
   /** IPAM_DEFAULT_MATCH_LABEL: the label key that ties nodes to their pools */
   defaultMatchLabel: string | null;
   metrics: Metrics;
+  /** a pool as the read model holds it (reads that meet are made together) */
+  findPool: (name: string) => Promise<PoolView | null>;
 }
 
 /** A Kubernetes delete is a fact, not a request: "not found" means an earlier delivery already applied it. */

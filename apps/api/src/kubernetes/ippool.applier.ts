@@ -7,7 +7,6 @@ import {
   InvalidInputError,
 } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
-import { findPool } from '@ipledger/projections';
 import { deleteOnce, type ApplyContext } from './apply-context';
 
 /**
@@ -17,7 +16,7 @@ import { deleteOnce, type ApplyContext } from './apply-context';
  * still has addresses, or a cidr the pool cannot take (POOL_IN_USE, POOL_OVERLAP...), is refused,
  * and the refusal is recorded as the object's status.
  */
-export async function applyIpPool({ commands, db, metadata }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
+export async function applyIpPool({ commands, metadata, findPool }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
   const name = object.metadata.name;
   if (type === 'DELETED') return deleteOnce(commands.execute(new DeletePoolCommand(name, metadata)), 'POOL_NOT_FOUND');
   const spec = object.spec ?? {};
@@ -45,7 +44,7 @@ export async function applyIpPool({ commands, db, metadata }: ApplyContext, { ty
       | undefined,
     blockReleaseSeconds: optionalNumber(spec, 'blockReleaseSeconds'),
   });
-  const plan = planPoolApply(await findPool(db, name), desired);
+  const plan = planPoolApply(await findPool(name), desired);
   if ('create' in plan) {
     await commands.execute(new CreatePoolsCommand([plan.create], metadata));
     return 'created';

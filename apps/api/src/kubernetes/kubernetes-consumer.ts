@@ -20,10 +20,12 @@ import {
   type Work,
 } from '@ipledger/messaging';
 import type { JetStreamManager } from 'nats';
+import { findPoolsByName, type PoolView } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import type { Config, KubernetesConsumerConfig } from '../config';
 import { isDatabaseUnavailable } from '../infrastructure/database-unavailable';
 import { EventWriter } from '../infrastructure/event-writer';
+import { ReadBatcher } from '../infrastructure/read-batcher';
 import { conflictDelayMs, conflictsGoUp, isConflict } from '../infrastructure/retry-on-conflict';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 import { runFenced, type WriteFence } from '../infrastructure/write-fence';
@@ -97,6 +99,9 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   private readonly running = new Set<Promise<void>>();
   private readonly claims: ClaimBatch;
   private readonly batches: CommitBatch;
+  /** the reads every Node or IPPool message makes, one query for those that meet */
+  private readonly applied: ReadBatcher<{ change: ObjectChange; streamSequence: number }, boolean>;
+  private readonly pools: ReadBatcher<string, PoolView | null>;
 
   constructor(
     @Inject(KUBERNETES_CONFIG) private readonly config: KubernetesConsumerConfig,
@@ -109,6 +114,11 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   ) {
     this.claims = new ClaimBatch(db);
     this.batches = new CommitBatch(writer);
+    this.applied = new ReadBatcher((messages) => alreadyApplied(db, messages));
+    this.pools = new ReadBatcher(async (names) => {
+      const found = new Map((await findPoolsByName(db, names)).map((pool) => [pool.name, pool]));
+      return names.map((name) => found.get(name) ?? null);
+    });
   }
 
   onApplicationBootstrap(): void {
@@ -253,14 +263,21 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   }
 
   private context(metadata: CommandMetadata): ApplyContext {
-    return { commands: this.commands, db: this.db, metadata, defaultMatchLabel: this.appConfig.defaultMatchLabel, metrics: this.metrics };
+    return {
+      commands: this.commands,
+      db: this.db,
+      metadata,
+      defaultMatchLabel: this.appConfig.defaultMatchLabel,
+      metrics: this.metrics,
+      findPool: (name) => this.pools.read(name),
+    };
   }
 
   private async applyChange(change: ObjectChange, delivery: Delivery): Promise<Outcome> {
     try {
       if (onlyRecorded(change)) await this.recordLive(change, delivery);
       // a shortcut only (a redelivered old message runs no command): the fence below is the guarantee
-      else if (await alreadyApplied(this.db, change, delivery.streamSequence)) return ACKED;
+      else if (await this.applied.read({ change, streamSequence: delivery.streamSequence })) return ACKED;
       else if (committedInBatches(change)) await this.applyInBatch(change, delivery);
       else await this.applyFenced(change, delivery);
     } catch (err) {

@@ -2,17 +2,27 @@ import { objectKey, trimObject, type KubeKind, type KubeObject, type ObjectChang
 import type { Queryable } from '@ipledger/projections';
 
 /**
- * Whether this message, or a newer one of the object, was applied to the end. JetStream assigns
- * stream sequences in publish order, so a redelivered older message is recognised; one whose
- * commands were cut short ('applying': the process died between them) or that was parked is not.
+ * Per message, whether it, or a newer one of its object, was applied to the end (one query for
+ * all). JetStream assigns stream sequences in publish order, so a redelivered older message is
+ * recognised; one whose commands were cut short ('applying': the process died between them) or
+ * that was parked is not.
  */
-export async function alreadyApplied(db: Queryable, change: ObjectChange, streamSequence: number): Promise<boolean> {
-  const { rows } = await db.query(
-    `SELECT 1 FROM kubernetes_objects WHERE kind = $1 AND key = $2
-        AND (stream_sequence > $3 OR (stream_sequence = $3 AND status <> 'applying' AND parked_sequence IS NULL))`,
-    [change.kind, objectKey(change.object), streamSequence],
+export async function alreadyApplied(
+  db: Queryable,
+  messages: ReadonlyArray<{ change: ObjectChange; streamSequence: number }>,
+): Promise<boolean[]> {
+  const { rows } = await db.query<{ i: number }>(
+    `SELECT t.i FROM jsonb_to_recordset($1) AS t(i int, kind text, key text, seq bigint)
+      WHERE EXISTS (SELECT 1 FROM kubernetes_objects o WHERE o.kind = t.kind AND o.key = t.key
+        AND (o.stream_sequence > t.seq OR (o.stream_sequence = t.seq AND o.status <> 'applying' AND o.parked_sequence IS NULL)))`,
+    [
+      JSON.stringify(
+        messages.map(({ change, streamSequence }, i) => ({ i, kind: change.kind, key: objectKey(change.object), seq: streamSequence })),
+      ),
+    ],
   );
-  return rows.length > 0;
+  const applied = new Set(rows.map((r) => r.i));
+  return messages.map((_, i) => applied.has(i));
 }
 
 /**
