@@ -6,7 +6,7 @@ import type { Holder, PoolState, PoolView } from './pool-state';
  * decision's events folded in before the next is decided) without touching the state it came
  * from, which the aggregate cache shares. Address sets are copied (O(runs)); the holder maps are
  * overlaid (O(changes), see OverlayMap.over), and so are the cooling addresses (CoolingQueue), so a
- * pool of a million holders costs no more to draft than a small one.
+ * pool of a million holders costs O(√holders) a change, not O(holders).
  */
 export function draftPool(state: PoolView): PoolState {
   return {
