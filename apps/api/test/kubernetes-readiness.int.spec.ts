@@ -7,11 +7,12 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/tes
 
 /**
  * The `kubernetes` readiness check follows the consumer, not only the bus: a replica whose consumer
- * has not started (NATS away at boot, then its start failing) says so, with the reason, until the
- * consumer runs. It is not required: the replica stays Ready (REST needs only the database), and
- * the gauge carries the failure for an alert.
+ * has not started (NATS away at boot, then its start failing), or whose consuming broke off (its
+ * stream or durable consumer lost under it), says so, with the reason, until the consumer runs
+ * again. It is not required: the replica stays Ready (REST needs only the database), and the gauge
+ * carries the failure for an alert.
  */
-describe('/readyz: the kubernetes check until the consumer has started', () => {
+describe('/readyz: the kubernetes check follows the consumer', () => {
   let nats: PrivateNats;
   let bus: TestBus;
   let db: TestDatabase;
@@ -25,6 +26,21 @@ describe('/readyz: the kubernetes check until the consumer has started', () => {
     /ipledger_readiness_check\{check="kubernetes",required="false"\} (\d)/.exec(
       await fetch(`${api.base}/metrics`).then((r) => r.text()),
     )?.[1];
+  /** a Node as the watcher publishes it, and the API's answer for it once applied */
+  const publishNode = async (name: string) => {
+    await bus.publisher.change({
+      kind: 'node',
+      type: 'ADDED',
+      object: { metadata: { name, uid: `uid-${name}`, resourceVersion: '1', labels: { a: '1' } } },
+    });
+    await bus.publisher.flush();
+  };
+  const appliedNode = (name: string) =>
+    eventually(
+      () => call(api.base, 'GET', `/v1/nodes/${name}`),
+      (r) => r.status === 200,
+      15_000,
+    );
 
   beforeAll(async () => {
     nats = await startPrivateNats();
@@ -99,11 +115,43 @@ describe('/readyz: the kubernetes check until the consumer has started', () => {
       30_000,
       'the Node published',
     );
-    const node = await eventually(
-      () => call(api.base, 'GET', '/v1/nodes/ready-node'),
-      (r) => r.status === 200,
-      15_000,
+    expect((await appliedNode('ready-node')).body.labels).toEqual({ a: '1' });
+  });
+
+  // runs on from the test above: the API consumes its stream
+  it('notices its durable consumer or its stream lost under it, makes them again and consumes on; the check says so meanwhile', async () => {
+    const ok = { status: 200, kubernetes: { status: 'ok', required: false } };
+    // an operator deletes the durable consumer: made again, and what is published next is applied
+    await bus.jsm.consumers.delete(bus.names.stream, bus.durable);
+    await eventually(
+      () => bus.jsm.consumers.info(bus.names.stream, bus.durable).catch(() => null),
+      (info) => info !== null,
+      20_000,
     );
-    expect(node.body.labels).toEqual({ a: '1' });
+    await publishNode('after-consumer-loss');
+    await appliedNode('after-consumer-loss');
+    expect(await kubernetesCheck()).toEqual(ok);
+
+    // the stream lost (NATS restarted without its store), and making it again fails for a while:
+    // another stream holds its subjects
+    await bus.jsm.streams.delete(bus.names.stream);
+    const blocker = `${bus.names.stream}_BLOCKER`;
+    await bus.jsm.streams.add({ name: blocker, subjects: [`${bus.names.subjectPrefix}.>`] });
+    // first the pull's own error (the durable went with the stream), then why making them again fails
+    const broken = await eventually(kubernetesCheck, (r) => r.kubernetes.message?.includes('overlap') ?? false, 20_000);
+    expect(broken.status).toBe(200);
+    expect(broken.kubernetes.status).toBe('failed');
+    expect(broken.kubernetes.message).toMatch(/^consuming .* broke off: .*subjects overlap.*; trying again in \d+ ms$/);
+    expect(await gauge()).toBe('0');
+    // still failed a while later: the consumer does not pretend
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await kubernetesCheck()).kubernetes.status).toBe('failed');
+
+    // the subjects free again: the API makes its stream and durable consumer and consumes on
+    await bus.jsm.streams.delete(blocker);
+    expect(await eventually(kubernetesCheck, (r) => r.kubernetes.status === 'ok', 30_000)).toEqual(ok);
+    expect(await gauge()).toBe('1');
+    await publishNode('after-stream-loss');
+    expect((await appliedNode('after-stream-loss')).body.labels).toEqual({ a: '1' });
   });
 });

@@ -91,14 +91,24 @@ export class Watcher {
     void (async () => {
       for await (const status of nc.status()) this.logger.log(`nats: ${status.type} ${JSON.stringify(status.data)}`);
     })();
-    await ensureStream(await nc.jetstreamManager(), this.config.names, this.config.streamMaxAgeSeconds, this.config.streamReplicas);
+    const jsm = await nc.jetstreamManager();
+    const ensure = () => ensureStream(jsm, this.config.names, this.config.streamMaxAgeSeconds, this.config.streamReplicas);
+    await ensure();
     this.logger.log(
       `publishing to stream ${this.config.names.stream} (${this.config.names.subjectPrefix}.>) from ${this.kube.server} (${this.kube.source})`,
     );
     this.publisher = new KubePublisher(nc.jetstream(), this.config.names, {
       onFailure: (error) => {
         this.logger.warn(`${error.message}: every kind lists again`);
-        for (const reflector of this.reflectors) reflector.relist();
+        // the stream may be what was lost (NATS restarted without its store, an operator deleted it): without it, every publish of the relist would fail too
+        void ensure()
+          .then(
+            (made) => made && this.logger.warn(`stream ${this.config.names.stream} was missing: made again`),
+            (err: Error) => this.logger.warn(`stream ${this.config.names.stream} not checked: ${err.message}`),
+          )
+          .finally(() => {
+            for (const reflector of this.reflectors) reflector.relist();
+          });
       },
     });
     this.client = new HttpKubeClient(this.kube);

@@ -2,6 +2,8 @@ import {
   AckPolicy,
   DeliverPolicy,
   nanos,
+  ConsumerDebugEvents,
+  ConsumerEvents,
   type ConsumerMessages,
   type JetStreamClient,
   type JetStreamManager,
@@ -50,8 +52,16 @@ export interface DurableConsumerOptions {
   /** messages applied at once; messages of one key are always applied one after the other */
   concurrency?: number;
   ackWaitSeconds?: number;
-  /** told when consuming broke off (the connection closed, the consumer's leader moved) and is about to start again */
+  /**
+   * Makes the stream when it is missing, and says whether it did: at the start, and again whenever
+   * consuming broke off, as the stream may be what was lost (NATS restarted without its store, an
+   * operator deleted it)
+   */
+  ensureStream?: () => Promise<boolean>;
+  /** told when consuming broke off (the connection closed, the consumer's leader moved, the stream or durable lost) and is about to start again */
   onInterrupted?: (error: Error) => void;
+  /** told when consuming runs again after it broke off, with what had to be made again */
+  onResumed?: (remade: string[]) => void;
 }
 
 /**
@@ -105,6 +115,7 @@ export class DurableConsumer {
   private readonly othersInFlight = new Set<Promise<void>>();
   private loop: Promise<void> | null = null;
   private stopped = false;
+  private brokenOff: string | null = null;
 
   constructor(
     private readonly js: JetStreamClient,
@@ -116,6 +127,20 @@ export class DurableConsumer {
   ) {}
 
   async start(): Promise<void> {
+    await this.ensure();
+    await this.consume();
+    this.loop = this.run();
+  }
+
+  /** Null while messages are consumed (or awaited); else why consuming broke off, until it runs again. */
+  get interruption(): string | null {
+    return this.brokenOff;
+  }
+
+  /** The stream and the durable, made when missing; returns what was made. */
+  private async ensure(): Promise<string[]> {
+    const remade: string[] = [];
+    if (await this.options.ensureStream?.()) remade.push(`stream ${this.names.stream}`);
     const { durable } = this.options;
     const exists = await this.jsm.consumers.info(this.names.stream, durable).then(
       () => true,
@@ -130,9 +155,9 @@ export class DurableConsumer {
         max_deliver: -1,
         filter_subject: `${this.names.subjectPrefix}.>`,
       });
+      remade.push(`durable consumer ${durable}`);
     }
-    await this.consume();
-    this.loop = this.run();
+    return remade;
   }
 
   async stop(): Promise<void> {
@@ -144,16 +169,36 @@ export class DurableConsumer {
 
   private async consume(): Promise<void> {
     const consumer = await this.js.consumers.get(this.names.stream, this.options.durable);
-    this.messages = await consumer.consume({ max_messages: PULL_AHEAD, expires: PULL_EXPIRES_MS });
+    // the stream or the durable lost ends the iterator (by default it would pull on in vain for ever), so run() makes them again
+    const messages = await consumer.consume({ max_messages: PULL_AHEAD, expires: PULL_EXPIRES_MS, abort_on_missing_resource: true });
+    this.messages = messages;
+    void this.watch(messages).catch(() => undefined);
   }
 
-  /** Consumes until stopped: when the iterator breaks off, it is made again (unacknowledged messages come back). */
+  /**
+   * Missed heartbeats mean the pulls get no answer (the client checks the durable and pulls again
+   * meanwhile): consuming is broken until a pull is made again or a message comes.
+   */
+  private async watch(messages: ConsumerMessages): Promise<void> {
+    for await (const status of await messages.status()) {
+      if (status.type === ConsumerEvents.HeartbeatsMissed) this.brokenOff = `no heartbeat from NATS for ${String(status.data)} pull(s)`;
+      else if (status.type === ConsumerDebugEvents.Next && this.messages === messages) this.brokenOff = null;
+    }
+  }
+
+  /** Consumes until stopped: when the iterator breaks off, the stream and durable are made again if lost, and it is made again (unacknowledged messages come back). */
   private async run(): Promise<void> {
     for (let failures = 0; !this.stopped; ) {
       try {
-        if (!this.messages) await this.consume();
+        if (!this.messages) {
+          const remade = await this.ensure();
+          await this.consume();
+          this.brokenOff = null;
+          this.options.onResumed?.(remade);
+        }
         for await (const msg of this.messages!) {
           failures = 0;
+          this.brokenOff = null;
           await this.schedule(msg);
         }
         if (this.stopped) return;
@@ -161,8 +206,10 @@ export class DurableConsumer {
       } catch (err) {
         if (this.stopped) return;
         this.messages = null;
+        const delay = Math.min(5_000, 250 * 2 ** failures++);
+        this.brokenOff = `${(err as Error).message}; trying again in ${delay} ms`;
         this.options.onInterrupted?.(err as Error);
-        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 250 * 2 ** failures++)));
+        await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
   }

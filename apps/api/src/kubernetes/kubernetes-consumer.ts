@@ -143,7 +143,6 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
   private async start(): Promise<void> {
     const nc = await this.bus.ready;
     const jsm = await nc.jetstreamManager();
-    await ensureStream(jsm, this.config.names, this.config.streamMaxAgeSeconds, this.config.streamReplicas);
     if (this.stopped) return;
     const trimmed = await trimStoredObjects(this.db);
     if (trimmed) this.logger.log(`trimmed ${trimmed} object(s) an older release stored whole`);
@@ -154,7 +153,13 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
       {
         durable: this.config.durable,
         concurrency: this.config.concurrency,
+        ensureStream: () => ensureStream(jsm, this.config.names, this.config.streamMaxAgeSeconds, this.config.streamReplicas),
         onInterrupted: (err) => this.logger.warn(`consuming ${this.config.names.stream} broke off (${err.message}); starting again`),
+        onResumed: (remade) =>
+          this.logger.log(
+            `consuming ${this.config.names.stream} again` +
+              (remade.length ? `; made again: ${remade.join(', ')} (the watcher's relist fills the stream)` : ''),
+          ),
       },
       (delivery) => this.prepare(delivery),
       (delivery, outcome) => this.settled(delivery, outcome),
@@ -170,9 +175,11 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     this.logger.log(`consuming ${this.config.names.stream} as ${this.config.durable}`);
   }
 
-  /** Null while the consumer runs; else why not: its first start under way, or why the last one failed. */
-  get notRunning(): { lastFailure: string | null } | null {
-    return this.started ? null : { lastFailure: this.startFailure };
+  /** Null while the consumer consumes; else why not: its first start under way or why the last one failed, or why consuming broke off since. */
+  get notConsuming(): string | null {
+    if (!this.started) return `the consumer has not started${this.startFailure ? `: ${this.startFailure}` : ' yet'}`;
+    const interruption = this.consumer?.interruption;
+    return interruption ? `consuming ${this.config.names.stream} broke off: ${interruption}` : null;
   }
 
   async onApplicationShutdown(): Promise<void> {
