@@ -22,6 +22,13 @@ describe('watcher and consumer across a NATS outage', () => {
   let watcher: WatcherProcess;
 
   const labels = async (name: string) => (await api.http().get(`/v1/nodes/${name}`)).body.labels;
+  /** the Node's labels once the API has its zone */
+  const inZone = (name: string, zone: string, timeoutMs?: number) =>
+    eventually(
+      () => labels(name),
+      (l) => l?.zone === zone,
+      timeoutMs,
+    );
   const readyz = () =>
     fetch(`${watcher.url}/readyz`).then(async (r) => ({ status: r.status, body: (await r.json()) as { checks: Record<string, string> } }));
 
@@ -49,12 +56,7 @@ describe('watcher and consumer across a NATS outage', () => {
   });
 
   it('keeps every change made while NATS was down', async () => {
-    expect(
-      await eventually(
-        () => labels('worker-1'),
-        (l) => l?.zone === 'a',
-      ),
-    ).toEqual({ zone: 'a' });
+    expect(await inZone('worker-1', 'a')).toEqual({ zone: 'a' });
     // the API's readiness, sampled from before the stop until after the bus is back
     const readiness: number[] = [];
     let sampling = true;
@@ -76,20 +78,8 @@ describe('watcher and consumer across a NATS outage', () => {
       kube.upsert('node', { metadata: { name: 'worker-2', labels: { zone: 'c' } } });
       await new Promise((resolve) => setTimeout(resolve, 1500));
       await nats.start();
-      expect(
-        await eventually(
-          () => labels('worker-1'),
-          (l) => l?.zone === 'b',
-          60_000,
-        ),
-      ).toEqual({ zone: 'b' });
-      expect(
-        await eventually(
-          () => labels('worker-2'),
-          (l) => l?.zone === 'c',
-          30_000,
-        ),
-      ).toEqual({ zone: 'c' });
+      expect(await inZone('worker-1', 'b', 60_000)).toEqual({ zone: 'b' });
+      expect(await inZone('worker-2', 'c', 30_000)).toEqual({ zone: 'c' });
       expect((await eventually(readyz, (r) => r.status === 200)).body.checks).toEqual({ nats: 'ok', node: 'synced' });
       expect(await eventually(apiKubernetesCheck, (r) => r.kubernetes?.status === 'ok')).toEqual({
         status: 200,
@@ -101,5 +91,16 @@ describe('watcher and consumer across a NATS outage', () => {
     }
     expect(readiness.length).toBeGreaterThan(10);
     expect(readiness.filter((status) => status !== 200)).toEqual([]);
+  });
+
+  // runs on from the test above
+  it('keeps the changes made after the stream was lost (NATS restarted without its store): the stream is made again and the relist fills it', async () => {
+    await bus.jsm.streams.delete(bus.names.stream);
+    kube.upsert('node', { metadata: { name: 'worker-3', labels: { zone: 'd' } } });
+    expect(await inZone('worker-3', 'd', 30_000)).toEqual({ zone: 'd' });
+    expect(await eventually(apiKubernetesCheck, (r) => r.kubernetes?.status === 'ok')).toEqual({
+      status: 200,
+      kubernetes: { status: 'ok', required: false },
+    });
   });
 });
