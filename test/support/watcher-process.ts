@@ -20,9 +20,14 @@ export interface WatcherProcess {
   kill(): Promise<void>;
 }
 
-/** The watcher as its own OS process, from dist/ (`npm run build` first), as it runs in a pod. */
+/**
+ * The watcher as its own OS process, from dist/ (`npm run build` first), as it runs in a pod.
+ * `IPAM_WATCHER_NODE_ARGS` (space-separated) goes to node before the entry: flags NODE_OPTIONS
+ * refuses, such as `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it in a benchmark.
+ */
 export async function startWatcherProcess(env: NodeJS.ProcessEnv): Promise<WatcherProcess> {
-  const child: ChildProcess = spawn(process.execPath, [ENTRY], {
+  const nodeArgs = (process.env.IPAM_WATCHER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ENTRY], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -46,6 +46,8 @@ export interface WatchEvent {
 export interface ListOptions {
   limit?: number;
   continue?: string;
+  /** aborting fails the request */
+  signal?: AbortSignal;
 }
 
 export interface WatchOptions {
@@ -88,7 +90,7 @@ export class HttpKubeClient implements KubeClient {
 
   async list(path: string, options: ListOptions = {}): Promise<KubeList> {
     const query = { limit: options.limit?.toString(), continue: options.continue };
-    const response = await this.get(path, query, this.listIdleTimeoutMs);
+    const response = await this.get(path, query, this.listIdleTimeoutMs, options.signal);
     const list = JSON.parse(await readBody(response)) as KubeList;
     return { metadata: list.metadata, items: list.items ?? [] };
   }

@@ -158,6 +158,43 @@ describe('Reflector', () => {
     expect(sink.syncs[0].resourceVersion).toBe('1201');
   });
 
+  it('asks for the next page while handing on the current one, keeps the order, and asks for none after a stop', async () => {
+    await setUp();
+    for (let i = 0; i < 1500; i++) api.upsert('pod', { metadata: { name: `p${String(i).padStart(4, '0')}` } });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let blocked = false;
+    // the sink holds the first object until the second page has been asked for
+    const slowSink: ReflectorSink = {
+      change: async (change) => {
+        if (!blocked) {
+          blocked = true;
+          await held;
+        }
+        return sink.change(change);
+      },
+      synced: (kind, items, resourceVersion, listedAt) => sink.synced(kind, items, resourceVersion, listedAt),
+    };
+    const reflector = reflect('pod', { sink: slowSink });
+    await until(() => api.requests.filter((request) => request.verb === 'list').length === 2, 'the second page asked for');
+    expect(sink.changes).toHaveLength(0);
+    release();
+    await reflector.whenSynced();
+    expect(sink.summary()).toEqual(api.objects('pod').map((pod) => `ADDED ${objectKey(pod)}@${pod.metadata.resourceVersion}`));
+
+    // stopped while the first page is handed on: the page asked for ahead is the last request
+    const stopping = reflect('pod', {
+      sink: { change: () => new Promise((resolve) => setTimeout(resolve, 1)), synced: () => Promise.resolve() },
+    });
+    const lists = () => api.requests.filter((request) => request.verb === 'list').length;
+    const before = lists();
+    await until(() => lists() === before + 2, 'the first two pages of the second reflector');
+    await stopping.stop();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(lists()).toBe(before + 2);
+    expect(stopping.hasSynced()).toBe(false);
+  });
+
   it('starts the list over when its continue token expires mid-way', async () => {
     await setUp();
     for (let i = 0; i < 1100; i++) api.upsert('pod', { metadata: { name: `p${String(i).padStart(4, '0')}` } });

@@ -242,7 +242,9 @@ export class Reflector {
   /**
    * Every page of one consistent list, each object handed to `each` as it arrives; an expired
    * continue token (410) starts the list over (what was handed already is handed again, as it is
-   * now). The keys listed, and the list's resourceVersion; null when stopped meanwhile.
+   * now). The next page is asked for while the current one is handed on (the server's and the
+   * sink's time overlap; at most two pages are held). The keys listed, and the list's
+   * resourceVersion; null when stopped meanwhile.
    */
   private async listAll(
     signal: AbortSignal,
@@ -250,27 +252,35 @@ export class Reflector {
   ): Promise<{ resourceVersion: string; keys: Set<string> } | null> {
     this.counters.lists++;
     const keys = new Set<string>();
-    let token: string | undefined;
+    const fetchPage = (token: string | undefined) => {
+      const page = this.options.client.list(this.path, { limit: this.options.pageSize ?? 500, continue: token, signal });
+      // awaited only after the current page is handed on: a sink failure or a stop meanwhile must not leave it unhandled
+      page.catch(() => undefined);
+      return { token, page };
+    };
+    let next = fetchPage(undefined);
     for (;;) {
       let page: KubeList;
       try {
-        page = await this.options.client.list(this.path, { limit: this.options.pageSize ?? 500, continue: token });
+        page = await next.page;
       } catch (error) {
-        if (!(error instanceof ResourceExpiredError) || !token) throw error;
+        if (signal.aborted) return null;
+        if (!(error instanceof ResourceExpiredError) || !next.token) throw error;
         this.counters.expiredRelists++;
         this.logger.warn(`${this.kind}: list continue token expired (410 Gone) after ${keys.size} objects, listing again`);
         keys.clear();
-        token = undefined;
+        next = fetchPage(undefined);
         continue;
       }
       if (signal.aborted) return null;
+      const token = page.metadata.continue || undefined;
+      if (token) next = fetchPage(token);
       for (const object of page.items) {
         const trimmed = this.transform(object);
         const key = objectKey(trimmed);
         keys.add(key);
         await each(key, trimmed);
       }
-      token = page.metadata.continue || undefined;
       if (!token) return { resourceVersion: page.metadata.resourceVersion, keys };
     }
   }
