@@ -276,9 +276,12 @@ async function startOnce(options: PatroniClusterOptions): Promise<PatroniCluster
       writeFileSync(configFile, JSON.stringify(config, null, 2), { mode: 0o600 });
       const owner = asRoot() ? { uid: postgresUid(), gid: postgresGid() } : {};
       if (asRoot()) chownSync(configFile, postgresUid(), postgresGid());
-      // the leader of a process group of its own: its helpers can be ended with it
+      // the leader of a process group of its own: its helpers can be ended with it. It starts in
+      // its own folder: Patroni's multiprocessing children chdir to its working directory, which as
+      // `postgres` they cannot enter when it is a 0700 checkout (the bootstrap then stalled)
       const patroni = spawn('patroni', [configFile], {
         ...owner,
+        cwd: dir,
         detached: true,
         env: { ...process.env, HOME: dir },
         stdio: ['ignore', 'pipe', 'pipe'],
