@@ -2,7 +2,7 @@ import { prepared } from '@ipledger/event-store';
 import type { NodeEvent, NodeLabelsSet } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import type { Queryable } from './queryable';
-import { insertRowsSql, insertSql, rowParams } from './row-sql';
+import { insertRowsSql } from './row-sql';
 
 export interface NodeRow {
   name: string;
@@ -12,7 +12,6 @@ export interface NodeRow {
 }
 
 const COLUMNS: readonly (keyof NodeRow)[] = ['name', 'labels', 'version', 'updated_at'];
-const UPSERT = insertSql('nodes', COLUMNS, ['name']);
 const UPSERT_ROWS = insertRowsSql('nodes', COLUMNS, ['name']);
 
 /** The nodes row a NodeLabelsSet leaves (inline and in a batch rebuild alike). */
@@ -23,14 +22,11 @@ export function nodeRow(event: Pick<RecordedEvent, 'data' | 'version' | 'recorde
 
 export async function projectNodeEvent(db: Queryable, event: RecordedEvent): Promise<void> {
   const e = { type: event.type, data: event.data } as NodeEvent;
-  if (e.type === 'NodeLabelsSet') {
-    await db.query(prepared(UPSERT, rowParams(nodeRow(event), COLUMNS)));
-  } else if (e.type === 'NodeDeleted') {
-    await db.query(prepared('DELETE FROM nodes WHERE name = $1', [e.data.name]));
-  }
+  // NodeLabelsSet is projected in runs (projectEvents: projectNodeLabelRun)
+  if (e.type === 'NodeDeleted') await db.query(prepared('DELETE FROM nodes WHERE name = $1', [e.data.name]));
 }
 
-/** A run of NodeLabelsSet (a batch of Node messages) in one statement: the same rows as projectNodeEvent, a node's last event winning. */
+/** A run of NodeLabelsSet (a batch of Node messages) in one statement (nodeRow), a node's last event winning. */
 export async function projectNodeLabelRun(db: Queryable, events: readonly RecordedEvent[]): Promise<void> {
   const rows = new Map(events.map((event) => [(event.data as NodeLabelsSet['data']).name, nodeRow(event)]));
   await db.query(prepared(UPSERT_ROWS, [JSON.stringify([...rows.values()])]));

@@ -56,7 +56,6 @@ const COLUMNS: readonly (keyof PoolRow)[] = [
   'block_affinity',
   'block_release_seconds',
 ];
-const INSERT = insertSql('pools', COLUMNS);
 const INSERT_ROWS = insertRowsSql('pools', COLUMNS);
 
 export interface PoolBlockRow {
@@ -146,7 +145,7 @@ async function insertLabels(db: Queryable, pool: string, labels: Labels): Promis
   );
 }
 
-/** A run of PoolCreated (a batch of IPPool messages, or one REST request's pools) in two statements: the same rows as projectPoolEvent. */
+/** A run of PoolCreated (a batch of IPPool messages, or one REST request's pools) in two statements. */
 export async function projectPoolsCreated(db: Queryable, events: readonly RecordedEvent[]): Promise<void> {
   await db.query(prepared(INSERT_ROWS, [JSON.stringify(events.map(poolCreatedRow))]));
   const labels = events.flatMap((event) => {
@@ -218,10 +217,6 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
   const e = { type: event.type, data: event.data } as DomainEvent;
   const at = event.recordedAt;
   switch (e.type) {
-    case 'PoolCreated':
-      await db.query(prepared(INSERT, rowParams(poolCreatedRow(event), COLUMNS)));
-      await insertLabels(db, e.data.name, e.data.labels);
-      return;
     case 'PoolUpdated': {
       const d = e.data;
       await db.query(
@@ -289,9 +284,10 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
       await db.query(prepared('DELETE FROM pool_blocks WHERE pool = $1 AND cidr = $2', [e.data.pool, e.data.cidr]));
       await touchPool(db, e.data.pool, event);
       return;
-    // IpAllocated and IpReleased are projected in runs (projectPoolAllocations)
+    // projected in runs (projectEvents): IpAllocated and IpReleased by projectPoolAllocations, PoolCreated by projectPoolsCreated
     case 'IpAllocated':
     case 'IpReleased':
+    case 'PoolCreated':
     case 'NodeLabelsSet':
     case 'NodeDeleted':
     case 'StatefulSetReconciled':
