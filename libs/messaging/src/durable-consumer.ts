@@ -162,7 +162,9 @@ export class DurableConsumer {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.messages?.close().catch(() => undefined);
+    // not awaited: close() resolves only when the iterator reaches the stop it queues, which one
+    // that ended in an error (the connection closed meanwhile) never does; the loop ends either way
+    void this.messages?.close().catch(() => undefined);
     await this.loop;
     await Promise.all(this.inFlight);
   }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
 import { ipPoolStatusSubject, type IpPoolStatusMessage } from '@ipledger/messaging';
 import type { NatsConnection } from 'nats';
 import type { Pool } from 'pg';
@@ -19,7 +19,7 @@ const REPUBLISH_EVERY_TICKS = 15;
  * what differs from what it wrote last.
  */
 @Injectable()
-export class IpPoolStatusPublisher implements OnApplicationBootstrap, OnApplicationShutdown {
+export class IpPoolStatusPublisher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('ippool-status');
   private readonly published = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
@@ -46,7 +46,8 @@ export class IpPoolStatusPublisher implements OnApplicationBootstrap, OnApplicat
     );
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before the shared connection drains (BusConnection, onApplicationShutdown). */
+  async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.running;
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { DeletePoolCommand, DomainError, type CommandMetadata } from '@ipledger/domain';
 import {
@@ -86,7 +86,7 @@ const HELD_POLL_MAX_MS = 15_000;
  * (no command inside retries on its own); any other error is retried later, with a growing delay.
  */
 @Injectable()
-export class KubernetesConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('kubernetes');
   private consumer: DurableConsumer | null = null;
   private stopped = false;
@@ -182,7 +182,8 @@ export class KubernetesConsumer implements OnApplicationBootstrap, OnApplication
     return interruption ? `consuming ${this.config.names.stream} broke off: ${interruption}` : null;
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before the shared connection drains (BusConnection, onApplicationShutdown): the acks of the work in flight still go out. */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.startRetry);
     this.timers.forEach((timer) => clearInterval(timer));
