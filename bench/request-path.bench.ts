@@ -2,15 +2,19 @@
  * npm run bench:request-path — the JavaScript cost of one allocation request's layers, each timed
  * alone in this process (µs per call, median of BENCH_REPEATS runs of BENCH_CALLS calls): the
  * validation pipe over a CNI plugin's body (class-validator's and the compiled schema), the access log line (formatted and redacted, written to
- * a sink), a request context entered with AsyncLocalStorage, and JSON for the answer. Figures for
+ * a sink), the security headers (helmet's middleware built once, and built per request as
+ * @fastify/helmet did), a request context entered with AsyncLocalStorage, and JSON for the answer. Figures for
  * docs/benchmarks.md "Where the time goes at 1 client"; they leave out I/O, which bench:baseline
  * measures.
  */
 import 'reflect-metadata';
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import helmet from 'helmet';
 import { CreateAllocationDto } from '../apps/api/src/allocations/dto/create-allocation.dto';
 import { AppLogger } from '../apps/api/src/infrastructure/app-logger';
 import { ValidationPipe } from '@nestjs/common';
+import { securityHeaders } from '../apps/api/src/http/security-headers';
 import { validationPipe, VALIDATION_OPTIONS } from '../apps/api/src/http/validation.pipe';
 import { allocationBody, median } from './support';
 
@@ -41,6 +45,12 @@ async function main(): Promise<void> {
   const answer = {
     items: [{ handle: body.handle, ip: '10.100.0.7', prefixLength: 19, cidr: '10.100.0.0/19', pool: 'b0', node: 'bench-node' }],
   };
+  const headerOptions = securityHeaders(false);
+  const setHeaders = helmet(headerOptions);
+  // helmet sets and removes headers on node:http's response; a sink stands in for it
+  const response = { setHeader: () => undefined, removeHeader: () => undefined } as unknown as ServerResponse;
+  const request = {} as IncomingMessage;
+  const next = () => undefined;
   const rows: Array<[string, number]> = [
     ['an empty await (the loop itself)', await perCall(() => undefined)],
     ['validation: class-transformer + class-validator', await perCall(() => classValidator.transform({ ...body }, metadata))],
@@ -57,6 +67,8 @@ async function main(): Promise<void> {
         }),
       ),
     ],
+    ['security headers: helmet built once (the API now)', await perCall(() => setHeaders(request, response, next))],
+    ['security headers: helmet built per request (@fastify/helmet)', await perCall(() => helmet(headerOptions)(request, response, next))],
     [
       'request context entered (AsyncLocalStorage.run, one await inside)',
       await perCall((i) => store.run({ requestId: `r${i}` }, async () => {})),

@@ -38,7 +38,7 @@ export async function createApp(config: Config, options: { logger?: false | AppL
     // the JSON parser is ours (json-body.ts): depth and NUL checks before anything else sees the body
     bodyParser: false,
   });
-  await useSecurityHeaders(app, config.tls !== null);
+  useSecurityHeaders(app, config.tls !== null);
   const fastify = app.getHttpAdapter().getInstance();
   if (config.tls) {
     const tlsLogger = new Logger('tls');

@@ -15,7 +15,7 @@ function policy(header: string | undefined): Record<string, string[]> {
 }
 
 /** Issue 20, "No CSP, X-Frame-Options, nosniff or Referrer-Policy on /ui, /docs or /v1". */
-describe('security headers (@fastify/helmet)', () => {
+describe('security headers (helmet)', () => {
   let api: TestApi;
 
   beforeAll(async () => {
