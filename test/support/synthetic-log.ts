@@ -19,6 +19,7 @@ import {
 } from '@ipledger/domain';
 import type { ChainEvent } from '@ipledger/event-store';
 import type { Pool } from 'pg';
+import { seededRandom } from './seeded-random';
 
 /** One event as the events table stores it, in the chain's text form (position, ids and time are the database's). */
 type LogRow = Pick<ChainEvent, 'streamId' | 'version' | 'type' | 'schemaVersion' | 'data' | 'metadata'>;
@@ -31,17 +32,6 @@ interface StatefulSetRun {
   handles: string[];
 }
 
-/** A deterministic PRNG (mulberry32): the same log on every run, so runs compare. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * A busy cluster's history decided by the real aggregates in memory, so every event is one the
  * API could have written: pools (with labels, node selectors, reserved ranges, some updated,
@@ -49,7 +39,7 @@ function random(seed: number): () => number {
  * (a few releases in schema version 1), and StatefulSets with ranges reserved, resized and deleted.
  */
 export class SyntheticLog {
-  private readonly rand = random(20240611);
+  private readonly rand = seededRandom(20240611);
   private readonly pools = new Map<string, { state: PoolState }>();
   private readonly poolNames: string[] = [];
   private readonly streamVersions = new Map<string, number>();

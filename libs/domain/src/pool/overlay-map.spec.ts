@@ -1,22 +1,12 @@
+import { seededRandom } from '../../../../test/support/seeded-random';
 import { OverlayMap } from './overlay-map';
-
-/** A small deterministic generator (mulberry32), so a failure names its seed and replays. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('OverlayMap', () => {
   // drafts of drafts, each with a few sets and deletes, past many flattens: the same entries as one
   // Map given the same writes, and a fresh draft (copied or flattened) iterates in its source's order.
   // The order is not a plain Map's: a key of the base deleted and set again keeps its place.
   it.each([1, 2, 3, 4, 5])('reads and iterates as a plain Map through drafts of drafts (seed %i)', (seed) => {
-    const next = random(seed);
+    const next = seededRandom(seed);
     const model = new Map(Array.from({ length: 50 }, (_, i) => [i, `v${i}`] as [number, string]));
     let drafted: ReadonlyMap<number, string> = new Map(model);
     const olderDrafts: Array<[ReadonlyMap<number, string>, Array<[number, string]>]> = [];
