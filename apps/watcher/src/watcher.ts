@@ -32,7 +32,7 @@ export class Watcher {
     collectProcessMetrics(this.registry, 'ipledger_watcher_');
     const stats = new Gauge({
       name: 'ipledger_watcher_reflector',
-      help: 'Reflector counters by kind: lists, watches, expiredRelists (410 Gone), errors, events, bookmarks, resyncs',
+      help: 'Reflector counters by kind: lists, watches, expiredRelists (410 Gone), errors, events, unchanged (MODIFIED not sent), bookmarks, resyncs',
       labelNames: ['kind', 'counter'] as const,
       registers: [this.registry],
       collect: () => {

@@ -247,6 +247,35 @@ describe('Reflector', () => {
     expect(reflector.stats()).toMatchObject({ lists: 1, watches: 1, events: 3, errors: 0 });
   });
 
+  // the API's own IPPool status, written back by the watcher, and a Node's heartbeats came back as
+  // MODIFIED messages that changed nothing the API reads
+  it.each([
+    ['ippool', { spec: { cidr: '10.9.0.0/24' }, status: { allocated: 1 } }, { spec: { cidr: '10.9.0.0/24' }, status: { allocated: 2 } }],
+    [
+      'node',
+      { status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: 't0', lastHeartbeatTime: 'h1' }] } },
+      { status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: 't0', lastHeartbeatTime: 'h2' }] } },
+    ],
+  ] as const)(
+    'does not hand on a watched %s MODIFIED that changes nothing it carries, but does a label change and every object of a relist',
+    async (kind, before, statusOnly) => {
+      await setUp();
+      const object = (extra: object, labels = { group: 'a' }) => ({ metadata: { name: 'x1', labels }, ...extra });
+      api.upsert(kind, object(before));
+      const reflector = reflect(kind);
+      await reflector.whenSynced();
+      await until(watching(kind, 1), 'the watch');
+      api.upsert(kind, object(statusOnly));
+      api.upsert(kind, object(statusOnly, { group: 'b' }));
+      await until(() => sink.changes.length === 2, 'the label change');
+      expect(sink.summary()).toEqual(['ADDED x1@1', 'MODIFIED x1@3']);
+      expect(reflector.stats()).toMatchObject({ events: 1, unchanged: 1 });
+      reflector.relist();
+      await until(() => sink.syncs.length === 2, 'the second list');
+      expect(sink.summary(2)).toEqual(['MODIFIED x1@3']);
+    },
+  );
+
   it('watches again from the last resourceVersion when the server ends a watch, within the configured timeout range', async () => {
     await setUp();
     const reflector = reflect('node', { watchTimeoutSeconds: { min: 7, max: 9 } });

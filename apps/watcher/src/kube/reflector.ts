@@ -58,6 +58,8 @@ export interface ReflectorStats {
   errors: number;
   /** watch events of the ADDED/MODIFIED/DELETED kind passed to the sink */
   events: number;
+  /** watch MODIFIED events not passed on: nothing the sink gets changed but the resourceVersion (UNCHANGED_NOT_SENT) */
+  unchanged: number;
   bookmarks: number;
   /** sync markers sent from the store between watches */
   resyncs: number;
@@ -72,7 +74,19 @@ export interface ReflectorStats {
 interface Stored {
   uid: string;
   json: string;
+  /** the object as last handed on, without its resourceVersion (UNCHANGED_NOT_SENT kinds only) */
+  sent?: string;
 }
+
+/**
+ * Kinds whose watch MODIFIED is handed on only when the trimmed object changed beyond its
+ * resourceVersion. An IPPool's status patches (the API's own figures, written back by this
+ * watcher) and a Node's status updates (heartbeats, capacity, images) come back as MODIFIED with
+ * nothing ipledger reads changed; each was a message and a transaction in the API. A relist still
+ * hands on every object: it may follow a lost stream. Thousands of these objects, not pods'
+ * 150,000, so their text is kept.
+ */
+const UNCHANGED_NOT_SENT: ReadonlySet<KubeKind> = new Set<KubeKind>(['ippool', 'node']);
 
 /** A sink failure: the change may be lost downstream, so the reflector relists. */
 class SinkError extends Error {
@@ -89,7 +103,16 @@ export class Reflector {
   readonly kind: KubeKind;
   private readonly path: string;
   private readonly store = new Map<string, Stored>();
-  private readonly counters: ReflectorStats = { lists: 0, watches: 0, expiredRelists: 0, errors: 0, events: 0, bookmarks: 0, resyncs: 0 };
+  private readonly counters: ReflectorStats = {
+    lists: 0,
+    watches: 0,
+    expiredRelists: 0,
+    errors: 0,
+    events: 0,
+    unchanged: 0,
+    bookmarks: 0,
+    resyncs: 0,
+  };
   private readonly backoff: Backoff;
   private readonly transform: (object: KubeObject) => KubeObject;
   private lastResourceVersion: string | undefined;
@@ -304,8 +327,14 @@ export class Reflector {
         this.counters.bookmarks++;
       } else {
         const object = this.transform(event.object);
-        await this.emit(event.type, objectKey(object), object);
-        this.counters.events++;
+        const key = objectKey(object);
+        if (event.type === 'MODIFIED' && this.unchanged(key, object)) {
+          this.remember(key, object);
+          this.counters.unchanged++;
+        } else {
+          await this.emit(event.type, key, object);
+          this.counters.events++;
+        }
       }
       this.lastResourceVersion = event.object.metadata.resourceVersion;
     }
@@ -318,7 +347,21 @@ export class Reflector {
   private async emit(type: ChangeType, key: string, object: KubeObject): Promise<void> {
     await this.toSink(() => this.options.sink.change({ kind: this.kind, type, object }));
     if (type === 'DELETED') this.store.delete(key);
-    else this.store.set(key, { uid: object.metadata.uid, json: JSON.stringify(forDeletion(this.kind, object)) });
+    else this.remember(key, object);
+  }
+
+  private remember(key: string, object: KubeObject): void {
+    this.store.set(key, { uid: object.metadata.uid, json: JSON.stringify(forDeletion(this.kind, object)), sent: this.sentText(object) });
+  }
+
+  private sentText(object: KubeObject): string | undefined {
+    if (!UNCHANGED_NOT_SENT.has(this.kind)) return undefined;
+    return JSON.stringify({ ...object, metadata: { ...object.metadata, resourceVersion: undefined } });
+  }
+
+  private unchanged(key: string, object: KubeObject): boolean {
+    const sent = this.store.get(key)?.sent;
+    return sent !== undefined && sent === this.sentText(object);
   }
 
   private async toSink(call: () => Promise<void>): Promise<void> {
