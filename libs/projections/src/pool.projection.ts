@@ -133,26 +133,21 @@ export function poolCreatedRow(event: Pick<RecordedEvent, 'data' | 'version' | '
   };
 }
 
-async function insertLabels(db: Queryable, pool: string, labels: Labels): Promise<void> {
-  const keys = Object.keys(labels);
-  if (keys.length === 0) return;
-  await db.query(
-    prepared('INSERT INTO pool_labels (key, value, pool) SELECT k, v, $3 FROM unnest($1::text[], $2::text[]) AS t(k, v)', [
-      keys,
-      keys.map((key) => labels[key]),
-      pool,
-    ]),
-  );
+const LABEL_ROWS = insertRowsSql('pool_labels', ['key', 'value', 'pool']);
+
+/** pool_labels rows of any number of pools, in one statement. */
+async function insertLabels(db: Queryable, pools: ReadonlyArray<{ name: string; labels: Labels }>): Promise<void> {
+  const rows = pools.flatMap(({ name, labels }) => Object.entries(labels).map(([key, value]) => ({ key, value, pool: name })));
+  if (rows.length > 0) await db.query(prepared(LABEL_ROWS, [JSON.stringify(rows)]));
 }
 
 /** A run of PoolCreated (a batch of IPPool messages, or one REST request's pools) in two statements. */
 export async function projectPoolsCreated(db: Queryable, events: readonly RecordedEvent[]): Promise<void> {
   await db.query(prepared(INSERT_ROWS, [JSON.stringify(events.map(poolCreatedRow))]));
-  const labels = events.flatMap((event) => {
-    const { name, labels } = event.data as PoolCreated['data'];
-    return Object.entries(labels).map(([key, value]) => ({ key, value, pool: name }));
-  });
-  if (labels.length > 0) await db.query(prepared(insertRowsSql('pool_labels', ['key', 'value', 'pool']), [JSON.stringify(labels)]));
+  await insertLabels(
+    db,
+    events.map((event) => event.data as PoolCreated['data']),
+  );
 }
 
 /** The addresses of the pool's StatefulSet ranges that no pod holds: derived, never counted by hand. */
@@ -240,7 +235,7 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
       );
       if (d.labels !== undefined) {
         await db.query(prepared('DELETE FROM pool_labels WHERE pool = $1', [d.name]));
-        await insertLabels(db, d.name, d.labels);
+        await insertLabels(db, [{ name: d.name, labels: d.labels }]);
       }
       return;
     }

@@ -328,8 +328,9 @@ export class Reflector {
       } else {
         const object = this.transform(event.object);
         const key = objectKey(object);
-        if (event.type === 'MODIFIED' && this.unchanged(key, object)) {
-          this.remember(key, object);
+        const sent = this.sentText(object);
+        if (event.type === 'MODIFIED' && sent !== undefined && sent === this.store.get(key)?.sent) {
+          this.remember(key, object, sent);
           this.counters.unchanged++;
         } else {
           await this.emit(event.type, key, object);
@@ -350,18 +351,13 @@ export class Reflector {
     else this.remember(key, object);
   }
 
-  private remember(key: string, object: KubeObject): void {
-    this.store.set(key, { uid: object.metadata.uid, json: JSON.stringify(forDeletion(this.kind, object)), sent: this.sentText(object) });
+  private remember(key: string, object: KubeObject, sent = this.sentText(object)): void {
+    this.store.set(key, { uid: object.metadata.uid, json: JSON.stringify(forDeletion(this.kind, object)), sent });
   }
 
   private sentText(object: KubeObject): string | undefined {
     if (!UNCHANGED_NOT_SENT.has(this.kind)) return undefined;
     return JSON.stringify({ ...object, metadata: { ...object.metadata, resourceVersion: undefined } });
-  }
-
-  private unchanged(key: string, object: KubeObject): boolean {
-    const sent = this.store.get(key)?.sent;
-    return sent !== undefined && sent === this.sentText(object);
   }
 
   private async toSink(call: () => Promise<void>): Promise<void> {
