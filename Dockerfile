@@ -6,7 +6,7 @@
 #   node installer  node dist/cni/install-cni.js  (the ipledger-cni DaemonSet: plugin, token, conflist)
 # The embedded PostgreSQL of `npm start` is not in it: the image always runs with DATABASE_URL.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 # sources are not here yet: skip `prepare` (the build), run it below
@@ -17,7 +17,7 @@ COPY apps ./apps
 COPY libs ./libs
 RUN npm run build
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./

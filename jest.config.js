@@ -10,8 +10,8 @@ module.exports = {
     '^@apidevtools/swagger-parser$': '<rootDir>/test/support/native/swagger-parser.js',
     '^@fastify/static$': '<rootDir>/test/support/native/fastify-static.js',
     '^@marcbachmann/cel-js$': '<rootDir>/test/support/native/cel-js.js',
-    '^@ipledger/(ip|domain|event-store|projections|messaging|runtime)$': '<rootDir>/libs/$1/src',
-    '^@ipledger/(ip|domain|event-store|projections|messaging|runtime)/(.*)$': '<rootDir>/libs/$1/src/$2',
+    '^@ipledger/(ip|domain|event-store|projections|messaging|runtime|kube)$': '<rootDir>/libs/$1/src',
+    '^@ipledger/(ip|domain|event-store|projections|messaging|runtime|kube)/(.*)$': '<rootDir>/libs/$1/src/$2',
   },
   testTimeout: 60000,
   // a child process a failed suite leaves behind must not keep the run (and CI) waiting after teardown

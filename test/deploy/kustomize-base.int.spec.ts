@@ -1,50 +1,58 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import Ajv from 'ajv';
-import { parseAllDocuments } from 'yaml';
+import { loadConfig } from '../../apps/api/src/config';
 import { installerSettings } from '../../apps/cni/src/install/installer-settings';
 import { renderConflist } from '../../apps/cni/src/install/render-conflist';
+import { renderKustomization, yamlObjects, type KubeObject } from '../support/kustomize';
 
 const ROOT = join(__dirname, '../..');
 
-interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
-  spec?: any;
-  [field: string]: any;
-}
+const render = (dir = join(ROOT, 'deploy')): KubeObject[] => renderKustomization(dir);
 
-function render(dir = join(ROOT, 'deploy')): KubeObject[] {
-  const kubectl = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
-  if (kubectl.error) {
-    throw new Error(
-      'this test renders deploy/ with `kubectl kustomize` and kubectl is not on PATH: install the Debian package `kubectl` (apt-get install kubectl)',
-    );
-  }
-  if (kubectl.status !== 0) throw new Error(`kubectl kustomize ${dir} failed:\n${kubectl.stderr}`);
-  return yamlObjects(kubectl.stdout);
-}
-
-/** The base with the TLS component, as an operator's own kustomization names them (outside deploy/: kustomize refuses an overlay inside its base). */
-function renderWithTls(): KubeObject[] {
+/** The base with a component, as an operator's own kustomization names them (outside deploy/: kustomize refuses an overlay inside its base). */
+function renderWith(component: string): KubeObject[] {
   const site = mkdtempSync(join(tmpdir(), 'ipledger-site-'));
   try {
     const deploy = relative(site, join(ROOT, 'deploy'));
-    writeFileSync(join(site, 'kustomization.yaml'), `resources: [${deploy}]\ncomponents: [${deploy}/components/tls]\n`);
+    writeFileSync(join(site, 'kustomization.yaml'), `resources: [${deploy}]\ncomponents: [${deploy}/components/${component}]\n`);
     return render(site);
   } finally {
     rmSync(site, { recursive: true, force: true });
   }
 }
 
-function yamlObjects(text: string): KubeObject[] {
-  return parseAllDocuments(text).map((doc) => {
-    expect(doc.errors).toEqual([]);
-    return doc.toJS() as KubeObject;
-  });
+/** The literal env of a container as a process would see it (values from Secrets and ConfigMaps left out). */
+const literalEnv = (container: any): NodeJS.ProcessEnv =>
+  Object.fromEntries(
+    container.env.filter((e: { value?: string }) => e.value !== undefined).map((e: { name: string; value: string }) => [e.name, e.value]),
+  );
+
+/** The node installer's settings in the DaemonSet's pod, and the volume (with its mount) its token comes from. */
+function installerToken(pod: any) {
+  const [container] = pod.containers;
+  const settings = installerSettings(
+    { ...literalEnv(container), IPAM_NODE_NAME: 'worker-1', IPLEDGER_API_SERVICE_HOST: '10.96.0.50', IPLEDGER_API_SERVICE_PORT: '8080' },
+    '/app/dist/cni',
+  );
+  const mount = container.volumeMounts.find((m: { mountPath: string }) => settings.tokenSource!.startsWith(`${m.mountPath}/`));
+  return { settings, mount, volume: pod.volumes.find((v: { name: string }) => v.name === mount.name) };
+}
+
+/** The API's configuration from its container's env, with a kubeconfig standing in for the in-cluster service account. */
+function apiConfig(container: any) {
+  const dir = mkdtempSync(join(tmpdir(), 'ipledger-kubeconfig-'));
+  try {
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      'current-context: c\nclusters: [{name: k, cluster: {server: "https://10.96.0.1"}}]\ncontexts: [{name: c, context: {cluster: k}}]\n',
+    );
+    return loadConfig({ ...literalEnv(container), KUBECONFIG: kubeconfig });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Errors of an object against the Kubernetes API schemas shipped by the pinned `kubernetes-models`, offline. */
@@ -396,10 +404,67 @@ describe('deploy/ kustomize base', () => {
       }
     }
   });
+
+  describe('node credentials: each node its own ServiceAccount token, reviewed by the API', () => {
+    const cni = find('DaemonSet', 'ipledger-cni');
+    const cniPod = cni.spec.template.spec;
+    const api = find('Deployment', 'ipledger-api').spec.template.spec;
+
+    it("projects the installer a token of its pod's ServiceAccount for the API's audience, and copies it to the host before it expires", () => {
+      const account = find('ServiceAccount', cniPod.serviceAccountName);
+      expect(account.automountServiceAccountToken).toBe(false);
+      // no token for the Kubernetes API in the installer: only the one for ipledger
+      expect(cniPod.automountServiceAccountToken).toBe(false);
+      const { settings, mount, volume } = installerToken(cniPod);
+      expect(mount).toMatchObject({ readOnly: true });
+      const [source] = volume.projected.sources;
+      expect(source.serviceAccountToken.path).toBe(settings.tokenSource!.slice(mount.mountPath.length + 1));
+      const config = apiConfig(api.containers[0]);
+      expect(source.serviceAccountToken.audience).toBe(config.tokenReview!.audience);
+      // kubelet renews the token once 80 % of its life has passed: the installer's round must come well within the rest
+      expect(settings.intervalSeconds).toBeLessThan(source.serviceAccountToken.expirationSeconds * 0.2);
+    });
+
+    it("has the API review those tokens, taking the installer's ServiceAccount as node credentials, with RBAC to create TokenReviews", () => {
+      const config = apiConfig(api.containers[0]);
+      expect(config.tokenReview).not.toBeNull();
+      expect(config.tokenReview!.serviceAccounts).toContain(`system:serviceaccount:${cni.metadata.namespace}:${cniPod.serviceAccountName}`);
+      // the static tokens stay: operators' and scripts'
+      expect(config.tokensFile).toBe('/var/run/ipledger/tokens/tokens');
+      // in-cluster: the API pod's own ServiceAccount token reaches the API server
+      expect(api.automountServiceAccountToken).toBe(true);
+      const bindings = objects.filter(
+        (o) =>
+          o.kind === 'ClusterRoleBinding' &&
+          o.subjects?.some((s: any) => s.kind === 'ServiceAccount' && s.name === api.serviceAccountName && s.namespace === 'ipledger'),
+      );
+      const rules = bindings.flatMap((binding) => find('ClusterRole', binding.roleRef.name).rules);
+      expect(rules).toEqual([{ apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] }]);
+    });
+  });
+});
+
+describe('deploy/components/static-cni-token: one static allocator token for every node', () => {
+  const objects = renderWith('static-cni-token');
+  const find = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name)!;
+
+  it('renders valid objects, the installer copying the Secret ipledger-cni-token, and the API reviewing no token', async () => {
+    const checked = await Promise.all(
+      objects
+        .filter((o) => o.kind !== 'IPPool')
+        .map(async (o) => ({ object: `${o.kind} ${o.metadata.name}`, errors: await kubernetesSchemaErrors(o) })),
+    );
+    expect(checked.filter((result) => result.errors.length)).toEqual([]);
+    const { mount, volume } = installerToken(find('DaemonSet', 'ipledger-cni').spec.template.spec);
+    expect(volume).toEqual({ name: mount.name, secret: { secretName: 'ipledger-cni-token', defaultMode: 0o400 } });
+    const api = find('Deployment', 'ipledger-api').spec.template.spec;
+    expect(apiConfig(api.containers[0]).tokenReview).toBeNull();
+    expect(api.automountServiceAccountToken).toBe(false);
+  });
 });
 
 describe('deploy/components/tls: the base with TLS on', () => {
-  const objects = renderWithTls();
+  const objects = renderWith('tls');
   const find = (kind: string, name: string) => {
     const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
     if (!found) throw new Error(`the TLS component renders no ${kind} ${name}`);
@@ -475,14 +540,42 @@ describe('deploy/components/tls: the base with TLS on', () => {
     });
   });
 
-  it('connects the API and the watcher to NATS over tls://, trusting the CA', () => {
+  it("makes the API and the watcher require TLS of NATS, trusting the CA, at the base's NATS_URL (the component leaves it alone)", () => {
     const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('ipledger-') && o.data?.NATS_URL);
-    expect(config!.data.NATS_URL).toMatch(/^tls:\/\//);
+    const base = renderKustomization(join(ROOT, 'deploy')).find((o) => o.kind === 'ConfigMap' && o.data?.NATS_URL);
+    expect(config!.data.NATS_URL).toBe(base!.data.NATS_URL);
     for (const name of ['ipledger-api', 'ipledger-watcher']) {
       const c = container('Deployment', name);
       expect(c.env.find((e: { name: string }) => e.name === 'NATS_URL').valueFrom.configMapKeyRef.name).toBe(config!.metadata.name);
+      // a CA file makes the client refuse a NATS that offers no TLS (libs/messaging/src/nats-security.ts)
       expect(secretOf('Deployment', name, env(c).IPAM_NATS_CA_FILE)).toEqual({ secret: 'ipledger-api-tls', key: 'ca.crt' });
     }
-    expect(find('Certificate', 'ipledger-nats').spec.dnsNames).toContain(new URL(config!.data.NATS_URL).hostname);
+  });
+});
+
+describe('deploy/components/audit-head: audit heads kept outside the database', () => {
+  const objects = renderWith('audit-head');
+  const cronJob = objects.find((o) => o.kind === 'CronJob' && o.metadata.name === 'ipledger-audit-head');
+  const pod = cronJob?.spec.jobTemplate.spec.template.spec;
+
+  it('renders a valid CronJob in the namespace ipledger, one run at a time, whose failures stay listed', async () => {
+    expect(cronJob && (await kubernetesSchemaErrors(cronJob))).toEqual([]);
+    expect(cronJob!.metadata.namespace).toBe('ipledger');
+    expect(cronJob!.spec).toMatchObject({ concurrencyPolicy: 'Forbid', failedJobsHistoryLimit: expect.any(Number) });
+    expect(pod.restartPolicy).toBe('Never');
+    expect(pod.securityContext.runAsNonRoot).toBe(true);
+  });
+
+  it('verifies the head stored last before it fetches and stores a new one (steps in order: the first failure ends the run)', () => {
+    expect(pod.initContainers.map((c: { name: string }) => c.name)).toEqual(['previous', 'verify', 'fetch']);
+    expect(pod.containers.map((c: { name: string }) => c.name)).toEqual(['store']);
+    const verify = pod.initContainers[1];
+    const api = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'ipledger-api');
+    expect(verify.image).toBe(api!.spec.template.spec.containers[0].image);
+    expect(verify.args[0]).toContain('node dist/cli.js verify-chain --head "$previous"');
+    expect(verify.env.find((e: { name: string }) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef).toEqual({
+      name: 'ipledger',
+      key: 'DATABASE_URL',
+    });
   });
 });

@@ -32,7 +32,7 @@ describe('deploy/monitoring', () => {
     expect(result.stdout).toMatch(/SUCCESS: \d+ rules found/);
   });
 
-  it('alerts on a pool over 90 % and over 98 %, exhaustion answers, waiting leak candidates and consumer lag', () => {
+  it('alerts on a pool over 90 % and over 98 %, exhaustion answers, waiting leak candidates, consumer lag and a broken audit chain', () => {
     const alerts = rule.spec.groups.flatMap((g: { rules: Array<{ alert?: string }> }) => g.rules.map((r) => r.alert)).filter(Boolean);
     expect(alerts).toEqual(
       expect.arrayContaining([
@@ -41,6 +41,7 @@ describe('deploy/monitoring', () => {
         'IpledgerExhaustionAnswersRising',
         'IpledgerLeakCandidatesWaiting',
         'IpledgerConsumerLagging',
+        'IpledgerAuditChainBroken',
       ]),
     );
   });

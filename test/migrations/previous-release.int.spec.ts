@@ -22,10 +22,11 @@ function previousRelease(): string {
 
 /**
  * A rolling update runs the previous release's replicas on the schema this release migrated
- * (docs/kubernetes.md, "Upgrades"). So: migrate a database with this tree's migrations, start the
- * previous release's API from its own sources (git archive) on it, and drive every kind of write
- * and read through it. A migration that breaks that SQL (a column renamed or made NOT NULL...)
- * fails here with the old code's 500s.
+ * (docs/kubernetes.md, "Upgrades"). So, as in a cluster: start the previous release's API from its
+ * own sources (git archive) on its own schema, migrate the database under it with this tree's
+ * migrations (the Job), and drive every kind of write and read through it. A migration that breaks
+ * that SQL (a column renamed or made NOT NULL...) fails here with the old code's 500s. (A previous
+ * release *started* on the newer schema is a rollback, which it refuses: newer-schema.int.spec.ts.)
  */
 describe('the previous release on this release schema', () => {
   const name = uniqueDatabaseName('previous-release');
@@ -35,11 +36,12 @@ describe('the previous release on this release schema', () => {
   let api: ApiProcess;
 
   beforeAll(async () => {
-    await runMigrations(url, MIGRATIONS_DIR);
     execFileSync('sh', ['-c', `git archive ${ref} | tar -x -C ${tree}`], { cwd: ROOT });
     symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
-    // its own migrations are all applied already: it starts without changing the schema
+    // the replicas run before the upgrade, ready on their own schema; then the Job migrates
+    await runMigrations(url, join(tree, 'migrations'));
     api = await startApiProcess(url, { from: 'source', root: tree });
+    await runMigrations(url, MIGRATIONS_DIR);
   }, 120_000);
 
   afterAll(async () => {

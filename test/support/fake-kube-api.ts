@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import http, { type ServerResponse } from 'node:http';
@@ -25,7 +25,11 @@ import { KUBE_KINDS, KUBE_RESOURCE_PATHS, objectKey, type KubeKind, type KubeObj
  *   ERROR event carrying a 410 Status, then the end) or 'status' (HTTP 410 before streaming);
  * - BOOKMARK events `{type, object: {kind, apiVersion, metadata: {resourceVersion}}}` at the current
  *   resourceVersion to watches that allow them, every `bookmarkIntervalMs` and on `sendBookmarks()`;
- * - with `token` set, anything but `Authorization: Bearer <token>` gets 401.
+ * - with `token` set, anything but `Authorization: Bearer <token>` gets 401;
+ * - TokenReview (`POST /apis/authentication.k8s.io/v1/tokenreviews`, answered 201) of the ServiceAccount
+ *   tokens it issued (`issueToken`): authenticated while not revoked nor expired and made for one of the
+ *   review's audiences, with the pod's node in `user.extra["authentication.kubernetes.io/node-name"]`
+ *   as Kubernetes 1.30 and later give it for a pod-bound token; any other token is not authenticated.
  */
 export interface FakeKubeApiOptions {
   token?: string;
@@ -36,6 +40,24 @@ export interface FakeKubeApiOptions {
 }
 
 export type FakeKubeVerb = 'list' | 'watch';
+
+/** A projected ServiceAccount token as kubelet would get it for a pod. */
+export interface FakeServiceAccountToken {
+  /** `<namespace>:<name>`, default `ipledger:ipledger-cni` */
+  serviceAccount?: string;
+  /** the pod's node; null: a token bound to no node (as before Kubernetes 1.30, or not bound to a pod) */
+  node: string | null;
+  /** default ['ipledger'] */
+  audiences?: string[];
+  /** default 3600 */
+  expirationSeconds?: number;
+}
+
+export interface FakeTokenReview {
+  /** HTTP status answered */
+  status: number;
+  authenticated: boolean;
+}
 
 export interface FakeKubeRequest {
   kind: KubeKind;
@@ -86,6 +108,14 @@ export interface FakeKubeApi {
   /** every PATCH of a status subresource, in order */
   statusPatches: FakeKubeStatusPatch[];
   requestCount(kind: KubeKind, verb: FakeKubeVerb): number;
+  /** a signed-looking JWT this server will vouch for in a TokenReview */
+  issueToken(token: FakeServiceAccountToken): string;
+  /** as deleting the token's pod does: reviews no longer authenticate it */
+  revokeToken(token: string): void;
+  /** the next `times` TokenReviews fail with `status` */
+  failTokenReviews(status: number, times?: number): void;
+  /** every TokenReview answered, in order */
+  tokenReviews: FakeTokenReview[];
   close(): Promise<void>;
 }
 
@@ -148,6 +178,9 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
   const failures = new Map<KubeKind, Failure[]>();
   const requests: FakeKubeRequest[] = [];
   const statusPatches: FakeKubeStatusPatch[] = [];
+  const issued = new Map<string, { username: string; node: string | null; audiences: string[]; expires: number; revoked: boolean }>();
+  const tokenReviews: FakeTokenReview[] = [];
+  const tokenReviewFailures: Failure[] = [];
   const kindsByPath = new Map(KUBE_KINDS.map((kind) => [KUBE_RESOURCE_PATHS[kind], kind]));
 
   function record(kind: KubeKind, type: HistoryEvent['type'], object: KubeObject): void {
@@ -284,8 +317,52 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
     });
   }
 
+  /** TokenReview: the verdict on a token this server issued, for the audiences asked (the API server's own when none). */
+  function reviewToken(request: http.IncomingMessage, response: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (options.token && request.headers.authorization !== `Bearer ${options.token}`) {
+        tokenReviews.push({ status: fail(response, 401, 'Unauthorized'), authenticated: false });
+        return;
+      }
+      const failure = tokenReviewFailures[0];
+      if (failure) {
+        if (--failure.times === 0) tokenReviewFailures.shift();
+        tokenReviews.push({ status: fail(response, failure.status, `injected failure ${failure.status}`), authenticated: false });
+        return;
+      }
+      const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { spec: { token: string; audiences?: string[] } };
+      const asked = review.spec.audiences?.length ? review.spec.audiences : ['https://kubernetes.default.svc'];
+      const token = issued.get(review.spec.token);
+      const audiences = token ? asked.filter((audience) => token.audiences.includes(audience)) : [];
+      const authenticated = Boolean(token && !token.revoked && token.expires > Date.now() && audiences.length > 0);
+      const status = authenticated
+        ? {
+            authenticated,
+            audiences,
+            user: {
+              username: token!.username,
+              uid: randomUUID(),
+              groups: ['system:serviceaccounts', `system:serviceaccounts:${token!.username.split(':')[2]}`, 'system:authenticated'],
+              extra: {
+                'authentication.kubernetes.io/pod-name': ['ipledger-cni-x'],
+                ...(token!.node ? { 'authentication.kubernetes.io/node-name': [token!.node] } : {}),
+              },
+            },
+          }
+        : { authenticated: false, error: 'invalid bearer token' };
+      response.writeHead(201, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ kind: 'TokenReview', apiVersion: 'authentication.k8s.io/v1', metadata: {}, spec: review.spec, status }),
+      );
+      tokenReviews.push({ status: 201, authenticated });
+    });
+  }
+
   const handle: http.RequestListener = (request, response) => {
     const url = new URL(request.url ?? '/', 'http://fake');
+    if (url.pathname === '/apis/authentication.k8s.io/v1/tokenreviews' && request.method === 'POST') return reviewToken(request, response);
     const subresource = /^(.+)\/([^/]+)\/status$/.exec(url.pathname);
     const statusKind = subresource ? kindsByPath.get(subresource[1]) : undefined;
     if (statusKind === 'ippool' && request.method === 'PATCH')
@@ -384,6 +461,27 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
     },
     activeWatches: (kind) => [...watches].filter((open) => open.kind === kind).length,
     requestCount: (kind, verb) => requests.filter((request) => request.kind === kind && request.verb === verb).length,
+    tokenReviews,
+    issueToken({ serviceAccount = 'ipledger:ipledger-cni', node, audiences = ['ipledger'], expirationSeconds = 3600 }) {
+      const [namespace, name] = serviceAccount.split(':');
+      const expires = Date.now() + expirationSeconds * 1000;
+      const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const claims = {
+        aud: audiences,
+        exp: Math.floor(expires / 1000),
+        sub: `system:serviceaccount:${namespace}:${name}`,
+        'kubernetes.io': { namespace, serviceaccount: { name }, ...(node ? { node: { name: node } } : {}) },
+      };
+      const token = `${part({ alg: 'RS256', kid: 'fake' })}.${part(claims)}.${randomBytes(32).toString('base64url')}`;
+      issued.set(token, { username: claims.sub, node, audiences, expires, revoked: false });
+      return token;
+    },
+    revokeToken(token) {
+      issued.get(token)!.revoked = true;
+    },
+    failTokenReviews(status, times = 1) {
+      tokenReviewFailures.push({ status, times });
+    },
     async close() {
       clearInterval(bookmarkTimer);
       for (const open of watches) open.response.end();

@@ -254,6 +254,46 @@ describe('web UI at /ui, in a real headless Chromium', () => {
     expect(await page.locator('.node-page .facts').textContent()).toContain('zone=a');
   });
 
+  it('answers "why not this pool?" with every reason the API gives, the rule\'s included, under a matchLabel tried there', async () => {
+    await page.goto(`${base}/ui/#/nodes/worker-1`);
+    const ask = async (pool: string, matchLabel = '') => {
+      await page.fill('.why-not-form input[name=pool]', pool);
+      await page.fill('.why-not-form input[name=matchLabel]', matchLabel);
+      await page.click('.why-not-form button[type=submit]');
+    };
+    const reason = async (query: string) =>
+      (await api.http().get(`/v1/nodes/worker-1/pools?explain=true&${query}`).set(admin()).expect(200)).body.excluded[0].reason as string;
+
+    await ask('ui-batch');
+    const nodeSelector = await reason('pool=ui-batch');
+    await page.locator('.why-not .answer[data-pool="ui-batch"][data-eligible="no"] .reason', { hasText: nodeSelector }).waitFor();
+    // a rule tried in the page: the rule's own reason, which the left-out list never shows, comes first
+    await ask('ui-batch', 'zone');
+    const both = await reason('pool=ui-batch&matchLabel=zone');
+    expect(both).toBe(
+      'matchLabel=zone: the pool\'s zone is "b", the node\'s is "a"; nodeSelector "zone=b" does not match the node\'s labels',
+    );
+    await page.locator('.why-not .answer .reason', { hasText: 'matchLabel=zone' }).waitFor();
+    expect(await page.locator('.why-not .answer .reason').textContent()).toBe(both);
+    await ask('ui-web', 'zone');
+    expect(await page.locator('.why-not .answer[data-pool="ui-web"][data-eligible="yes"]').textContent()).toContain('is eligible');
+    await ask('no-such-pool');
+    const missing = page.locator('.why-not .error[data-status="404"]');
+    await missing.waitFor();
+    expect(await missing.textContent()).toContain('POOL_NOT_FOUND');
+  });
+
+  it('shows the 404 of a node the API does not know, and no pool list', async () => {
+    await page.goto(`${base}/ui/#/nodes/no-such-node`);
+    const error = page.locator('.node-page .error[data-status="404"]');
+    await error.waitFor();
+    expect(await error.textContent()).toContain('NODE_NOT_FOUND');
+    // the pools answer (the server default's, for labels the node does not have) has come, and is not shown
+    await api.http().get('/v1/nodes/no-such-node/pools').set(admin()).expect(200);
+    expect(await page.locator('.node-page table.eligible, .node-page table.excluded, .why-not').count()).toBe(0);
+    expect(await page.locator('.node-page').textContent()).not.toContain('Eligible pools');
+  });
+
   it('shows a 401 for a wrong token', async () => {
     // 5. a fresh tab (no token in its session storage) given a wrong token
     const other = await browser.context.newPage();

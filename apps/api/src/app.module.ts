@@ -17,6 +17,7 @@ import { EventWriter } from './infrastructure/event-writer';
 import { KeyedMutex } from './infrastructure/keyed-mutex';
 import { createPgPool } from './infrastructure/pg-pool';
 import { TokenRegistry } from './infrastructure/token-registry';
+import { TokenReviewer } from './infrastructure/token-reviewer';
 import { CONFIG, PG_POOL } from './infrastructure/tokens';
 import { KubernetesModule } from './kubernetes/kubernetes.module';
 import { InventoryMetrics } from './metrics/inventory.metrics';
@@ -79,7 +80,7 @@ export class AppModule implements OnApplicationShutdown {
         HealthModule,
         KubernetesModule.forRoot(config),
       ],
-      providers: [...shared, TokenRegistry, { provide: APP_FILTER, useClass: AllExceptionsFilter }],
+      providers: [...shared, TokenRegistry, TokenReviewer, { provide: APP_FILTER, useClass: AllExceptionsFilter }],
       exports: shared.map((provider) => ('provide' in provider ? provider.provide : provider)),
     };
   }

@@ -5,11 +5,18 @@ import { ipHistory, rebuildProjections, verifyProjections } from '@ipledger/proj
 import type { Pool } from 'pg';
 import { checkCluster } from './check/cluster-check';
 import { loadConfig } from './config';
+import { dataCommand } from './data-folders';
 import { openDatabase } from './database';
 import { createPgPool } from './infrastructure/pg-pool';
 import { listParked, requestUnpark } from './kubernetes/kubernetes-objects';
+import type { CliStreams } from './backup/cli-streams';
+import { exportCommand } from './backup/export-command';
+import { importCommand } from './backup/import-command';
+import { badHead, parseHead } from './head-argument';
 import { MIGRATIONS_DIR } from './migrations-dir';
 import { Progress } from './progress';
+import { databaseFailure, databaseVariable } from './database-failure';
+import { EXIT_CODES } from './start-failure';
 
 /** verify-chain names this many broken links at most (each changed event breaks one) */
 const MAX_BROKEN_LINES = 50;
@@ -25,18 +32,35 @@ const USAGE = `usage: ipledger <command>   (or npm run cli -- <command>)
   ip-history <ip>    every allocation, release and reservation of an address, oldest first
   check [--json]     compare the allocations with the last complete pod sync: pods gone, pod IPs no allocation (or
                      another handle) holds, pods holding several addresses, StatefulSet pods outside their range,
-                     addresses held for an unreachable node; each with its evidence (exit 1 when anything is found)
+                     addresses held for an unreachable node; each with its evidence (exit 1 when anything is found,
+                     3 when no pod sync has completed yet: REST only, or the watcher has not run)
   parked             the Kubernetes objects whose message was parked (it kept failing), with why
   unpark <kind>/<key>... | --all
-                     have the API apply those parked messages again (kind node, pod, statefulset, ippool, namespace; key name or namespace/name)`;
+                     have the API apply those parked messages again (kind node, pod, statefulset, ippool, namespace; key name or namespace/name)
+  export [--from <position>] [--output <file>]
+                     write the event log with its audit chain as JSON lines (stdout without --output), from the event at a position
+  import <file|-> [--head <count>:<hash>]
+                     load an export into an empty database (migrations first), verifying every link and the head given,
+                     then rebuild every read model; refuse the whole file, naming the first bad line (exit 1)
+  data               the embedded PostgreSQL's data folders: where, how large, for which checkout, whether that still
+                     exists and whether a server runs on it
+  data prune         remove the data folders whose checkout is gone (never one a server runs on)`;
 
 /**
  * Operator commands, as the schema owner (IPAM_MIGRATIONS_DATABASE_URL, else DATABASE_URL, else the
- * embedded server in IPAM_DATA_DIR); exit code 1 when a check fails, 2 on bad usage. Only `migrate`
- * and `replay --rebuild` change the schema or rows.
+ * embedded server in IPAM_DATA_DIR); exit code 1 when a check fails, 2 on bad usage, the others of
+ * EXIT_CODES when the database cannot be reached. Only `migrate`, `replay --rebuild` and `import`
+ * change the schema or rows; `data prune` removes data folders, and needs no database.
  */
-export async function runCli(args: string[], out: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runCli(
+  args: string[],
+  out: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+  stdio: CliStreams = process,
+): Promise<number> {
   const [command, ...rest] = args;
+  if (command === 'export') return exportCommand(rest, out, env, stdio);
+  if (command === 'import') return importCommand(rest, out, env, stdio);
   const usage =
     (command === 'migrate' && rest.length === 0) ||
     (command === 'verify-chain' && (rest.length === 0 || (rest.length === 2 && rest[0] === '--head'))) ||
@@ -44,6 +68,7 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
     (command === 'replay' && rest.length === 1 && (rest[0] === '--verify' || rest[0] === '--rebuild')) ||
     (command === 'parked' && rest.length === 0) ||
     (command === 'check' && (rest.length === 0 || rest.join(' ') === '--json')) ||
+    (command === 'data' && (rest.length === 0 || rest.join(' ') === 'prune')) ||
     (command === 'unpark' && rest.length > 0 && (rest.join(' ') === '--all' || rest.every((arg) => /^[a-z]+\/./.test(arg))));
   if (!usage) {
     out(USAGE);
@@ -53,7 +78,7 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
   if (command === 'verify-chain' && rest.length === 2) {
     head = parseHead(rest[1]);
     if (!head) {
-      out(`--head "${rest[1]}" must be <count>:<hash>, a whole number and 64 lowercase hex digits (GET /v1/audit/head)`);
+      out(badHead(rest[1]));
       return 2;
     }
   }
@@ -67,10 +92,14 @@ export async function runCli(args: string[], out: (line: string) => void, env: N
       return 2;
     }
   }
+  if (command === 'data') return dataCommand(rest[0] === 'prune', env, out);
   const database = await openDatabase(env, () => undefined);
   try {
     // a rebuild locks and rewrites tables: the owner's work, not the API's service role's
-    return await run(command, rest, ip, head, loadConfig(database.env).migrationsDatabaseUrl, out);
+    const url = loadConfig(database.env).migrationsDatabaseUrl;
+    return await run(command, rest, ip, head, url, out).catch((err: unknown) => {
+      throw databaseFailure(err, url, databaseVariable(env)) ?? err;
+    });
   } finally {
     await database.close();
   }
@@ -120,13 +149,21 @@ async function run(
       const objects =
         rest[0] === '--all' ? 'all' : rest.map((arg) => ({ kind: arg.slice(0, arg.indexOf('/')), key: arg.slice(arg.indexOf('/') + 1) }));
       const requested = await requestUnpark(db, objects);
+      if (requested.length === 0 && (await listParked(db)).length === 0) {
+        out('nothing is parked: no message to apply again (ipledger parked lists them)');
+        return 0;
+      }
       for (const r of requested) out(`${r.kind}/${r.key}: message ${r.parkedSequence} will be applied again`);
+      const notParked = objects === 'all' ? [] : objects.filter((o) => !requested.some((r) => r.kind === o.kind && r.key === o.key));
+      for (const o of notParked) out(`${o.kind}/${o.key}: not parked (ipledger parked lists what is)`);
       out(`${requested.length} parked message(s) handed back to the API`);
-      return objects !== 'all' && requested.length < objects.length ? 1 : 0;
+      return notParked.length ? 1 : 0;
     }
     if (command === 'verify-chain') return await checkChain(db, head, out);
     if (command === 'check') return await check(db, option === '--json', out);
-    for (const item of await ipHistory(db, ip)) {
+    const history = await ipHistory(db, ip);
+    if (history.length === 0) out(`${ip} has no history: no allocation, release or reservation of it was ever recorded`);
+    for (const item of history) {
       out(
         [
           item.at,
@@ -145,28 +182,34 @@ async function run(
   }
 }
 
-/** check: a line a problem with its evidence (or the report as JSON), then the verdict. */
+/**
+ * check: a line a problem with its evidence (or the report as JSON), then the verdict. Without a
+ * pod sync (REST only, or the watcher never ran) the allocations were compared with no pod: that
+ * is said in words, and exits 3 rather than 1 when nothing else was found.
+ */
 async function check(db: Pool, json: boolean, out: (line: string) => void): Promise<number> {
   const report = await checkCluster(db);
+  const found = report.problems.filter((problem) => problem.kind !== 'no-complete-pod-sync');
   if (json) out(JSON.stringify(report, null, 2));
   else {
-    for (const problem of report.problems) out(`${problem.kind}: ${problem.message}\n  evidence: ${JSON.stringify(problem.evidence)}`);
+    for (const problem of found) out(`${problem.kind}: ${problem.message}\n  evidence: ${JSON.stringify(problem.evidence)}`);
+    if (!report.podSync) {
+      out(
+        'no pod sync yet: the Kubernetes consumer has never synced the pods (REST only, NATS_URL unset; or the watcher has not run), ' +
+          'so no allocation was compared with a pod',
+      );
+    }
     const against = report.podSync ? `the pod sync ${report.podSync.syncId} (completed ${report.podSync.completedAt})` : 'no pod sync';
-    out(report.problems.length ? `${report.problems.length} problem(s), compared with ${against}` : `no problem, compared with ${against}`);
+    out(found.length ? `${found.length} problem(s), compared with ${against}` : `no problem, compared with ${against}`);
   }
-  return report.problems.length ? 1 : 0;
-}
-
-/** `<count>:<hash>` as GET /v1/audit/head's fields give it; undefined when malformed. */
-function parseHead(text: string): ExpectedHead | undefined {
-  const match = /^(\d{1,15}):([0-9a-f]{64})$/.exec(text);
-  return match ? { count: Number(match[1]), hash: match[2] } : undefined;
+  if (found.length) return 1;
+  return report.podSync ? 0 : EXIT_CODES.noPodSync;
 }
 
 /** verify-chain: a line a broken link (the first one first), then the verdict. */
 async function checkChain(db: Pool, head: ExpectedHead | undefined, out: (line: string) => void): Promise<number> {
   const { events, links, broken } = await verifyChain(db, head);
-  for (const line of broken.slice(0, MAX_BROKEN_LINES)) out(`BROKEN ${line}`);
+  for (const { message } of broken.slice(0, MAX_BROKEN_LINES)) out(`BROKEN ${message}`);
   if (broken.length > MAX_BROKEN_LINES) out(`... and ${broken.length - MAX_BROKEN_LINES} more`);
   const unsealed = events > links ? `; ${events - links} newer event(s) not sealed yet` : '';
   if (broken.length) out(`the audit chain is broken: ${broken.length} problem(s) in ${events} events and ${links} links${unsealed}`);

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { userInfo } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
 import { embeddedDatabaseConfig, loadConfig, parseTokens } from './config';
 
 describe('configuration from the environment', () => {
@@ -20,8 +22,13 @@ describe('configuration from the environment', () => {
   it('binds every interface once tokens are configured, and reads token roles and names', () => {
     const config = loadConfig({ IPAM_TOKENS: 'abc:admin:ops, def:reader', PORT: '9000', IPAM_DEFAULT_MATCH_LABEL: 'pool-group' });
     expect(config).toMatchObject({ host: '0.0.0.0', port: 9000, defaultMatchLabel: 'pool-group' });
-    expect(config.tokens.get('abc')).toEqual({ role: 'admin', name: 'ops' });
-    expect(config.tokens.get('def')).toEqual({ role: 'reader', name: expect.stringMatching(/^reader-[0-9a-f]{8}$/) });
+    expect(config.tokens.get('abc')).toEqual({ role: 'admin', name: 'ops', cluster: null, node: null });
+    expect(config.tokens.get('def')).toEqual({
+      role: 'reader',
+      name: expect.stringMatching(/^reader-[0-9a-f]{8}$/),
+      cluster: null,
+      node: null,
+    });
   });
 
   it('names a token without a name by its role and an id drawn at load time, nothing of its digest', () => {
@@ -47,7 +54,12 @@ describe('configuration from the environment', () => {
   });
 
   it('reads a token file (one entry a line, # comments), binds every interface for it, and refuses both sources at once', () => {
-    expect(parseTokens('# ops\nabc:admin:ops\n\ndef:reader\n', 'file').get('abc')).toEqual({ role: 'admin', name: 'ops' });
+    expect(parseTokens('# ops\nabc:admin:ops\n\ndef:reader\n', 'file').get('abc')).toEqual({
+      role: 'admin',
+      name: 'ops',
+      cluster: null,
+      node: null,
+    });
     expect(loadConfig({ IPAM_TOKENS_FILE: '/etc/ipledger/tokens' })).toMatchObject({ host: '0.0.0.0', tokensFile: '/etc/ipledger/tokens' });
     expect(() => loadConfig({ IPAM_TOKENS: 'abc:admin', IPAM_TOKENS_FILE: '/etc/ipledger/tokens' })).toThrow(/not both/);
   });
@@ -90,9 +102,96 @@ describe('configuration from the environment', () => {
   });
 
   it('refuses a malformed token list or port without echoing the token', () => {
-    expect(() => parseTokens('s3cret:superuser')).toThrow(/must be token:role/);
+    expect(() => parseTokens('s3cret:superuser')).toThrow(/IPAM_TOKENS entry 1 has no role \(field 2\) of reader, allocator, admin/);
     expect(() => parseTokens('s3cret:superuser')).not.toThrow(/s3cret/);
     expect(() => loadConfig({ PORT: 'http' })).toThrow(/PORT "http"/);
+  });
+
+  /** The message of what `parse` throws. */
+  const refusal = (parse: () => unknown) => {
+    try {
+      parse();
+    } catch (err) {
+      return (err as Error).message;
+    }
+    throw new Error('not refused');
+  };
+
+  it('names a malformed entry by its position (and line) and what is wrong, never any part of any entry', () => {
+    const secrets = ['ADMINSECRET111', 'READERSECRET222', 'TOKSECRET444', 'NODESECRET555', 'worker-9'];
+    const cases: Array<[string, RegExp]> = [
+      // the finding: a token in the role's place, another in the name's
+      [`${secrets[0]}:admin:ops,${secrets[1]}:reader,${secrets[3]}:${secrets[2]}`, /^IPAM_TOKENS entry 3 has no role \(field 2\)/],
+      [`${secrets[0]}:admin,${secrets[2]}`, /^IPAM_TOKENS entry 2 has no role/],
+      [`${secrets[0]}:admin:${secrets[2]}:${secrets[3]}`, /^IPAM_TOKENS entry 1 names a cluster \(field 4\) other than "default"/],
+      [`${secrets[0]}:admin::default:${secrets[4]}`, /^IPAM_TOKENS entry 1 binds a admin to a node \(field 5\)/],
+      [`${secrets[0]}:allocator:n::${secrets[2]}_X`, /^IPAM_TOKENS entry 1 has a node \(field 5\) that is not a Kubernetes node name/],
+      [`${secrets[0]}:allocator:n::w:${secrets[2]}`, /^IPAM_TOKENS entry 1 has 6 fields, more than 5/],
+      [`${secrets[0]} ${secrets[2]}:allocator`, /^IPAM_TOKENS entry 1 has a token \(field 1\) that is empty or holds a character/],
+      [`${secrets[0]}:admin\n# a comment\n\n${secrets[0]}:reader`, /^IPAM_TOKENS entry 2 \(line 4\) repeats the token of an earlier entry/],
+    ];
+    for (const [text, expected] of cases) {
+      const message = refusal(() => parseTokens(text));
+      expect({ text, message }).toEqual({ text, message: expect.stringMatching(expected) });
+      // no part of any entry: neither a token nor a field beside it
+      for (const secret of secrets) expect({ text, message, leaks: message.includes(secret) }).toMatchObject({ leaks: false });
+      expect(message).not.toMatch(/\*\*\*/);
+    }
+    expect(refusal(() => parseTokens('a:admin\nb:bogus', 'IPAM_TOKENS_FILE /etc/t'))).toMatch(
+      /^IPAM_TOKENS_FILE \/etc\/t entry 2 \(line 2\)/,
+    );
+  });
+
+  it('binds an allocator to a node (and its cluster, default when empty), and keeps the cluster of any token', () => {
+    const tokens = parseTokens(
+      'n1tok:allocator:cni-1:default:worker-1,n2tok:allocator::default:worker-2,n3tok:allocator:n3::worker-3,r:reader:r:default',
+    );
+    expect(tokens.get('n1tok')).toEqual({ role: 'allocator', name: 'cni-1', cluster: 'default', node: 'worker-1' });
+    expect(tokens.get('n2tok')).toMatchObject({
+      name: expect.stringMatching(/^allocator-[0-9a-f]{8}$/),
+      cluster: 'default',
+      node: 'worker-2',
+    });
+    expect(tokens.get('n3tok')).toEqual({ role: 'allocator', name: 'n3', cluster: 'default', node: 'worker-3' });
+    expect(tokens.get('r')).toEqual({ role: 'reader', name: 'r', cluster: 'default', node: null });
+    expect(() => parseTokens('t:allocator:n:east:worker-1')).toThrow(/cluster \(field 4\) other than "default"/);
+    expect(() => parseTokens('t:reader:n::worker-1')).toThrow(/binds a reader to a node/);
+  });
+
+  it('turns on TokenReview with its defaults, counts it as access checks, and refuses it with IPAM_AUTH=off', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ipledger-config-'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      'apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: [{name: k, cluster: {server: "https://10.0.0.1:6443"}}]\n' +
+        'users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n',
+    );
+    try {
+      const on = { IPAM_TOKEN_REVIEW: 'on', KUBECONFIG: kubeconfig };
+      expect(loadConfig(on)).toMatchObject({
+        host: '0.0.0.0',
+        tokenReview: {
+          connection: { server: 'https://10.0.0.1:6443' },
+          audience: 'ipledger',
+          serviceAccounts: ['system:serviceaccount:ipledger:ipledger-cni'],
+          cacheMs: 10_000,
+        },
+      });
+      expect(
+        loadConfig({ ...on, IPAM_TOKEN_REVIEW_SERVICE_ACCOUNTS: 'system:serviceaccount:kube-system:cni, system:serviceaccount:a:b' })
+          .tokenReview!.serviceAccounts,
+      ).toEqual(['system:serviceaccount:kube-system:cni', 'system:serviceaccount:a:b']);
+      expect(() => loadConfig({ ...on, IPAM_TOKEN_REVIEW_SERVICE_ACCOUNTS: 'ipledger-cni' })).toThrow(
+        /must be system:serviceaccount:<namespace>:<name>/,
+      );
+      expect(() => loadConfig({ ...on, IPAM_TOKEN_REVIEW_CACHE_MS: '900000' })).toThrow(/IPAM_TOKEN_REVIEW_CACHE_MS "900000"/);
+      expect(() => loadConfig({ ...on, IPAM_AUTH: 'off' })).toThrow(/IPAM_AUTH=off/);
+      expect(() => loadConfig({ ...on, KUBECONFIG: join(dir, 'none') })).toThrow(/cannot read kubeconfig/);
+      expect(() => loadConfig({ IPAM_TOKEN_REVIEW: 'yes' })).toThrow(/IPAM_TOKEN_REVIEW "yes" must be on or off/);
+      expect(loadConfig({}).tokenReview).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses an empty or blank PORT rather than listen on a random port, and keeps an explicit 0', () => {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
+import { validateDns1123Subdomain } from '@ipledger/domain';
 import { formatConnectionString, parseConnectionString } from '@ipledger/event-store';
+import { loadKubeConnection, type KubeConnection } from '@ipledger/kube';
 import {
   natsSecurity,
   natsUrl,
@@ -12,6 +14,7 @@ import {
 } from '@ipledger/messaging';
 import { wholeNumber } from '@ipledger/runtime';
 import { DEFAULT_DATA_DIR, DEFAULT_EMBEDDED_PORT } from './embedded-database';
+import { isBearerToken } from './http/bearer-token';
 
 export type Role = 'reader' | 'allocator' | 'admin';
 
@@ -19,6 +22,22 @@ export interface TokenGrant {
   role: Role;
   /** the actor recorded in event metadata: never the token itself */
   name: string;
+  /** the cluster it acts in (API.md "Clusters"); null: fleet-wide. Only "default" until clusters come */
+  cluster: string | null;
+  /** an allocator bound to a node acts for that node's pods only (NodeRestriction in libs/domain); null: bound to none */
+  node: string | null;
+}
+
+/** IPAM_TOKEN_REVIEW=on: the CNI DaemonSet's projected ServiceAccount tokens, reviewed by the cluster's API server. */
+export interface TokenReviewConfig {
+  /** the API server: KUBECONFIG, else the in-cluster service account */
+  connection: KubeConnection;
+  /** IPAM_TOKEN_REVIEW_AUDIENCE: the audience the tokens must be made for */
+  audience: string;
+  /** IPAM_TOKEN_REVIEW_SERVICE_ACCOUNTS: the usernames (system:serviceaccount:<namespace>:<name>) whose tokens are node credentials */
+  serviceAccounts: string[];
+  /** IPAM_TOKEN_REVIEW_CACHE_MS: how long a verdict is kept; a revoked token stops working within it */
+  cacheMs: number;
 }
 
 export interface Config {
@@ -39,6 +58,8 @@ export interface Config {
   tokens: Map<string, TokenGrant>;
   /** IPAM_TOKENS_FILE: the same entries, one a line or comma-separated, re-read when the file changes */
   tokensFile: string | null;
+  /** null unless IPAM_TOKEN_REVIEW=on */
+  tokenReview: TokenReviewConfig | null;
   defaultMatchLabel: string | null;
   /** PostgreSQL statement_timeout of the API's sessions; 0 = none */
   statementTimeoutMs: number;
@@ -48,6 +69,8 @@ export interface Config {
   kubernetes: KubernetesConsumerConfig | null;
   /** IPAM_REQUIRE_SYNC_REPLICATION: not ready while the database server has no synchronous standby */
   requireSyncReplication: boolean;
+  /** the API runs its own PostgreSQL (no DATABASE_URL): a try on one machine, where no standby is expected (main.ts sets it) */
+  embeddedDatabase: boolean;
   /** the aggregate cache's memory bound, in bytes (estimated from the states' address runs and holders) */
   aggregateCacheBytes: number;
   /** how often the background sealer extends the audit chain over newly committed events */
@@ -88,23 +111,90 @@ export interface KubernetesConsumerConfig {
 
 const ROLES: readonly Role[] = ['reader', 'allocator', 'admin'];
 
+const ENTRY_FORMAT = 'token:role[:name[:cluster[:node]]]';
+
 /**
- * `token:role[:name],...` (commas or new lines; `#` starts a comment line); the name defaults to
- * the role and a random id drawn at load time: nothing derived from the token reaches the event log.
+ * One entry, or an Error saying where it is (`where`) and what is wrong with it, never any of its
+ * text: a malformed entry may hold a token anywhere. A node makes sense in a cluster only, so an
+ * entry naming a node without a cluster is of the cluster "default".
+ */
+function parseEntry(entry: string, where: string): [string, TokenGrant] {
+  const fields = entry.split(':');
+  const [token, role, name, cluster, node] = fields;
+  const refuse = (what: string) => new Error(`${where} ${what} (an entry is ${ENTRY_FORMAT})`);
+  if (fields.length > 5) throw refuse(`has ${fields.length} fields, more than 5`);
+  if (!isBearerToken(token))
+    throw refuse(
+      'has a token (field 1) that is empty or holds a character a bearer token may not (RFC 6750: letters, digits, - . _ ~ + /, then = at its end)',
+    );
+  if (!ROLES.includes(role as Role)) throw refuse(`has no role (field 2) of ${ROLES.join(', ')}`);
+  if (cluster && cluster !== 'default')
+    throw refuse(
+      'names a cluster (field 4) other than "default": only the cluster default exists until clusters come; leave the field empty or write default',
+    );
+  if (node) {
+    if (role !== 'allocator') throw refuse(`binds a ${role} to a node (field 5): only an allocator may be bound to a node`);
+    try {
+      validateDns1123Subdomain(node, 'node');
+    } catch {
+      throw refuse('has a node (field 5) that is not a Kubernetes node name (a DNS-1123 subdomain)');
+    }
+  }
+  const grant: TokenGrant = {
+    role: role as Role,
+    name: name || `${role}-${randomBytes(4).toString('hex')}`,
+    cluster: cluster || (node ? 'default' : null),
+    node: node || null,
+  };
+  return [token, grant];
+}
+
+/**
+ * `token:role[:name[:cluster[:node]]],...` (commas or new lines; `#` starts a comment line); the
+ * name defaults to the role and a random id drawn at load time: nothing derived from the token
+ * reaches the event log. A malformed entry is named by its position among the entries (and its
+ * line, in a text of several), never by its text.
  */
 export function parseTokens(text: string | undefined, source = 'IPAM_TOKENS'): Map<string, TokenGrant> {
   const tokens = new Map<string, TokenGrant>();
-  for (const entry of (text ?? '')
-    .split(/[,\n]/)
-    .map((s) => s.trim())
-    .filter((s) => s && !s.startsWith('#'))) {
-    const [token, role, name] = entry.split(':');
-    if (!token || !ROLES.includes(role as Role)) {
-      throw new Error(`${source} entry "${entry.replace(token ?? '', '***')}" must be token:role with role one of ${ROLES.join(', ')}`);
+  const lines = (text ?? '').split('\n');
+  let position = 0;
+  lines.forEach((line, index) => {
+    for (const entry of line
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s && !s.startsWith('#'))) {
+      const where = `${source} entry ${++position}${lines.length > 1 ? ` (line ${index + 1})` : ''}`;
+      const [token, grant] = parseEntry(entry, where);
+      if (tokens.has(token)) throw new Error(`${where} repeats the token of an earlier entry: each token has one role`);
+      tokens.set(token, grant);
     }
-    tokens.set(token, { role: role as Role, name: name || `${role}-${randomBytes(4).toString('hex')}` });
-  }
+  });
   return tokens;
+}
+
+const SERVICE_ACCOUNT_USER = /^system:serviceaccount:[a-z0-9]([-a-z0-9]*[a-z0-9])?:[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/;
+
+/** IPAM_TOKEN_REVIEW and its settings; the API server is reached as the watcher reaches it (KUBECONFIG, else in-cluster). */
+function tokenReviewConfig(env: NodeJS.ProcessEnv): TokenReviewConfig | null {
+  const mode = env.IPAM_TOKEN_REVIEW || 'off';
+  if (mode !== 'on' && mode !== 'off') throw new Error(`IPAM_TOKEN_REVIEW "${mode}" must be on or off`);
+  if (mode === 'off') return null;
+  const serviceAccounts = (env.IPAM_TOKEN_REVIEW_SERVICE_ACCOUNTS || 'system:serviceaccount:ipledger:ipledger-cni')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const account of serviceAccounts) {
+    if (!SERVICE_ACCOUNT_USER.test(account))
+      throw new Error(`IPAM_TOKEN_REVIEW_SERVICE_ACCOUNTS "${account}" must be system:serviceaccount:<namespace>:<name>`);
+  }
+  const audience = env.IPAM_TOKEN_REVIEW_AUDIENCE || 'ipledger';
+  return {
+    connection: loadKubeConnection({ env }),
+    audience,
+    serviceAccounts,
+    cacheMs: wholeNumber(env, 'IPAM_TOKEN_REVIEW_CACHE_MS', 10_000, { min: 0, max: 300_000 }),
+  };
 }
 
 /**
@@ -189,15 +279,16 @@ export function isLoopback(host: string): boolean {
 }
 
 /** Where the API listens and who may use it: fails closed, refusing to serve openly beyond loopback unless IPAM_AUTH=off. */
-export function accessConfig(env: NodeJS.ProcessEnv): Pick<Config, 'port' | 'host' | 'auth' | 'tokens' | 'tokensFile'> {
+export function accessConfig(env: NodeJS.ProcessEnv): Pick<Config, 'port' | 'host' | 'auth' | 'tokens' | 'tokensFile' | 'tokenReview'> {
   const tokens = parseTokens(env.IPAM_TOKENS);
   const tokensFile = env.IPAM_TOKENS_FILE || null;
   if (tokensFile && tokens.size) throw new Error('set IPAM_TOKENS or IPAM_TOKENS_FILE, not both');
+  const tokenReview = tokenReviewConfig(env);
   const auth = env.IPAM_AUTH || 'on';
   if (auth !== 'on' && auth !== 'off') throw new Error(`IPAM_AUTH "${auth}" must be on or off`);
-  const open = !tokens.size && !tokensFile;
+  const open = !tokens.size && !tokensFile && !tokenReview;
   if (auth === 'off' && !open)
-    throw new Error('IPAM_AUTH=off turns access checks off: unset IPAM_TOKENS and IPAM_TOKENS_FILE, or IPAM_AUTH');
+    throw new Error('IPAM_AUTH=off turns access checks off: unset IPAM_TOKENS, IPAM_TOKENS_FILE and IPAM_TOKEN_REVIEW, or IPAM_AUTH');
   // an empty PORT is a mistake, not 0: Number('') is 0, which would listen on a random port
   const portText = env.PORT ?? '8080';
   const port = Number(portText);
@@ -209,7 +300,7 @@ export function accessConfig(env: NodeJS.ProcessEnv): Pick<Config, 'port' | 'hos
         'set IPAM_TOKENS or IPAM_TOKENS_FILE, or IPAM_AUTH=off to serve without access checks',
     );
   }
-  return { port, host, auth, tokens, tokensFile };
+  return { port, host, auth, tokens, tokensFile, tokenReview };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -226,6 +317,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: wholeNumber(env, 'IPAM_REQUEST_TIMEOUT_MS', 30_000),
     kubernetes: kubernetesConfig(env),
     requireSyncReplication: flag(env, 'IPAM_REQUIRE_SYNC_REPLICATION'),
+    embeddedDatabase: false,
     aggregateCacheBytes: wholeNumber(env, 'IPAM_AGGREGATE_CACHE_MB', 160, { min: 1 }) * 1024 * 1024,
     metricsPools: metricsPools(env.IPAM_METRICS_POOLS),
     auditSealIntervalMs: wholeNumber(env, 'IPAM_AUDIT_SEAL_INTERVAL_MS', 1000, { min: 10, max: 60_000 }),

@@ -7,6 +7,7 @@ import { userInfo } from 'node:os';
 import { reachableBinaries } from './postgres-binaries';
 import { initdb, startPostgres, ToolOutput, type PostgresProcess } from './postgres-process';
 import { closedFolder, postgresUser, type PostgresUser } from './postgres-user';
+import { EXIT_CODES, StartFailure } from './start-failure';
 
 export const DEFAULT_DATA_DIR = '.ipledger';
 export const DEFAULT_EMBEDDED_PORT = 54329;
@@ -74,25 +75,41 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
  * and a stale pid file removed, so the server starts as ours. Returns the port of a server that a
  * live process (another `npm start`, say) runs, to share; null otherwise.
  */
-async function recover(cluster: string, ownerFile: string, log: (line: string) => void): Promise<number | null> {
-  const postmasterFile = join(cluster, 'postmaster.pid');
-  const postmasterLines = await lines(postmasterFile);
-  const postmaster = pidIn(postmasterLines);
-  if (postmaster === null) return null;
-  const owner = pidIn(await lines(ownerFile));
-  if (alive(postmaster) && runsCluster(postmaster, cluster)) {
-    if (owner !== null && owner !== process.pid && alive(owner)) return Number(postmasterLines[3]);
-    log(`stopping the PostgreSQL server (pid ${postmaster}) left running by an earlier run that did not stop`);
-    process.kill(postmaster, 'SIGINT');
-    if (!(await waitForExit(postmaster, 60_000))) throw new Error(`PostgreSQL (pid ${postmaster}) did not stop; stop it and start again`);
+async function recover(dataDir: string, log: (line: string) => void): Promise<number | null> {
+  const server = await serverOn(dataDir);
+  if (server) {
+    if (server.owner !== null && server.owner !== process.pid) return server.port;
+    log(`stopping the PostgreSQL server (pid ${server.pid}) left running by an earlier run that did not stop`);
+    process.kill(server.pid, 'SIGINT');
+    if (!(await waitForExit(server.pid, 60_000))) throw new Error(`PostgreSQL (pid ${server.pid}) did not stop; stop it and start again`);
   }
   // postgres refuses to start while the pid in a stale file belongs to some other live process
-  await rm(postmasterFile, { force: true });
+  await rm(join(dataDir, 'postgres', 'postmaster.pid'), { force: true });
   return null;
+}
+
+/** A PostgreSQL server running on a data folder's cluster (not a stale pid file), and the live process that started it, if any. */
+export interface RunningServer {
+  pid: number;
+  port: number;
+  /** the API or CLI whose server it is; null: that process is gone (a kill -9 left the server behind) */
+  owner: number | null;
+}
+
+export async function serverOn(dataDir: string): Promise<RunningServer | null> {
+  const cluster = join(dataDir, 'postgres');
+  const postmasterLines = await lines(join(cluster, 'postmaster.pid'));
+  const pid = pidIn(postmasterLines);
+  if (pid === null || !alive(pid) || !runsCluster(pid, cluster)) return null;
+  const owner = pidIn(await lines(join(dataDir, 'owner.pid')));
+  return { pid, port: Number(postmasterLines[3]), owner: owner !== null && alive(owner) ? owner : null };
 }
 
 /** Where the data goes when `postgres` cannot reach IPAM_DATA_DIR: one folder a configured path, open to it. */
 export const FALLBACK_DATA_ROOT = '/var/lib/ipledger';
+
+/** In each data folder: the IPAM_DATA_DIR it serves, so `ipledger data` can tell whose it is once its checkout is gone. */
+export const BELONGS_TO_FILE = 'belongs-to';
 
 /**
  * IPAM_DATA_DIR, unless the server runs as `postgres` and cannot enter a folder on its way (a clone
@@ -147,6 +164,7 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
   try {
     return await start(options);
   } catch (err) {
+    if (err instanceof StartFailure) throw err;
     const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
     throw new Error(
       `the embedded PostgreSQL did not start on 127.0.0.1:${options.port} (IPAM_DATA_DIR ${resolve(options.dataDir)}): ${reason}; ` +
@@ -158,12 +176,14 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
 
 async function start(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   const user = userInfo().uid === 0 ? postgresUser() : null;
-  const dataDir = reachableDataDir(resolve(options.dataDir), user, options.log);
+  const configured = resolve(options.dataDir);
+  const dataDir = reachableDataDir(configured, user, options.log);
   const cluster = join(dataDir, 'postgres');
   const ownerFile = join(dataDir, 'owner.pid');
   const passwordFile = join(dataDir, 'postgres-password');
   // open to the `postgres` user when run as root (0755); the password file itself is 0600
   await mkdir(dataDir, { recursive: true, mode: 0o755 });
+  await writeFile(join(dataDir, BELONGS_TO_FILE), `${configured}\n`);
   const initialised = existsSync(join(cluster, 'PG_VERSION'));
   if (!initialised) {
     // what an interrupted initdb left (initdb wants an empty directory)
@@ -179,7 +199,7 @@ async function start(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase
     },
   );
   const url = (port: number) => (database: string) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`;
-  const sharedPort = initialised ? await recover(cluster, ownerFile, options.log) : null;
+  const sharedPort = initialised ? await recover(dataDir, options.log) : null;
   if (sharedPort) {
     options.log(`the PostgreSQL of ${cluster} runs for another process (port ${sharedPort}): sharing it`);
     return { url: url(sharedPort), port: sharedPort, dataDir, stop: () => Promise.resolve() };
@@ -219,7 +239,16 @@ async function start(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase
     ],
     user,
     output,
-  );
+  ).catch((err: unknown) => {
+    // another clone's `npm start` (or another PostgreSQL) has the port: the one setting that resolves it
+    if (!output.says('Address already in use')) throw err;
+    throw new StartFailure(
+      `the embedded PostgreSQL cannot listen on 127.0.0.1:${options.port}: the port is in use (another checkout's npm start, or another PostgreSQL); ` +
+        `set IPAM_EMBEDDED_POSTGRES_PORT to a free port, e.g. IPAM_EMBEDDED_POSTGRES_PORT=${options.port < 65535 ? options.port + 1 : 54330}, or DATABASE_URL to use a server of your own`,
+      EXIT_CODES.port,
+      { cause: err },
+    );
+  });
   await writeFile(ownerFile, String(process.pid));
   const stop = async () => {
     unhook();

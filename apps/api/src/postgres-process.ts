@@ -16,6 +16,11 @@ export class ToolOutput {
     }
   }
 
+  /** whether a recent line holds `text` (the messages are in English: the tools run with LC_MESSAGES=C) */
+  says(text: string): boolean {
+    return this.recent.some((line) => line.includes(text));
+  }
+
   /** the line that says why: PostgreSQL's FATAL or ERROR line when there is one, else the last */
   cause(): string {
     const reason = this.recent.find((line) => /\b(FATAL|ERROR|PANIC):/.test(line)) ?? this.recent[this.recent.length - 1];

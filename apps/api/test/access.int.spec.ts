@@ -46,6 +46,20 @@ describe('access with IPAM_TOKENS', () => {
     expect((await api.http().delete('/v1/allocations/h').set('authorization', as('a-token'))).status).toBe(204);
   });
 
+  it('reads Authorization by RFC 7235: the scheme in any case, one token, nothing after it, one header', async () => {
+    const port = (api.app.getHttpServer().address() as AddressInfo).port;
+    const pools = (headers: Record<string, string>) => rawRequest(port, 'GET', '/v1/pools', headers);
+    for (const value of ['bearer r-token', 'BEARER r-token', 'Bearer   r-token'])
+      expect({ value, status: (await pools({ Authorization: value })).status }).toEqual({ value, status: 200 });
+    for (const value of ['Bearer r-token garbage', 'Bearer r-token, Bearer r-token', 'Bearer r-token,', 'Basic r-token', 'Bearerr-token']) {
+      const { status, body } = await pools({ Authorization: value });
+      expect({ value, status, code: JSON.parse(body).code }).toEqual({ value, status: 401, code: 'UNAUTHENTICATED' });
+    }
+    // two fields: refused whatever they hold, the same token twice included
+    for (const second of ['Bearer r-token', 'Bearer root-token', 'Bearer wrong'])
+      expect((await pools({ Authorization: 'Bearer r-token', authorization: second })).status).toBe(401);
+  });
+
   it('records the token name as the actor, and echoes X-Request-Id as the correlation id', async () => {
     const res = await api
       .http()
@@ -74,7 +88,9 @@ describe('access matrix', () => {
   let api: TestApi;
   let port: number;
   beforeAll(async () => {
-    api = await startTestApi('access-matrix', { env: { IPAM_TOKENS: 'r-token:reader,a-token:allocator,root-token:admin' } });
+    api = await startTestApi('access-matrix', {
+      env: { IPAM_TOKENS: 'r-token:reader,a-token:allocator,n-token:allocator:cni-n::n,root-token:admin' },
+    });
     port = (api.app.getHttpServer().address() as AddressInfo).port;
     const admin = (req: import('supertest').Test) => req.set('authorization', 'Bearer root-token');
     // objects for every route to find, so that a request served by mistake would change something
@@ -82,29 +98,34 @@ describe('access matrix', () => {
     await admin(api.http().put('/v1/nodes/n'))
       .send({ labels: { rack: 'r1' } })
       .expect(200);
-    await admin(api.http().post('/v1/allocations')).send({ handle: 'h', node: 'n', namespace: 'ns', pod: 'p' }).expect(201);
+    // a pod's of node n: the node's own credential may release it too
+    await admin(api.http().post('/v1/allocations')).send({ handle: 'h', node: 'n', namespace: 'ns', pod: 'p', owner: 'pod' }).expect(201);
     await admin(api.http().put('/v1/statefulsets/ns/p')).send({ replicas: 2, pool: 'p' }).expect(200);
   });
   afterAll(() => api.close());
 
-  type Caller = 'none' | 'wrong' | 'reader' | 'allocator' | 'admin';
+  /** node: an allocator bound to node n (its own node's pods only: node-credentials.int.spec.ts has the rest) */
+  type Caller = 'none' | 'wrong' | 'reader' | 'allocator' | 'node' | 'admin';
   const header: Record<Caller, Record<string, string>> = {
     none: {},
     wrong: { authorization: 'Bearer not-a-token' },
     reader: { authorization: 'Bearer r-token' },
     allocator: { authorization: 'Bearer a-token' },
+    node: { authorization: 'Bearer n-token' },
     admin: { authorization: 'Bearer root-token' },
   };
   const callers = Object.keys(header) as Caller[];
 
   const PUBLIC = ['/healthz', '/readyz', '/metrics', '/docs', '/docs-json', '/ui/'];
 
-  /** API.md: reader may GET; allocator may also POST/DELETE allocations; admin may do everything. */
+  /** API.md: reader may GET; allocator (bound to a node or not) may also POST/DELETE allocations; admin may do everything. */
   function allowed(caller: Caller, method: string, path: string): boolean {
     if (PUBLIC.includes(path)) return true;
     if (caller === 'none' || caller === 'wrong') return false;
     if (caller === 'admin' || method === 'GET') return true;
-    return caller === 'allocator' && (method === 'POST' || method === 'DELETE') && path.startsWith('/v1/allocations');
+    return (
+      (caller === 'allocator' || caller === 'node') && (method === 'POST' || method === 'DELETE') && path.startsWith('/v1/allocations')
+    );
   }
 
   const sample: Record<string, string> = { name: 'p', handle: 'h', namespace: 'ns', ip: '10.3.0.1' };
@@ -113,7 +134,7 @@ describe('access matrix', () => {
     'POST /v1/pools': { name: 'evil', cidr: '10.9.0.0/24' },
     'PATCH /v1/pools/{name}': { disabled: true },
     'PUT /v1/nodes/{name}': { labels: { evil: 'yes' } },
-    'POST /v1/allocations': { handle: 'evil', node: 'n', namespace: 'ns', pod: 'evil' },
+    'POST /v1/allocations': { handle: 'evil', node: 'n', namespace: 'ns', pod: 'evil', owner: 'pod' },
     'PUT /v1/statefulsets/{namespace}/{name}': { replicas: 3, pool: 'p' },
   };
 

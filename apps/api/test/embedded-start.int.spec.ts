@@ -50,9 +50,12 @@ describe('the API without DATABASE_URL: embedded PostgreSQL', () => {
     expect((await call(base, 'POST', '/v1/pools', { name: 'p', cidr: '10.9.0.0/29' })).status).toBe(201);
     const allocated = await call(base, 'POST', '/v1/allocations', { handle: 'h1', node: 'n', namespace: 'ns', pod: 'a' });
     expect(allocated.status).toBe(201);
+    // a server of its own has no standby: reported, but no warning for a try on one machine
+    expect((await call(base, 'GET', '/readyz?verbose')).body.checks.replication).toMatchObject({ status: 'failed', standbys: 0 });
 
     await signal('SIGINT');
     expect(processesNaming(dataDir)).toEqual([]);
+    expect(lines.join('\n')).not.toContain('synchronous standby');
 
     base = await start();
     expect((await call(base, 'GET', '/v1/allocations/h1')).body).toEqual(allocated.body);

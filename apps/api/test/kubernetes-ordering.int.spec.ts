@@ -44,6 +44,7 @@ describe('two consumers and one object', () => {
         data: Buffer.from(JSON.stringify({ kind: 'ippool', type, object })),
         messageId: `${object.metadata.uid}:${object.metadata.resourceVersion}`,
         streamSequence,
+        streamEpoch: 0,
         deliveryCount,
       };
       const prepared = apps[replica].get<unknown, { prepare(d: Delivery): Prepared }>(KubernetesConsumer).prepare(delivery);

@@ -99,4 +99,40 @@ describe('parking messages that keep failing', () => {
     expect((await api.http().get('/v1/nodes/flaky').expect(200)).body.labels).toEqual({ v: '2' });
     expect(await parkedCount()).toBe(2);
   });
+
+  it('says a parked message is gone when its stream was made again since, rather than apply what its sequence holds now', async () => {
+    await poison('lost');
+    const uid = randomUUID();
+    await publish('ADDED', node('lost', { v: '1' }, uid));
+    const parked = await eventually(
+      () => row('lost'),
+      (r) => r?.parked_sequence != null,
+      30_000,
+    );
+    await bus.idle();
+    await bus.jsm.streams.delete(bus.names.stream);
+    // the consumer makes it again, and the new stream holds other messages at the parked sequence
+    await eventually(
+      () => bus.jsm.streams.info(bus.names.stream).catch(() => null),
+      (info) => info !== null,
+      20_000,
+    );
+    for (let i = 0; i <= Number(parked!.parked_sequence); i++) await publish('ADDED', node(`filler-${i}`, { a: '1' }));
+    await bus.idle();
+    await cure();
+    expect(await runCli(['unpark', 'node/lost'], () => undefined, { DATABASE_URL: api.db.url })).toBe(0);
+    const gone = await eventually(
+      () => row('lost'),
+      (r) => r?.status.startsWith('parked: the message is no longer in the stream') ?? false,
+      20_000,
+    );
+    expect(gone?.status).toBe(
+      'parked: the message is no longer in the stream (aged out, or the stream was made again); the next change or sync of the object applies it',
+    );
+    await api.http().get('/v1/nodes/lost').expect(404);
+    // the object's next message (a relist's) is what counts
+    await publish('MODIFIED', node('lost', { v: '2' }, uid));
+    await bus.idle();
+    expect((await api.http().get('/v1/nodes/lost').expect(200)).body.labels).toEqual({ v: '2' });
+  });
 });

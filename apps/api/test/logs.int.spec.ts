@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/tes
 describe('JSON logs', () => {
   let db: TestDatabase;
   const lines: string[] = [];
-  const logger = new AppLogger({ format: 'json', write: (line) => lines.push(line) });
+  const logger = new AppLogger({ format: 'json', level: 'debug', write: (line) => lines.push(line) });
   const parsed = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 
   async function start(databaseUrl: string): Promise<INestApplication> {
@@ -25,7 +25,7 @@ describe('JSON logs', () => {
   afterAll(() => db.drop());
   beforeEach(() => (lines.length = 0));
 
-  it('writes one object a line, Nest start-up lines included', async () => {
+  it('writes one object a line, Nest start-up lines included, its route mapping at debug', async () => {
     const app = await start(db.url);
     await app.close();
     expect(lines.length).toBeGreaterThan(0);
@@ -33,7 +33,26 @@ describe('JSON logs', () => {
       expect(entry).toEqual(expect.objectContaining({ level: expect.any(String), message: expect.any(String) }));
       expect(new Date(entry.time as string).toISOString()).toBe(entry.time);
     }
-    expect(parsed()).toContainEqual(expect.objectContaining({ level: 'info', context: 'RoutesResolver' }));
+    for (const context of ['RoutesResolver', 'RouterExplorer', 'InstanceLoader'])
+      expect(parsed()).toContainEqual(expect.objectContaining({ level: 'debug', context }));
+    expect(
+      parsed()
+        .filter((entry) => entry.level !== 'debug')
+        .map((entry) => entry.context),
+    ).not.toContain('RouterExplorer');
+  });
+
+  it('writes no route-mapping line at the default level (info)', async () => {
+    const quiet = new AppLogger({ format: 'json', write: (line) => lines.push(line) });
+    const app = await createApp(loadConfig({ DATABASE_URL: db.url, IPAM_KUBERNETES_CONSUMER: 'off', IPAM_TOKENS: 'sesame:admin:alice' }), {
+      logger: quiet,
+    });
+    await app.listen(0, '127.0.0.1');
+    await app.close();
+    expect(parsed().map((entry) => entry.message)).not.toContainEqual(
+      expect.stringMatching(/^Mapped \{|Nest application successfully started/),
+    );
+    expect(parsed().map((entry) => entry.level)).not.toContain('debug');
   });
 
   it('logs each request with its id, actor, status and route', async () => {

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { call } from '../../../test/support/api-process';
@@ -36,6 +36,7 @@ describe('a fresh clone in a folder only its owner may enter', () => {
   afterAll(async () => {
     await api?.signal('SIGTERM');
     rmSync(folder, { recursive: true, force: true });
+    rmSync(`${folder}-moved`, { recursive: true, force: true });
     if (dataDir?.startsWith('/var/lib/ipledger/')) rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -76,4 +77,45 @@ describe('a fresh clone in a folder only its owner may enter', () => {
     expect(run.stderr).toMatch(/Tests:\s+1 passed, 1 total/);
     expect(run.status).toBe(0);
   }, 200_000);
+
+  // what each such clone leaves in /var/lib/ipledger (some 100 MB) once it is gone: listed, and pruned unless in use
+  (asRoot ? it : it.skip)(
+    'ipledger data lists the folder for its clone; data prune removes it once the clone is gone, never while in use',
+    async () => {
+      const data = (...args: string[]) => {
+        const run = spawnSync(process.execPath, [join(ROOT, 'dist/cli.js'), 'data', ...args], { cwd: ROOT, encoding: 'utf8' });
+        expect(run.stderr).toBe('');
+        expect(run.status).toBe(0);
+        return run.stdout.split('\n').filter(Boolean);
+      };
+      const row = (lines: string[]) => lines.find((line) => line.startsWith(`${dataDir}\t`));
+      api = await startNewcomerApi(
+        clone,
+        newcomerEnv({ PORT: String(await freePort()), IPAM_EMBEDDED_POSTGRES_PORT: String(await freePort()) }),
+      );
+      expect(row(data())).toMatch(
+        new RegExp(
+          `^${dataDir}\\t\\d+\\.\\d MiB\\tfor ${clone}/\\.ipledger\\tcheckout present\\tserver running \\(pid \\d+, port \\d+\\)$`,
+        ),
+      );
+      expect(data('prune').join('\n')).not.toContain(dataDir!);
+
+      // the clone gone (moved away: the running API keeps its files) while its server runs: kept
+      renameSync(folder, `${folder}-moved`);
+      expect(row(data())).toMatch(/\tcheckout gone\tserver running /);
+      expect(data('prune')).toContainEqual(
+        expect.stringMatching(new RegExp(`^kept ${dataDir}: its checkout is gone, but a server runs on it`)),
+      );
+      expect(existsSync(join(dataDir!, 'postgres', 'PG_VERSION'))).toBe(true);
+
+      await api.signal('SIGTERM');
+      expect(row(data())).toMatch(/\tcheckout gone\tno server$/);
+      expect(data('prune')).toContainEqual(
+        expect.stringMatching(new RegExp(`^removed ${dataDir} \\(\\d+\\.\\d MiB, ${clone}/\\.ipledger\\)$`)),
+      );
+      expect(existsSync(dataDir!)).toBe(false);
+      expect(row(data())).toBeUndefined();
+    },
+    200_000,
+  );
 });

@@ -203,6 +203,9 @@ describe('StatefulSets over HTTP', () => {
     [{ replicas: -1 }, 'replicas'],
     [{ replicas: 1.5 }, 'replicas'],
     [{ replicas: 2, ordinalsStart: -3 }, 'ordinalsStart'],
+    // the last pod's ordinal, 2147483649, would run past int32
+    [{ replicas: 3, ordinalsStart: 2147483647, pool: 'sts' }, 'runs past ordinal 2147483647'],
+    [{ replicas: 2, ordinalsStart: 2147483647, pool: 'sts' }, 'ordinalsStart + replicas may be at most 2147483648'],
     [{ replicas: 2, pool: 'sts', poolSelector: 'a=b' }, 'at most one'],
     [{ replicas: 2, matchLabel: 'pool-group' }, 'needs node'],
     [{ replicas: 2, colour: 'red' }, 'colour'],
@@ -212,6 +215,14 @@ describe('StatefulSets over HTTP', () => {
     expect(res.status).toBe(400);
     expect(res.body.message).toContain(fragment);
     expect(await api.eventCount()).toBe(before);
+  });
+
+  it('takes a StatefulSet whose last ordinal is the largest int32, and gives that pod its address', async () => {
+    const res = await api.http().put('/v1/statefulsets/apps/edge').send({ replicas: 2, ordinalsStart: 2147483646, pool: 'sts' });
+    expect(res.status).toBe(200);
+    const last = await api.http().post('/v1/allocations').send(pod('edge-2147483647'));
+    expect(last.body.items[0]).toMatchObject({ ip: res.body.range.end, statefulSet: { ordinal: 2147483647 } });
+    await api.http().delete('/v1/statefulsets/apps/edge').expect(204);
   });
 
   it('rebuilds every read model from the log exactly as it is live (replay --verify)', async () => {

@@ -172,7 +172,7 @@ describe('the audit chain: one global chain sealed in the background', () => {
       );
       const sealers = Array.from({ length: 4 }, async () => {
         let sealed = 0;
-        for (let round = 0; round < 20; round++) sealed += await sealChain(replicas, 250);
+        for (let round = 0; round < 20; round++) sealed += (await sealChain(replicas, { limit: 250 })).sealed;
         return sealed;
       });
       expect((await Promise.all(sealers)).every((n) => n >= 0)).toBe(true);
@@ -262,7 +262,7 @@ describe('the audit chain: one global chain sealed in the background', () => {
       if (options.reseal) {
         const pool = new Pool({ connectionString: databaseUrl(name), max: 1 });
         try {
-          while ((await sealChain(pool)) > 0);
+          while ((await sealChain(pool)).sealed > 0);
         } finally {
           await pool.end();
         }

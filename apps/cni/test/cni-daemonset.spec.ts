@@ -55,9 +55,10 @@ describe('deploy/cni-daemonset.yaml', () => {
     expect(settings.conflistName).toMatch(/^\d\d-ipledger\.conflist$/);
   });
 
-  it('reads the token from its Secret, which the base never carries', () => {
-    expect(volumeAt(settings.tokenSource!).secret.secretName).toBe('ipledger-cni-token');
-    expect(settings.tokenSource).toMatch(/\/token$/);
+  it("reads the token its pod's ServiceAccount is projected for the API, and the base carries no Secret", () => {
+    const [source] = volumeAt(settings.tokenSource!).projected.sources;
+    expect(source.serviceAccountToken).toMatchObject({ audience: 'ipledger', path: settings.tokenSource!.split('/').pop() });
+    expect(docs.find((d) => d.kind === 'ServiceAccount').metadata.name).toBe(pod.serviceAccountName);
     expect(docs.filter((d) => d.kind === 'Secret')).toEqual([]);
   });
 
@@ -68,6 +69,26 @@ describe('deploy/cni-daemonset.yaml', () => {
     for (const template of Object.values<string>(configMap.data)) {
       const rendered = JSON.parse(renderConflist(template, { nodeName: 'n1', apiUrl: settings.apiUrl, tokenFile: '/t' }));
       expect(rendered.plugins[0].ipam).toMatchObject({ type: 'ipledger-ipam', node: 'n1', url: settings.apiUrl, tokenFile: '/t' });
+    }
+  });
+
+  it('sets the pool rule matchLabel in every template when IPAM_CNI_MATCH_LABEL is given, and none when it is empty', () => {
+    expect(env.IPAM_CNI_MATCH_LABEL).toBe('');
+    expect(settings.matchLabel).toBeUndefined();
+    const withLabel = installerSettings(
+      {
+        ...env,
+        IPAM_CNI_MATCH_LABEL: 'pool-group',
+        [`${serviceVariable}_SERVICE_HOST`]: '10.96.0.50',
+        [`${serviceVariable}_SERVICE_PORT`]: '8080',
+      },
+      '/app/dist/cni',
+    );
+    for (const template of Object.values<string>(configMap.data)) {
+      const values = { nodeName: 'n1', apiUrl: settings.apiUrl, tokenFile: '/t' };
+      expect(JSON.parse(renderConflist(template, values)).plugins[0].ipam).not.toHaveProperty('matchLabel');
+      const rendered = JSON.parse(renderConflist(template, { ...values, matchLabel: withLabel.matchLabel }));
+      expect(rendered.plugins[0].ipam).toMatchObject({ type: 'ipledger-ipam', matchLabel: 'pool-group' });
     }
   });
 

@@ -9,12 +9,15 @@ import {
   readdirSync,
   readFileSync,
   readSync,
+  renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { installerSettings } from '../src/install/installer-settings';
 import { renderConflist } from '../src/install/render-conflist';
 
@@ -165,6 +168,16 @@ describe('install-cni, the node installer', () => {
     expect(readdirSync(join(netDir, 'ipledger')).sort()).toEqual(['ca.crt', 'token']);
   });
 
+  it("with IPAM_CNI_MATCH_LABEL, the shipped bridge template's conflist asks for matchLabel", async () => {
+    const shipped = parseAllDocuments(readFileSync(join(ROOT, 'deploy/cni-daemonset.yaml'), 'utf8'))
+      .map((doc) => doc.toJS())
+      .find((doc) => doc.kind === 'ConfigMap').data['bridge.conflist.template'];
+    writeFileSync(templateFile, shipped);
+    const { output } = start({ IPAM_CNI_MATCH_LABEL: 'pool-group' });
+    await until('ready', () => existsSync(readyFile()), output);
+    expect(conflist().plugins[0].ipam).toMatchObject({ type: 'ipledger-ipam', node: 'worker-7.k8s.internal', matchLabel: 'pool-group' });
+  });
+
   it('replaces a conflist by renaming over it: a reader of the old file keeps reading all of the old one', async () => {
     mkdirSync(netDir, { recursive: true });
     const old = JSON.stringify({ ...TEMPLATE, name: 'old-network' });
@@ -196,25 +209,66 @@ describe('install-cni, the node installer', () => {
     expect(statSync(join(binDir, 'ipledger-ipam')).ino).toBe(plugin);
   });
 
-  it('removes the conflist it wrote when stopped (SIGTERM), and keeps the plugin and token the DEL of remaining pods needs', async () => {
+  it('follows a projected ServiceAccount token as kubelet rotates it (a new folder swapped in under ..data)', async () => {
+    // kubelet's layout of a projected volume: token -> ..data/token, ..data -> the current timestamped folder
+    const volume = join(root, 'projected');
+    const version = (name: string, token: string) => {
+      mkdirSync(join(volume, name), { recursive: true });
+      writeFileSync(join(volume, name, 'token'), token);
+      symlinkSync(name, join(volume, '..data_tmp'));
+      renameSync(join(volume, '..data_tmp'), join(volume, '..data'));
+    };
+    version('..2026_01_01_00_00_00.1', 'eyJhbGciOiJSUzI1NiJ9.first.sig');
+    symlinkSync('..data/token', join(volume, 'token'));
+    const { output } = start({ IPAM_CNI_TOKEN: join(volume, 'token') });
+    const hostToken = () => readFileSync(join(netDir, 'ipledger/token'), 'utf8');
+    await until('ready', () => existsSync(readyFile()), output);
+    expect(hostToken()).toBe('eyJhbGciOiJSUzI1NiJ9.first.sig');
+    version('..2026_01_01_00_48_00.2', 'eyJhbGciOiJSUzI1NiJ9.renewed.sig');
+    rmSync(join(volume, '..2026_01_01_00_00_00.1'), { recursive: true });
+    await until('the renewed token is on the host', () => hostToken() === 'eyJhbGciOiJSUzI1NiJ9.renewed.sig', output);
+    expect(mode(join(netDir, 'ipledger/token'))).toBe(0o600);
+  });
+
+  it('leaves the node as it is when stopped (SIGTERM): the next pod of a rolling update takes over, pods keep starting', async () => {
     const { child, output } = start();
     await until('ready', () => existsSync(readyFile()), output);
+    const written = readFileSync(conflistPath(), 'utf8');
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
-    expect(existsSync(conflistPath())).toBe(false);
     expect(existsSync(readyFile())).toBe(false);
+    expect(readFileSync(conflistPath(), 'utf8')).toBe(written);
     expect(existsSync(join(binDir, 'ipledger-ipam'))).toBe(true);
     expect(existsSync(join(netDir, 'ipledger/token'))).toBe(true);
   });
 
-  it('leaves a conflist someone else has put in its place since', async () => {
-    const { child, output } = start({ IPAM_CNI_INTERVAL_SECONDS: '3600' });
-    await until('ready', () => existsSync(readyFile()), output);
-    writeFileSync(conflistPath(), JSON.stringify({ ...TEMPLATE, name: 'operator' }));
+  it('IPAM_CNI_UNINSTALL=true removes the conflist it writes, the token folder and the plugin, and stays up, ready', async () => {
+    const installed = start();
+    await until('installed', () => existsSync(readyFile()), installed.output);
+    installed.child.kill('SIGTERM');
+    await once(installed.child, 'exit');
+    // another file of the operator's in the same folders stays
+    writeFileSync(join(netDir, '20-other.conflist'), '{}');
+    const { child, output } = start({ IPAM_CNI_UNINSTALL: 'true' });
+    await until('uninstalled', () => existsSync(readyFile()), output);
+    expect(readdirSync(netDir)).toEqual(['20-other.conflist']);
+    expect(readdirSync(binDir)).toEqual([]);
+    expect(output()).toContain('uninstalled from this node');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(child.exitCode).toBeNull();
     child.kill('SIGTERM');
-    await once(child, 'exit');
+    expect((await once(child, 'exit'))[0]).toBe(0);
+    expect(readdirSync(netDir)).toEqual(['20-other.conflist']);
+  });
+
+  it('uninstalling leaves a conflist someone else has put in its place, and says so', async () => {
+    mkdirSync(netDir, { recursive: true });
+    writeFileSync(conflistPath(), JSON.stringify({ ...TEMPLATE, name: 'operator' }));
+    const { output } = start({ IPAM_CNI_UNINSTALL: 'true' });
+    await until('uninstalled', () => existsSync(readyFile()), output);
     expect(conflist().name).toBe('operator');
+    expect(output()).toContain('it is not what this installer writes');
   });
 
   it('chained: installs the plugin and the token, and writes no conflist (the operator or Multus does)', async () => {
@@ -232,6 +286,7 @@ describe('install-cni, the node installer', () => {
       [{ IPAM_NODE_NAME: undefined }, 'IPAM_NODE_NAME is not set'],
       [{ IPLEDGER_API_SERVICE_HOST: undefined }, 'IPLEDGER_API_SERVICE_HOST is not set'],
       [{ IPAM_CNI_CONFLIST: '../escape.conflist' }, 'IPAM_CNI_CONFLIST must be <nn>-<name>.conflist'],
+      [{ IPAM_CNI_UNINSTALL: 'yes' }, 'IPAM_CNI_UNINSTALL must be true or false'],
     ] as const) {
       const { child, output } = start(extra);
       expect((await once(child, 'exit'))[0]).toBe(1);
@@ -266,6 +321,20 @@ describe('renderConflist', () => {
     expect(() => renderConflist(JSON.stringify(TEMPLATE), { ...https, apiUrl: 'http://10.0.0.1:8080' })).toThrow(
       'ipam.caFile needs an https ipam.url',
     );
+  });
+
+  it("sets matchLabel where a section names no rule, and leaves a template's own rule alone", () => {
+    const none = structuredClone(TEMPLATE) as any;
+    delete none.plugins[0].ipam.matchLabel;
+    expect(JSON.parse(renderConflist(JSON.stringify(none), { ...values, matchLabel: 'rack' })).plugins[0].ipam.matchLabel).toBe('rack');
+    expect(JSON.parse(renderConflist(JSON.stringify(TEMPLATE), { ...values, matchLabel: 'rack' })).plugins[0].ipam.matchLabel).toBe(
+      'pool-group',
+    );
+    const selector = structuredClone(none);
+    selector.plugins[0].ipam.poolSelector = 'tier=web';
+    const ipam = JSON.parse(renderConflist(JSON.stringify(selector), { ...values, matchLabel: 'rack' })).plugins[0].ipam;
+    expect(ipam).toMatchObject({ poolSelector: 'tier=web' });
+    expect(ipam).not.toHaveProperty('matchLabel');
   });
 
   it('refuses an unknown placeholder and an ipam section the plugin would refuse', () => {

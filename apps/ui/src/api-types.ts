@@ -93,4 +93,6 @@ export interface Node {
 export interface NodePools {
   items: Pool[];
   excluded?: Array<{ pool: string; reason: string }>;
+  /** with explain=true: which rule chose the candidates */
+  chosenBy?: string;
 }

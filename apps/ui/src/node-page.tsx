@@ -6,8 +6,13 @@ import { Labels } from './labels';
 import { href } from './route';
 import { useLoad } from './use-load';
 import { UtilisationBar } from './utilisation';
+import { WhyNotPool } from './why-not-pool';
 
-/** A node's labels, the pools it may allocate from (in the order allocation tries them) and why each other pool is left out. */
+/**
+ * A node's labels, the pools it may allocate from (in the order allocation tries them), why each
+ * other pool is left out, and why not a pool asked about. A node the API does not know shows its
+ * 404 and no pools: the list would be the server default's, for labels the node does not have.
+ */
 export function NodePage({ name, reload }: { name: string; reload: number }) {
   const path = `/v1/nodes/${encodeURIComponent(name)}`;
   const node = useLoad(() => apiGet<Node>(path), [name, reload]);
@@ -26,8 +31,9 @@ export function NodePage({ name, reload }: { name: string; reload: number }) {
           </span>
         </p>
       )}
-      {pools.error ? <ErrorBox error={pools.error} /> : null}
-      {pools.data && (
+      {node.data && pools.error ? <ErrorBox error={pools.error} /> : null}
+      {node.data && <WhyNotPool node={name} />}
+      {node.data && pools.data && (
         <div class="columns">
           <section>
             <h3>Eligible pools ({pools.data.items.length}), in allocation order</h3>

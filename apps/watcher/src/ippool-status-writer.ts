@@ -6,7 +6,7 @@ import {
   type StreamNames,
 } from '@ipledger/messaging';
 import type { NatsConnection, Subscription } from 'nats';
-import { KubeApiError, type HttpKubeClient } from './kube/kube-client';
+import { KubeApiError, type HttpKubeClient } from '@ipledger/kube';
 import type { ReflectorLogger } from './kube/reflector';
 
 interface Written {

@@ -1,5 +1,5 @@
 import { createLog, logFormat } from '@ipledger/runtime';
-import { loadKubeConnection } from './kube/kubeconfig';
+import { loadKubeConnection } from '@ipledger/kube';
 import { Watcher } from './watcher';
 import { loadWatcherConfig } from './watcher-config';
 

@@ -2,11 +2,10 @@ import type { Server } from 'node:http';
 import { connect, type NatsConnection } from 'nats';
 import { Gauge, Registry } from 'prom-client';
 import { ensureStream, KubePublisher, natsConnectOptions } from '@ipledger/messaging';
+import { HttpKubeClient, type KubeConnection } from '@ipledger/kube';
 import { collectProcessMetrics, redactUrl } from '@ipledger/runtime';
 import { startHealthServer } from './health-server';
 import { IpPoolStatusWriter } from './ippool-status-writer';
-import { HttpKubeClient } from './kube/kube-client';
-import type { KubeConnection } from './kube/kubeconfig';
 import { Reflector, type ReflectorLogger, type ReflectorStats } from './kube/reflector';
 import type { WatcherConfig } from './watcher-config';
 
@@ -106,9 +105,11 @@ export class Watcher {
             (made) => made && this.logger.warn(`stream ${this.config.names.stream} was missing: made again`),
             (err: Error) => this.logger.warn(`stream ${this.config.names.stream} not checked: ${err.message}`),
           )
-          .finally(() => {
-            for (const reflector of this.reflectors) reflector.relist();
-          });
+          .finally(() => this.relistAll());
+      },
+      onStreamMadeAgain: (message) => {
+        this.logger.warn(`${message}: every kind lists again`);
+        this.relistAll();
       },
     });
     this.client = new HttpKubeClient(this.kube);
@@ -128,6 +129,11 @@ export class Watcher {
       this.reflectors.push(reflector);
       reflector.start();
     }
+  }
+
+  /** A change may be lost downstream: every live object is published again as it is now. */
+  private relistAll(): void {
+    for (const reflector of this.reflectors) reflector.relist();
   }
 
   private async ready(): Promise<{ ready: boolean; checks: Record<string, string> }> {

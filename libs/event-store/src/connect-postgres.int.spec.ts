@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { Pool } from 'pg';
 import { freePort } from '../../../test/support/free-port';
 import { startPrivatePostgres, type PrivatePostgres } from '../../../test/support/private-postgres';
-import { connectPostgres, postgresConfig, type ServerInfo } from './connect-postgres';
+import { connectPostgres } from './connect-postgres';
+import type { ServerInfo } from './postgres-client';
+import { postgresConfig } from './postgres-config';
 
 /** What a URL connected to: the server's port, and whether the session is encrypted. */
 async function landing(url: string): Promise<{ port: number; ssl: boolean; recovery: boolean }> {
@@ -210,6 +212,17 @@ describe('libpq sslmode, sslrootcert, sslcert and sslkey against a server with s
     await expect(landing(url('127.0.0.1', `sslmode=require&sslrootcert=${file('wrong-ca.crt')}`))).rejects.toThrow(/certificate/);
     await expect(landing(url('127.0.0.1', `sslmode=verify-ca&sslrootcert=${file('missing.crt')}`))).rejects.toThrow(/no such file/);
   });
+
+  // pg-pool listens on a client whose connect failed before it answers the query: a pooled handle
+  // with no client behind it would throw there, and the query would never be answered
+  it("fails a pool's connect, not the process, when no host could even be tried (a root certificate missing)", async () => {
+    const pool = new Pool({ ...postgresConfig(url('127.0.0.1', `sslmode=verify-ca&sslrootcert=${file('missing.crt')}`)), max: 1 });
+    try {
+      await expect(pool.query('select 1')).rejects.toThrow(/no such file/);
+    } finally {
+      await pool.end();
+    }
+  }, 10_000);
 
   it('prefer (the default) encrypts when the server can and falls back when it cannot; allow tries plain first; disable never encrypts', async () => {
     expect(await landing(url('127.0.0.1', ''))).toMatchObject({ ssl: true });

@@ -5,7 +5,7 @@ import { userInfo } from 'node:os';
  * `postgres://user:password@h1:5432,h2,[::1]:5433/db?target_session_attrs=read-write&sslmode=verify-full`.
  * node-postgres reads one host with `new URL()`, which refuses a host list; this reads the list,
  * the attributes a session must have, the per-host timeout and libpq's SSL settings. Pure: the
- * files it names are read when connecting (connect-postgres.ts), so a renewed certificate is used
+ * files it names are read when connecting (ssl-choices.ts), so a renewed certificate is used
  * by the next connection.
  */
 export interface ConnectionSettings {

@@ -13,3 +13,6 @@ export interface ChainHead {
   hash: string;
   at: Date;
 }
+
+/** The last link of the chain and its place in the feed, where sealing goes on from. */
+export type StoredHead = ChainHead & Pick<EventLink, 'position' | 'transactionId'>;

@@ -90,4 +90,24 @@ describe('runMigrations', () => {
       await rm(dir, { recursive: true });
     }
   });
+
+  it('refuses a database a newer release migrated, naming what it does not know, and applies none of its own', async () => {
+    const url = fresh();
+    const dir = await mkdtemp(path.join(tmpdir(), 'ipledger-migrations-'));
+    try {
+      await writeFile(path.join(dir, '001_ok.sql'), 'create table ok (id int);');
+      await runMigrations(url, dir);
+      // a newer release added 003; this release's 002 has never been applied
+      await query(url, "insert into schema_migrations (name) values ('003_newer.sql')");
+      await writeFile(path.join(dir, '002_mine.sql'), 'create table mine (id int);');
+
+      await expect(runMigrations(url, dir)).rejects.toThrow(
+        /^the database schema is newer than this release: 003_newer\.sql was applied by a newer release, and migrations only go forward; /,
+      );
+      const recorded = await query<{ name: string }>(url, 'select name from schema_migrations order by name');
+      expect(recorded.map((row) => row.name)).toEqual(['001_ok.sql', '003_newer.sql']);
+    } finally {
+      await rm(dir, { recursive: true });
+    }
+  });
 });

@@ -1,23 +1,21 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DatabaseError } from 'pg';
-import { connectPostgres, NoMatchingServerError, type PostgresClient } from './connect-postgres';
+import { connectPostgres } from './connect-postgres';
+import { NoMatchingServerError } from './no-matching-server.error';
+import type { PostgresClient } from './postgres-client';
 import { parseConnectionString, withDatabase } from './connection-string';
+import { compareMigrations, migrationFiles } from './migration-state';
+import { SchemaAheadError } from './schema-ahead.error';
 
 /** Session advisory lock key (per database) held while migrating, so replicas starting together take turns. */
 const MIGRATION_LOCK_KEY = 4_917_002_113;
 
-const MIGRATION_FILE = /^\d{3}_.+\.sql$/;
-
-/** The `NNN_*.sql` files of a migrations folder, in the order they apply. */
-export async function migrationFiles(migrationsDir: string): Promise<string[]> {
-  return (await readdir(migrationsDir)).filter((name) => MIGRATION_FILE.test(name)).sort();
-}
-
 /**
  * Applies every `NNN_*.sql` file of `migrationsDir` not yet recorded in `schema_migrations`, in
  * name order, each in its own transaction together with its record. Creates the database first
- * when it is missing. Returns the names applied (empty when the schema is current).
+ * when it is missing. Returns the names applied (empty when the schema is current). Refuses
+ * (SchemaAheadError), applying nothing, a database that a newer release migrated.
  */
 export async function runMigrations(
   databaseUrl: string,
@@ -40,8 +38,11 @@ export async function runMigrations(
 async function applyPending(client: PostgresClient, migrationsDir: string, log: (line: string) => void): Promise<string[]> {
   await client.query('create table if not exists schema_migrations (name text primary key, applied_at timestamptz default now())');
   const { rows } = await client.query<{ name: string }>('select name from schema_migrations');
-  const done = new Set(rows.map((row) => row.name));
-  const pending = (await migrationFiles(migrationsDir)).filter((name) => !done.has(name));
+  const { pending, unknown } = compareMigrations(
+    await migrationFiles(migrationsDir),
+    rows.map((row) => row.name),
+  );
+  if (unknown.length) throw new SchemaAheadError(unknown);
 
   for (const name of pending) {
     const sql = await readFile(join(migrationsDir, name), 'utf8');

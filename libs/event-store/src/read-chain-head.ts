@@ -1,9 +1,9 @@
 import type { Pool, PoolClient } from 'pg';
-import type { ChainHead, EventLink } from './event-links';
+import type { StoredHead } from './event-links';
 import { prepared } from './prepared';
 
 /** The last stored link (with its place in the feed), or null while the chain is empty. */
-export async function readChainHead(db: Pool | PoolClient): Promise<(ChainHead & Pick<EventLink, 'position' | 'transactionId'>) | null> {
+export async function readChainHead(db: Pool | PoolClient): Promise<StoredHead | null> {
   const { rows } = await db.query<{ seq: string; position: string; transactionId: string; hash: string; at: Date }>(
     prepared(
       `select seq, position::text as "position", transaction_id::text as "transactionId", encode(hash, 'hex') as hash, sealed_at as at

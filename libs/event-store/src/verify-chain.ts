@@ -10,13 +10,19 @@ export interface ExpectedHead {
   hash: string;
 }
 
+/** What is wrong at one link of the chain: its number (the n-th event of the feed) and why. */
+export interface ChainBreak {
+  link: number;
+  message: string;
+}
+
 export interface ChainVerdict {
   /** committed events in the log (below the feed's horizon) */
   events: number;
   /** stored links */
   links: number;
   /** what is wrong, first broken link first; empty when the chain holds (and chains to the head, if given) */
-  broken: string[];
+  broken: ChainBreak[];
 }
 
 const PAGE = 5000;
@@ -42,7 +48,7 @@ export async function verifyChain(pool: Pool, head?: ExpectedHead): Promise<Chai
 }
 
 async function compare(db: PoolClient, head?: ExpectedHead): Promise<ChainVerdict> {
-  const broken: string[] = [];
+  const broken: ChainBreak[] = [];
   const events = pages((last: ChainEvent | undefined) => readChainEvents(db, last ?? null, PAGE));
   const links = pages((last: EventLink | undefined) => readEventLinks(db, last?.seq ?? 0, PAGE));
   let chained = GENESIS_HASH; // the chain recomputed from the log alone
@@ -61,36 +67,47 @@ async function compare(db: PoolClient, head?: ExpectedHead): Promise<ChainVerdic
     stored++;
     if (!aligned) continue;
     const l = link.value;
-    const at = `link ${count} (position ${e.position}, ${e.streamId} version ${e.version})`;
+    const at = linkPlace(count, e);
     if (l.seq !== count) {
-      broken.push(`${at}: the stored chain has no link ${count} (its next is ${l.seq}): links were removed`);
+      broken.push({ link: count, message: `${at}: the stored chain has no link ${count} (its next is ${l.seq}): links were removed` });
       aligned = false;
     } else if (l.position !== e.position) {
-      broken.push(
-        `link ${count}: the chain covers the event at position ${l.position} here, the log has position ${e.position} (${e.streamId} version ${e.version}): an event was removed, inserted or moved`,
-      );
+      broken.push({
+        link: count,
+        message: `link ${count}: the chain covers the event at position ${l.position} here, the log has position ${e.position} (${e.streamId} version ${e.version}): an event was removed, inserted or moved`,
+      });
       aligned = false;
     } else {
       const expected = linkHash(anchored, e);
-      if (expected !== l.hash) broken.push(`${at}: the event changed since it was sealed (stored ${l.hash}, recomputed ${expected})`);
+      if (expected !== l.hash)
+        broken.push({ link: count, message: `${at}: the event changed since it was sealed (stored ${l.hash}, recomputed ${expected})` });
       anchored = l.hash;
     }
   }
   for (let link = await links.next(); !link.done; link = await links.next()) {
     stored++;
     if (aligned) {
-      broken.push(`link ${link.value.seq}: the chain covers the event at position ${link.value.position}, which the log no longer holds`);
+      broken.push({
+        link: link.value.seq,
+        message: `link ${link.value.seq}: the chain covers the event at position ${link.value.position}, which the log no longer holds`,
+      });
       aligned = false;
     }
   }
   if (head && count < head.count)
-    broken.push(`the log holds ${count} committed events, fewer than the head's ${head.count}: events were removed`);
-  else if (head && atHead !== head.hash && broken.length === 0) {
-    broken.push(
-      `link ${head.count}: the log chains to ${atHead}, not to the head's ${head.hash}: events were changed and the stored links rewritten to match`,
-    );
-  } else if (head && atHead !== head.hash) {
-    broken.push(`link ${head.count}: the log chains to ${atHead}, not to the head's ${head.hash}`);
+    broken.push({
+      link: count + 1,
+      message: `the log holds ${count} committed events, fewer than the head's ${head.count}: events were removed`,
+    });
+  else if (head && atHead !== head.hash) {
+    // with no stored link to say which event changed, either the owner rewrote them or they are gone
+    const why =
+      broken.length > 0
+        ? ''
+        : stored < head.count
+          ? `: events were changed, and the stored links end at link ${stored}`
+          : ': events were changed and the stored links rewritten to match';
+    broken.push({ link: head.count, message: `link ${head.count}: the log chains to ${atHead}, not to the head's ${head.hash}${why}` });
   }
   return { events: count, links: stored, broken };
 }
@@ -104,4 +121,29 @@ async function* pages<T>(read: (last: T | undefined) => Promise<T[]>): AsyncGene
     if (page.length < PAGE) return;
     last = page[page.length - 1];
   }
+}
+
+/** A link and the event it covers, as a message names them. */
+export function linkPlace(link: number, event: ChainEvent): string {
+  return `link ${link} (position ${event.position}, ${event.streamId} version ${event.version})`;
+}
+
+/** The stored chain ends before a link sealed earlier: the first link it lacks. */
+export function linksDeleted(stored: number, sealed: number): ChainBreak {
+  return {
+    link: stored + 1,
+    message: `link ${stored + 1}: the stored chain ends at link ${stored}, short of link ${sealed} sealed before: links were deleted`,
+  };
+}
+
+/**
+ * Every way the stored chain fails to extend a head sealed before (a sealer's own, kept in memory),
+ * first link first: what verifyChain finds against that head, and the links the stored chain lacks
+ * up to it, which verifyChain takes for events not sealed yet. Reads the whole log: for when a cheap
+ * check (check-chain-tail.ts) already found something.
+ */
+export async function chainBreaks(pool: Pool, head?: ExpectedHead): Promise<ChainBreak[]> {
+  const verdict = await verifyChain(pool, head);
+  const breaks = head && verdict.links < head.count ? [...verdict.broken, linksDeleted(verdict.links, head.count)] : verdict.broken;
+  return breaks.sort((a, b) => a.link - b.link);
 }

@@ -1,6 +1,8 @@
 import { connect, type NatsConnection } from 'nats';
+import { eventually } from '../../../test/support/eventually';
 import { createTestBus, type TestBus } from '../../../test/support/test-bus';
-import { ACKED, DurableConsumer } from './durable-consumer';
+import { ACKED, DurableConsumer, type BoundStream } from './durable-consumer';
+import { ensureStream } from './ensure-stream';
 import { natsServers } from './nats-servers';
 
 const NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -58,5 +60,63 @@ describe('DurableConsumer (real NATS)', () => {
     await nc.drain();
     release();
     expect(await within(15_000, stopped)).toBe('stopped');
+  });
+
+  // a stream made again numbers from 1 again: only the epoch tells its messages from the lost one's
+  it('gives every delivery the epoch of the stream it came from, and binds anew to a stream made again', async () => {
+    const jsm = await nc.jetstreamManager();
+    const bound: BoundStream[] = [];
+    const seen: Array<[epoch: number, sequence: number]> = [];
+    const consumer = new DurableConsumer(
+      nc.jetstream(),
+      jsm,
+      bus.names,
+      {
+        durable: bus.durable,
+        ensureStream: () => ensureStream(jsm, bus.names, 3600),
+        streamEpoch: (stream) => Promise.resolve(bound.push(stream) * 10),
+      },
+      (delivery) => ({
+        key: 'one',
+        run: () => {
+          seen.push([delivery.streamEpoch, delivery.streamSequence]);
+          return Promise.resolve(ACKED);
+        },
+      }),
+      () => undefined,
+    );
+    const subject = `${bus.names.subjectPrefix}.node.sync`;
+    for (let i = 0; i < 3; i++) await bus.nc.jetstream().publish(subject, new TextEncoder().encode(String(i)));
+    await consumer.start();
+    try {
+      await eventually(
+        () => seen.length,
+        (n) => n === 3,
+      );
+      await jsm.streams.delete(bus.names.stream);
+      await eventually(
+        () => bound.length,
+        (n) => n === 2,
+        20_000,
+      );
+      await bus.nc.jetstream().publish(subject, new TextEncoder().encode('again'));
+      await eventually(
+        () => seen.length,
+        (n) => n === 4,
+      );
+    } finally {
+      await consumer.stop();
+    }
+    expect(seen).toEqual([
+      [10, 1],
+      [10, 2],
+      [10, 3],
+      [20, 1],
+    ]);
+    expect(bound).toEqual([
+      { created: expect.any(String), lastSequence: 3 },
+      { created: expect.any(String), lastSequence: 0 },
+    ]);
+    expect(bound[1].created).not.toBe(bound[0].created);
   });
 });

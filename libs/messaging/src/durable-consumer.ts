@@ -19,6 +19,11 @@ export interface Delivery {
   /** the publisher's `Nats-Msg-Id` */
   messageId: string | undefined;
   streamSequence: number;
+  /**
+   * the epoch of the stream that stored it (DurableConsumerOptions.streamEpoch): a stream made
+   * again numbers its messages from 1 again, so only (epoch, sequence) orders messages across streams
+   */
+  streamEpoch: number;
   /** 1 on first delivery */
   deliveryCount: number;
   /** messages still to deliver to the consumer after this one, and when this one was stored (consumer deliveries only) */
@@ -62,6 +67,17 @@ export interface DurableConsumerOptions {
   onInterrupted?: (error: Error) => void;
   /** told when consuming runs again after it broke off, with what had to be made again */
   onResumed?: (remade: string[]) => void;
+  /**
+   * The epoch of the stream each consume binds to, which every delivery carries (0 without it): a
+   * number that grows when the stream is made again, as the caller counts streams
+   */
+  streamEpoch?: (stream: BoundStream) => Promise<number>;
+}
+
+/** The stream a consume binds to: its creation time (StreamInfo `created`: one made again has another) and its last sequence then. */
+export interface BoundStream {
+  created: string;
+  lastSequence: number;
 }
 
 /**
@@ -88,12 +104,14 @@ export function toDelivery(
   msg: { subject: string; data: Uint8Array; seq: number },
   headers: MsgHdrs | undefined,
   deliveryCount: number,
+  streamEpoch: number,
 ): Delivery {
   return {
     subject: msg.subject,
     data: msg.data,
     messageId: headers?.get('Nats-Msg-Id') || undefined,
     streamSequence: msg.seq,
+    streamEpoch,
     deliveryCount,
   };
 }
@@ -108,6 +126,8 @@ export const retryDelayMs = (deliveryCount: number) => backoffDelayMs(deliveryCo
  */
 export class DurableConsumer {
   private messages: ConsumerMessages | null = null;
+  /** the epoch of the stream `messages` come from */
+  private epoch = 0;
   private readonly chains = new Map<string, Promise<void>>();
   /** every message in flight, and those of each limit: the batched ones and the others */
   private readonly inFlight = new Set<Promise<void>>();
@@ -170,10 +190,19 @@ export class DurableConsumer {
   }
 
   private async consume(): Promise<void> {
+    const bound = await this.jsm.streams.info(this.names.stream);
+    const epoch = (await this.options.streamEpoch?.({ created: bound.created, lastSequence: bound.state.last_seq })) ?? 0;
     const consumer = await this.js.consumers.get(this.names.stream, this.options.durable);
     // the stream or the durable lost ends the iterator (by default it would pull on in vain for ever), so run() makes them again
     const messages = await consumer.consume({ max_messages: PULL_AHEAD, expires: PULL_EXPIRES_MS, abort_on_missing_resource: true });
+    // a stream made again between the two reads would have its messages taken for the older one's
+    const still = await this.jsm.streams.info(this.names.stream).catch(() => null);
+    if (still?.created !== bound.created) {
+      void messages.close().catch(() => undefined);
+      throw new Error(`stream ${this.names.stream} was made again while consuming started`);
+    }
     this.messages = messages;
+    this.epoch = epoch;
     void this.watch(messages).catch(() => undefined);
   }
 
@@ -226,7 +255,7 @@ export class DurableConsumer {
 
   private async schedule(msg: JsMsg): Promise<void> {
     const delivery = {
-      ...toDelivery(msg, msg.headers, msg.info.redeliveryCount),
+      ...toDelivery(msg, msg.headers, msg.info.redeliveryCount, this.epoch),
       pending: msg.info.pending,
       publishedAtMs: Math.floor(msg.info.timestampNanos / 1e6),
     };

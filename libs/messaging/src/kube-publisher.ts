@@ -27,6 +27,12 @@ export interface KubePublisherOptions {
   timeoutMs?: number;
   /** told when a publish fails after its call returned: the change may be lost, so the caller relists */
   onFailure?: (error: Error) => void;
+  /**
+   * told when an acknowledgement shows the stream made again (NATS restarted without its store, an
+   * operator deleted it): what the lost stream held may never have been consumed, so the caller
+   * relists. No publish need fail for it: the API may have made the stream again first.
+   */
+  onStreamMadeAgain?: (message: string) => void;
 }
 
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value));
@@ -63,6 +69,9 @@ export class KubePublisher {
   private readonly open = new Map<KubeKind, OpenBatch>();
   private sendScheduled = false;
   private readonly onFailure: (error: Error) => void;
+  private readonly onStreamMadeAgain: (message: string) => void;
+  /** the last stream sequence an acknowledgement gave (duplicates aside) */
+  private lastSequence = 0;
   published = 0;
   duplicates = 0;
 
@@ -78,6 +87,7 @@ export class KubePublisher {
     this.batchChanges = options.batchChanges ?? 128;
     this.batchBytes = options.batchBytes ?? 128 * 1024;
     this.onFailure = options.onFailure ?? (() => undefined);
+    this.onStreamMadeAgain = options.onStreamMadeAgain ?? (() => undefined);
   }
 
   /** Resolves once the change is in a batch (and any batch it closed is on its way): `flush` waits for it to be stored. */
@@ -157,6 +167,12 @@ export class KubePublisher {
       (pubAck) => {
         this.published++;
         if (pubAck.duplicate) this.duplicates++;
+        else {
+          // one connection keeps the acknowledgements in publish order, and a stream's sequence only grows
+          if (pubAck.seq < this.lastSequence)
+            this.onStreamMadeAgain(`stream ${pubAck.stream} was made again (sequence ${pubAck.seq} after ${this.lastSequence})`);
+          this.lastSequence = pubAck.seq;
+        }
       },
       (err: Error) => {
         const failure = new Error(`publish to ${subject} (${msgID}) failed: ${err.message}`);
@@ -177,6 +193,8 @@ export class KubePublisher {
     this.failure = null;
     // what was gathered before the failure must not go out after the relist's changes
     this.open.clear();
+    // the caller relists now, perhaps into a stream made again: that alone must not cause another relist
+    this.lastSequence = 0;
     throw failure;
   }
 }

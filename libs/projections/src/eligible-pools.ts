@@ -1,4 +1,4 @@
-import { DomainError, filterEligible, type Exclusion, type Labels, type SelectionRule } from '@ipledger/domain';
+import { DomainError, explainPool, filterEligible, type Exclusion, type Labels, type SelectionRule } from '@ipledger/domain';
 import { findNode, type NodeView } from './node-queries';
 import { findPoolsByName, listPools, type PoolFilter, type PoolView } from './pool-queries';
 import type { Queryable } from './queryable';
@@ -28,14 +28,20 @@ function candidateFilter(rule: Exclude<SelectionRule, { kind: 'pools' }>, nodeNa
   }
 }
 
-function checkNode(rule: SelectionRule, nodeName: string, node: NodeView | null): Labels {
-  if (rule.kind === 'matchLabel') {
-    if (!node) throw new DomainError('NODE_NOT_FOUND', `node "${nodeName}" is unknown: matchLabel=${rule.key} needs the node's labels`);
-    if (!Object.hasOwn(node.labels, rule.key)) {
-      throw new DomainError('NO_ELIGIBLE_POOL', `node "${nodeName}" has no label "${rule.key}", so matchLabel=${rule.key} selects no pool`);
-    }
+/** The node's labels; matchLabel needs them, so an unknown node is refused there (404). */
+function nodeLabels(rule: SelectionRule, nodeName: string, node: NodeView | null): Labels {
+  if (rule.kind === 'matchLabel' && !node) {
+    throw new DomainError('NODE_NOT_FOUND', `node "${nodeName}" is unknown: matchLabel=${rule.key} needs the node's labels`);
   }
   return node?.labels ?? {};
+}
+
+function checkNode(rule: SelectionRule, nodeName: string, node: NodeView | null): Labels {
+  const labels = nodeLabels(rule, nodeName, node);
+  if (rule.kind === 'matchLabel' && !Object.hasOwn(labels, rule.key)) {
+    throw new DomainError('NO_ELIGIBLE_POOL', `node "${nodeName}" has no label "${rule.key}", so matchLabel=${rule.key} selects no pool`);
+  }
+  return labels;
 }
 
 /**
@@ -87,6 +93,27 @@ export async function findEligiblePools(
   return all;
 }
 
+/**
+ * One pool asked about by name (explain=true&pool=), whatever would leave it out: the rule too,
+ * which the list's candidates never show, and room. Read by name with the node, as a `pools` rule
+ * reads them; 404 POOL_NOT_FOUND when there is no such pool. `eligible` holds it when allocation
+ * would take an address of it, `excluded` with every reason otherwise.
+ */
+export async function explainPoolForNode(
+  db: Queryable,
+  rule: SelectionRule,
+  nodeName: string,
+  poolName: string,
+  families: readonly (4 | 6)[],
+  reads: ByNameReads = directReads(db),
+): Promise<EligiblePools> {
+  const [node, [pool]] = await Promise.all([reads.node(nodeName), reads.pools([poolName])]);
+  if (!pool) throw new DomainError('POOL_NOT_FOUND', `pool "${poolName}" does not exist`);
+  // a node without the rule's label is one more reason, said of the pool, rather than a refusal
+  const excluded = explainPool(rule, pool, { name: nodeName, labels: nodeLabels(rule, nodeName, node) }, families);
+  return excluded ? { eligible: [], excluded: [excluded] } : { eligible: [pool], excluded: [] };
+}
+
 /** The text of a NO_ELIGIBLE_POOL refusal: which rule chose nothing, or why each candidate was left out. */
 export function noEligiblePoolMessage(rule: SelectionRule, nodeName: string, excluded: readonly Exclusion[]): string {
   const chosenBy =
@@ -97,6 +124,8 @@ export function noEligiblePoolMessage(rule: SelectionRule, nodeName: string, exc
         : rule.kind === 'matchLabel'
           ? `matchLabel=${rule.key}`
           : 'every pool';
+  // every pool is a candidate of that rule: none at all means none exists
+  if (excluded.length === 0 && rule.kind === 'all') return 'there are no pools yet: create one with POST /v1/pools (or an IPPool object)';
   if (excluded.length === 0) return `no pool is selected by ${chosenBy} for node "${nodeName}"`;
   return `no pool selected by ${chosenBy} is eligible for node "${nodeName}": ${excluded.map((e) => `${e.pool}: ${e.reason}`).join('; ')}`;
 }

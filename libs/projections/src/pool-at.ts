@@ -32,6 +32,7 @@ export async function findPoolAt(db: Pool, name: string, at: Date): Promise<Pool
     disabled: state.disabled,
     ...state.blocks,
     reuseDelaySeconds: state.reuseDelaySeconds,
+    allowSpecialRanges: state.allowSpecialRanges,
     capacity: counts.capacity.toString(),
     allocated: counts.allocated.toString(),
     reservedCount: counts.reservedCount.toString(),

@@ -17,6 +17,7 @@ export interface StatefulSetRangeView {
 /** A pool as the API shows it: its definition, its counts (decimal strings), its StatefulSet ranges and its history stamps. */
 export interface PoolView extends PoolSpec {
   reuseDelaySeconds: number;
+  allowSpecialRanges: boolean;
   capacity: string;
   allocated: string;
   reservedCount: string;
@@ -35,7 +36,7 @@ export interface Page<T> {
 
 /** A pool's columns as PoolView names them (alias `p`). */
 export const POOL_COLUMNS = `p.name, p.cidr::text AS cidr, p.family, host(p.gateway) AS gateway, p.labels, p.node_selector AS "nodeSelector", p.reserved, p.disabled,
-  p.reuse_delay_seconds AS "reuseDelaySeconds", p.capacity::text AS capacity, p.allocated::text AS allocated, (p.reserved_count + p.range_reserved)::text AS "reservedCount",
+  p.reuse_delay_seconds AS "reuseDelaySeconds", p.allow_special_ranges AS "allowSpecialRanges", p.capacity::text AS capacity, p.allocated::text AS allocated, (p.reserved_count + p.range_reserved)::text AS "reservedCount",
   p.range_reserved::text AS "rangeReservedCount", (p.capacity - p.allocated - p.reserved_count - p.range_reserved)::text AS free, p.version, ${rfc3339('p.created_at')} AS "createdAt", ${rfc3339('p.updated_at')} AS "updatedAt",
   (SELECT coalesce(json_agg(json_build_object('namespace', r.namespace, 'name', r.name, 'start', host(r.first_ip), 'end', host(r.last_ip))
                             ORDER BY r.first_ip), '[]')
@@ -62,10 +63,17 @@ export async function findPoolsByName(db: Queryable, names: readonly string[]): 
   return names.flatMap((name) => byName.get(name) ?? []);
 }
 
-/** Existing pools that overlap any of these CIDRs (through the GiST index of the exclusion constraint). */
+/**
+ * Existing pools that overlap any of these CIDRs, an IPv4 address and its IPv4-mapped IPv6 form
+ * counting as one (through the GiST index of the exclusion constraint, on the same expression).
+ */
 export async function findOverlappingPools(db: Queryable, cidrs: readonly string[]): Promise<Array<{ name: string; cidr: string }>> {
   const { rows } = await db.query(
-    prepared('SELECT name, cidr::text AS cidr FROM pools WHERE cidr && ANY($1::cidr[]) ORDER BY name', [cidrs]),
+    prepared(
+      `SELECT name, cidr::text AS cidr FROM pools
+        WHERE pool_address_space(cidr) && ANY(ARRAY(SELECT pool_address_space(c) FROM unnest($1::cidr[]) c)) ORDER BY name`,
+      [cidrs],
+    ),
   );
   return (rows as Array<{ name: string; cidr: string }>).map(canonicalPool);
 }

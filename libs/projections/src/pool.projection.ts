@@ -27,6 +27,7 @@ export interface PoolRow {
   reserved_count: string;
   range_reserved: number;
   reuse_delay_seconds: number;
+  allow_special_ranges: boolean;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -49,6 +50,7 @@ const COLUMNS: readonly (keyof PoolRow)[] = [
   'reserved_count',
   'range_reserved',
   'reuse_delay_seconds',
+  'allow_special_ranges',
   'version',
   'created_at',
   'updated_at',
@@ -124,6 +126,7 @@ export function poolCreatedRow(event: Pick<RecordedEvent, 'data' | 'version' | '
     reserved_count: counts.reserved_count,
     range_reserved: 0,
     reuse_delay_seconds: d.reuseDelaySeconds ?? 0,
+    allow_special_ranges: d.allowSpecialRanges ?? false,
     version: event.version,
     created_at: event.recordedAt,
     updated_at: event.recordedAt,
@@ -219,7 +222,8 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
           `UPDATE pools SET labels = coalesce($2, labels),
                           node_selector = CASE WHEN $3 THEN $4 ELSE node_selector END,
                           disabled = coalesce($5, disabled), version = $6, updated_at = $7,
-                          reuse_delay_seconds = coalesce($8, reuse_delay_seconds)
+                          reuse_delay_seconds = coalesce($8, reuse_delay_seconds),
+                          allow_special_ranges = coalesce($9, allow_special_ranges)
           WHERE name = $1`,
           [
             d.name,
@@ -230,6 +234,7 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
             event.version,
             at,
             d.reuseDelaySeconds ?? null,
+            d.allowSpecialRanges ?? null,
           ],
         ),
       );

@@ -44,6 +44,7 @@ export class ReadModelFold {
         if (e.data.nodeSelector !== undefined) row.node_selector = e.data.nodeSelector ?? null;
         if (e.data.disabled != null) row.disabled = e.data.disabled;
         if (e.data.reuseDelaySeconds != null) row.reuse_delay_seconds = e.data.reuseDelaySeconds;
+        if (e.data.allowSpecialRanges != null) row.allow_special_ranges = e.data.allowSpecialRanges;
         return;
       }
       case 'PoolResized': {

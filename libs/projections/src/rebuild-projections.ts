@@ -66,6 +66,23 @@ export async function rebuildProjections(
   }
 }
 
+/**
+ * Rebuilds every read model from the log inside the caller's transaction, for a caller that holds
+ * the log still (an import, with the log locked against writers): rebuildProjections' bulk step and
+ * swap, with nothing appended meanwhile to catch up. The rows become visible when the caller commits.
+ */
+export async function rebuildInTransaction(
+  client: PoolClient,
+  onProgress: (replayed: number, total: number) => void = () => undefined,
+): Promise<Omit<RebuildResult, 'appended'>> {
+  await createShadowTables(client, 'transaction');
+  const events = await batchProject(client, onProgress);
+  const tables = await replaceLive(client);
+  // the shadows would hide the live tables from the rest of the caller's transaction
+  await dropShadowTables(client);
+  return { events, tables };
+}
+
 async function snapshotOf(client: PoolClient): Promise<string> {
   return (await client.query<{ snapshot: string }>('SELECT pg_current_snapshot()::text AS snapshot')).rows[0].snapshot;
 }

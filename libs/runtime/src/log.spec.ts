@@ -1,4 +1,4 @@
-import { createLog, formatTextLine, logFormat, type LogLevel } from './log';
+import { createLog, formatTextLine, logFormat, logLevel, type LogLevel } from './log';
 
 describe('log lines', () => {
   const time = new Date('2026-12-01T07:00:00.000Z');
@@ -30,10 +30,26 @@ describe('log lines', () => {
     );
   });
 
-  it('reads IPAM_LOG_FORMAT, json by default, and refuses anything else', () => {
-    expect(logFormat({})).toBe('json');
-    expect(logFormat({ IPAM_LOG_FORMAT: 'text' })).toBe('text');
+  it('reads IPAM_LOG_FORMAT: unset, text for a terminal and json otherwise; set, it wins; anything else is refused', () => {
+    expect(logFormat({}, false)).toBe('json');
+    expect(logFormat({}, true)).toBe('text');
+    expect(logFormat({ IPAM_LOG_FORMAT: 'text' }, false)).toBe('text');
+    expect(logFormat({ IPAM_LOG_FORMAT: 'json' }, true)).toBe('json');
     expect(() => logFormat({ IPAM_LOG_FORMAT: 'xml' })).toThrow('IPAM_LOG_FORMAT "xml" must be json or text');
+  });
+
+  it.each(['json', 'text'] as const)('writes no line below IPAM_LOG_LEVEL (info by default), in %s', (format) => {
+    const written: LogLevel[] = [];
+    const write = (_: string, level: LogLevel) => written.push(level);
+    const all = (log: ReturnType<typeof createLog>) => (['debug', 'info', 'warn', 'error'] as const).forEach((level) => log[level]('x'));
+    all(createLog({ format, write }));
+    expect(written.splice(0)).toEqual(['info', 'warn', 'error']);
+    all(createLog({ format, write, level: logLevel({ IPAM_LOG_LEVEL: 'debug' }) }));
+    expect(written.splice(0)).toEqual(['debug', 'info', 'warn', 'error']);
+    all(createLog({ format, write, level: logLevel({ IPAM_LOG_LEVEL: 'warn' }) }));
+    expect(written).toEqual(['warn', 'error']);
+    expect(logLevel({})).toBe('info');
+    expect(() => logLevel({ IPAM_LOG_LEVEL: 'trace' })).toThrow('IPAM_LOG_LEVEL "trace" must be one of debug, info, warn, error');
   });
 
   it('adds the ambient fields of the moment to each line', () => {

@@ -14,11 +14,21 @@ export interface Log {
 
 const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
-/** IPAM_LOG_FORMAT: json (the default, one object a line for a log collector) or text (for a terminal). */
-export function logFormat(env: NodeJS.ProcessEnv = process.env): LogFormat {
-  const format = env.IPAM_LOG_FORMAT || 'json';
+/**
+ * IPAM_LOG_FORMAT: json (one object a line, for a log collector) or text (for a terminal); unset,
+ * text when stdout is a terminal (someone reads it) and json otherwise (a pipe, a container's log).
+ */
+export function logFormat(env: NodeJS.ProcessEnv = process.env, terminal = process.stdout.isTTY === true): LogFormat {
+  const format = env.IPAM_LOG_FORMAT || (terminal ? 'text' : 'json');
   if (format !== 'json' && format !== 'text') throw new Error(`IPAM_LOG_FORMAT "${format}" must be json or text`);
   return format;
+}
+
+/** IPAM_LOG_LEVEL: the least level written, info by default (debug adds Nest's start-up detail, the routes it mapped). */
+export function logLevel(env: NodeJS.ProcessEnv = process.env): LogLevel {
+  const level = env.IPAM_LOG_LEVEL || 'info';
+  if (!LEVELS.includes(level as LogLevel)) throw new Error(`IPAM_LOG_LEVEL "${level}" must be one of ${LEVELS.join(', ')}`);
+  return level as LogLevel;
 }
 
 /** Text fields of a line (a message, an error's stack) may quote a URL with its password: never written as given. */
@@ -44,6 +54,8 @@ export function formatTextLine(level: LogLevel, raw: string, given: LogFields = 
 
 export interface LogOptions {
   format: LogFormat;
+  /** lines below it are not written; info by default */
+  level?: LogLevel;
   /** fields every line carries, read at each line (the API's request id and actor) */
   ambient?: () => LogFields | undefined;
   /** where lines go (without their newline); by default warnings and errors to stderr, the rest to stdout */
@@ -73,13 +85,13 @@ function toConsole(): Array<{ level: LogLevel; stream: DestinationStream }> {
  * JSON lines through pino, Fastify's own logger: `{"level":"info","time":"<ISO>", ...fields,
  * "message":...}`, the fields this project's lines always had (no pid, no hostname, level by name).
  */
-function jsonLog({ ambient, write }: LogOptions, fields: LogFields): Log {
+function jsonLog({ ambient, write, level = 'info' }: LogOptions, fields: LogFields): Log {
   const streams = write
     ? LEVELS.map((level) => ({ level, stream: { write: (line: string) => write(line.slice(0, -1), level) } }))
     : toConsole();
   const logger = pino(
     {
-      level: 'debug',
+      level,
       base: null,
       messageKey: 'message',
       timestamp: pino.stdTimeFunctions.isoTime,
@@ -96,7 +108,9 @@ function jsonLog({ ambient, write }: LogOptions, fields: LogFields): Log {
 export function createLog(options: LogOptions, fields: LogFields = {}): Log {
   if (options.format === 'json') return jsonLog(options, fields);
   const write = options.write ?? writeToConsole;
-  const emit = (level: LogLevel) => (message: string, extra?: LogFields) =>
-    write(formatTextLine(level, message, { ...fields, ...options.ambient?.(), ...extra }), level);
+  const least = LEVELS.indexOf(options.level ?? 'info');
+  const emit = (level: LogLevel) => (message: string, extra?: LogFields) => {
+    if (LEVELS.indexOf(level) >= least) write(formatTextLine(level, message, { ...fields, ...options.ambient?.(), ...extra }), level);
+  };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }

@@ -4,6 +4,9 @@ import {
   AllocateIpCommand,
   allocationRefusal,
   assertIpSetReservable,
+  assertNodeMayAllocate,
+  assertNodeMayHold,
+  assertPodOnNode,
   chooseSelection,
   DomainError,
   IpSetAggregate,
@@ -125,9 +128,11 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     }
   }
 
-  private async allocate({ input, metadata }: AllocateIpCommand): Promise<AllocateIpResult> {
+  private async allocate({ input, metadata, restriction }: AllocateIpCommand): Promise<AllocateIpResult> {
     const request = parseAllocationRequest(input);
-    const stored = await this.podAnnotations(request);
+    assertNodeMayAllocate(restriction, request);
+    const stored = await this.podAnnotations(request, restriction !== null);
+    assertPodOnNode(restriction, request, stored?.node);
     const { rule, families: annotatedFamilies } = chooseSelection(input, stored?.annotated ?? null, this.config.defaultMatchLabel);
     // an address asked for by `ip` fixes its family: the annotation's families apply to the others
     const spec = annotatedFamilies && !request.ip ? { ...request, families: annotatedFamilies } : request;
@@ -161,6 +166,8 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
         ? this.allocateOne(families[0], rule, known, metadata)
         : this.allocateTogether(families, rule, known, metadata);
     });
+    // a retry's answer is what the handle holds: to a node's credential, only when its node's
+    if (!result.created) assertNodeMayHold(restriction, spec.handle, result.items);
     // only a pod named by uid is timed: an external allocation may merely be named like one
     if (result.created && spec.podUid !== null && stored?.createdAt) this.observePodToAllocation(stored.createdAt);
     return result;
@@ -249,12 +256,13 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
   /**
    * The pod's and its namespace's pool annotations, and the pod's creation time, for an allocation
    * for a pod while the Kubernetes consumer is on (waiting for the pod when the watcher has not
-   * sent it yet); an external allocation, or any with the consumer off, reads none and waits for nothing.
+   * sent it yet, and for a node's credential until it is bound to a node); an external allocation,
+   * or any with the consumer off, reads none and waits for nothing.
    */
-  private podAnnotations(spec: AllocationRequestSpec): Promise<StoredPod | null> {
+  private podAnnotations(spec: AllocationRequestSpec, bound: boolean): Promise<StoredPod | null> {
     const kubernetes = this.config.kubernetes;
     if (spec.owner !== 'pod' || !kubernetes) return Promise.resolve(null);
-    return awaitPodAnnotations(this.db, spec, kubernetes.podWaitMs);
+    return awaitPodAnnotations(this.db, spec, kubernetes.podWaitMs, bound);
   }
 
   /**

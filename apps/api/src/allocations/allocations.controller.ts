@@ -1,7 +1,21 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { AllocateIpCommand, DomainError, ReleaseIpCommand, InvalidInputError, type CommandMetadata } from '@ipledger/domain';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiForbiddenResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import {
+  AllocateIpCommand,
+  DomainError,
+  ReleaseIpCommand,
+  InvalidInputError,
+  type CommandMetadata,
+  type NodeRestriction,
+} from '@ipledger/domain';
 import {
   decodeContinue,
   encodeContinue,
@@ -13,14 +27,17 @@ import {
 import type { FastifyReply } from 'fastify';
 import type { Pool } from 'pg';
 import { ErrorResponse } from '../http/error-response';
-import { Metadata } from '../http/request-context';
+import { Metadata, Restriction } from '../http/request-context';
 import { PG_POOL } from '../infrastructure/tokens';
 import type { AllocateIpResult } from './allocate-ip.handler';
 import { AllocationItemsDto, AllocationListDto } from './dto/allocation.dto';
 import { CreateAllocationDto } from './dto/create-allocation.dto';
 import { ListAllocationsQueryDto } from './dto/list-allocations-query.dto';
-import { PathParams } from '../http/limits';
+import { HandleParams } from '../http/path-params.dto';
 import { ApiRoute } from '../http/api-route';
+
+const NODE_FORBIDDEN =
+  "FORBIDDEN: the token's role may not do this; NODE_FORBIDDEN: a credential bound to a node, for another node's handle or pod, or an external address (admin's to do)";
 
 @ApiTags('allocations')
 @Controller('v1/allocations')
@@ -34,13 +51,15 @@ export class AllocationsController {
   @ApiCreatedResponse({ type: AllocationItemsDto, description: 'new addresses, one per family' })
   @ApiOkResponse({ type: AllocationItemsDto, description: 'the handle already held these addresses (a retried request)' })
   @ApiConflictResponse({ type: ErrorResponse, description: 'POOL_EXHAUSTED, IP_IN_USE, NO_ELIGIBLE_POOL' })
+  @ApiForbiddenResponse({ type: ErrorResponse, description: NODE_FORBIDDEN })
   @ApiRoute('allocator', 'Allocate addresses to a handle (idempotent per handle)', 400, 404, 409, 413)
   async allocate(
     @Body() body: CreateAllocationDto,
     @Metadata() metadata: CommandMetadata,
+    @Restriction() restriction: NodeRestriction | null,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<AllocationItemsDto> {
-    const result: AllocateIpResult = await this.commands.execute(new AllocateIpCommand(body, metadata));
+    const result: AllocateIpResult = await this.commands.execute(new AllocateIpCommand(body, metadata, restriction));
     void res.status(result.created ? 201 : 200);
     return { items: result.items };
   }
@@ -64,22 +83,25 @@ export class AllocationsController {
   }
 
   @Get(':handle')
-  @PathParams('handle')
   @ApiOkResponse({ type: AllocationItemsDto })
   @ApiRoute('reader', 'Get the addresses a handle holds', 400, 404)
-  async get(@Param('handle') handle: string): Promise<AllocationItemsDto> {
+  async get(@Param() { handle }: HandleParams): Promise<AllocationItemsDto> {
     const items = await findAllocationsByHandle(this.db, handle);
     if (items.length === 0) throw new DomainError('ALLOCATION_NOT_FOUND', `handle "${handle}" holds no address`);
     return { items };
   }
 
   @Delete(':handle')
-  @PathParams('handle')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'released, or nothing was held' })
+  @ApiForbiddenResponse({ type: ErrorResponse, description: NODE_FORBIDDEN })
   @ApiRoute('allocator', "Release a handle's addresses (idempotent)", 400, 409)
-  async release(@Param('handle') handle: string, @Metadata() metadata: CommandMetadata): Promise<void> {
-    await this.commands.execute(new ReleaseIpCommand(handle, metadata));
+  async release(
+    @Param() { handle }: HandleParams,
+    @Metadata() metadata: CommandMetadata,
+    @Restriction() restriction: NodeRestriction | null,
+  ): Promise<void> {
+    await this.commands.execute(new ReleaseIpCommand(handle, metadata, {}, restriction));
   }
 }
 

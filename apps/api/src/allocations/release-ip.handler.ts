@@ -1,5 +1,5 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { decideRelease, PoolAggregate, ReleaseIpCommand, validateHandle } from '@ipledger/domain';
+import { assertNodeMayRelease, decideRelease, PoolAggregate, ReleaseIpCommand, validateHandle, type PoolView } from '@ipledger/domain';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
@@ -9,7 +9,9 @@ import { AllocationReads } from './allocation-reads';
 
 /**
  * CNI DEL: releases whatever the handle holds, in every pool, in one transaction; nothing held is
- * fine. One pool (the common case) goes through that pool's group commit.
+ * fine. One pool (the common case) goes through that pool's group commit. A credential bound to a
+ * node is refused (nothing released) when any of it is another node's or external, checked on the
+ * state the release is decided on.
  */
 @CommandHandler(ReleaseIpCommand)
 export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void> {
@@ -20,8 +22,12 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
     private readonly reads: AllocationReads,
   ) {}
 
-  async execute({ handle, metadata, condition }: ReleaseIpCommand): Promise<void> {
+  async execute({ handle, metadata, condition, restriction }: ReleaseIpCommand): Promise<void> {
     validateHandle(handle);
+    const decide = (state: PoolView) => {
+      assertNodeMayRelease(restriction, state, handle);
+      return decideRelease(state, handle, condition);
+    };
     await retryOnConflict(async () => {
       // IPv4 first, like allocation, so the two never wait on each other's pool locks in a cycle
       const { held } = await this.reads.start({ handle, namespace: '', statefulSet: null, node: null, pools: [] });
@@ -31,7 +37,7 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
         return this.groupCommit.run(pools[0], {
           metadata,
           decide: (state) => {
-            const event = decideRelease(state, handle, condition);
+            const event = decide(state);
             return { events: event ? [event] : [], answer: () => undefined };
           },
         });
@@ -42,7 +48,7 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
         for (const name of pools) {
           unlocks.push(await this.mutex.lockPool(name));
           const loaded = await this.writer.load(PoolAggregate, name);
-          const event = decideRelease(loaded.state, handle, condition);
+          const event = decide(loaded.state);
           changes.push({ type: PoolAggregate, loaded, events: event ? [event] : [] });
         }
         await this.writer.append(changes, metadata);

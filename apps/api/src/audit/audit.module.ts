@@ -9,5 +9,7 @@ import { ChainSealer } from './chain-sealer';
 @Module({
   controllers: [EventsController, AuditController],
   providers: [FeedLagMetrics, ChainSealer, AuditChainMetrics],
+  // /readyz reports whether the chain still extends what this replica sealed
+  exports: [ChainSealer],
 })
 export class AuditModule {}

@@ -1,5 +1,7 @@
 import { Inject, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Pool } from 'pg';
+import { AuditModule } from '../audit/audit.module';
+import { ChainSealer } from '../audit/chain-sealer';
 import type { Config } from '../config';
 import { DatabaseServer } from '../infrastructure/database-server';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
@@ -7,6 +9,7 @@ import { BusConnection } from '../kubernetes/bus-connection';
 import { KubernetesConsumer } from '../kubernetes/kubernetes-consumer';
 import { MetricsController } from '../metrics/metrics.controller';
 import { MIGRATIONS_DIR } from '../migrations-dir';
+import { auditChainCheck } from './audit-chain.check';
 import { databaseCheck } from './database.check';
 import { HealthController } from './health.controller';
 import { kubernetesCheck } from './kubernetes.check';
@@ -17,18 +20,34 @@ import { schemaCheck } from './schema.check';
 
 /** The operator's endpoints: /healthz, /readyz and /metrics. */
 @Module({
+  imports: [AuditModule],
   controllers: [HealthController, MetricsController],
   providers: [
     {
       provide: READINESS_CHECKS,
-      useFactory: (db: Pool, server: DatabaseServer, config: Config, bus?: BusConnection, consumer?: KubernetesConsumer) => [
+      useFactory: (
+        db: Pool,
+        server: DatabaseServer,
+        config: Config,
+        sealer: ChainSealer,
+        bus?: BusConnection,
+        consumer?: KubernetesConsumer,
+      ) => [
         databaseCheck(db),
         schemaCheck(db, MIGRATIONS_DIR),
-        replicationCheck(db, server, config.requireSyncReplication),
+        replicationCheck(db, server, config.requireSyncReplication, config.embeddedDatabase),
         kubernetesCheck(bus, consumer),
+        auditChainCheck(sealer),
       ],
       // the bus and the consumer are absent with IPAM_KUBERNETES_CONSUMER=off
-      inject: [PG_POOL, DatabaseServer, CONFIG, { token: BusConnection, optional: true }, { token: KubernetesConsumer, optional: true }],
+      inject: [
+        PG_POOL,
+        DatabaseServer,
+        CONFIG,
+        ChainSealer,
+        { token: BusConnection, optional: true },
+        { token: KubernetesConsumer, optional: true },
+      ],
     },
     Readiness,
   ],

@@ -25,9 +25,15 @@ const WHY =
 /**
  * Whether the server the API writes to has a synchronous standby: only then does an allocation
  * acknowledged to kubelet survive a failover. Reported in /readyz?verbose as `replication`, logged
- * once per server when there is none, and required for readiness with IPAM_REQUIRE_SYNC_REPLICATION=true.
+ * once per server when there is none (but for the embedded server of a try on one machine, which
+ * never has one), and required for readiness with IPAM_REQUIRE_SYNC_REPLICATION=true.
  */
-export function replicationCheck(db: Pool, server: DatabaseServer, required: boolean): ReadinessCheck & { atStart(): Promise<void> } {
+export function replicationCheck(
+  db: Pool,
+  server: DatabaseServer,
+  required: boolean,
+  embedded: boolean,
+): ReadinessCheck & { atStart(): Promise<void> } {
   const logger = new Logger('replication');
   let warned: string | undefined;
   const run = async (): Promise<CheckOutcome> => {
@@ -46,7 +52,7 @@ export function replicationCheck(db: Pool, server: DatabaseServer, required: boo
       return { status: 'ok', ...detail, ...unseen };
     }
     const message = `${where} has no synchronous standby (synchronous_standby_names '${state.names}', ${state.standbys} standby(s)): ${WHY}`;
-    if (warned !== server.current?.identity) {
+    if (!embedded && warned !== server.current?.identity) {
       warned = server.current?.identity;
       logger.warn(message);
     }

@@ -1,7 +1,9 @@
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import type { Role } from '../config';
+import type { Role, TokenGrant } from '../config';
 import type { TokenRegistry } from '../infrastructure/token-registry';
+import { TokenReviewUnavailableError, type TokenReviewer } from '../infrastructure/token-reviewer';
+import { bearerToken } from './bearer-token';
 import { errorBody } from './error-response';
 import type { ContextualRequest } from './request-context';
 
@@ -36,13 +38,21 @@ const refuse = (reply: FastifyReply, status: 401 | 403, code: string, message: s
   return reply.code(status).send(errorBody(status, code, message));
 };
 
+/** A static token's grant, else the grant the API server vouches for (a JWT only); undefined for no credential. */
+async function grantOf(token: string | null, tokens: TokenRegistry, reviewer: TokenReviewer): Promise<TokenGrant | undefined> {
+  if (token === null) return undefined;
+  return tokens.find(token) ?? (await reviewer.review(token)) ?? undefined;
+}
+
 /**
  * Fastify's onRequest hook, before the body is read: access is decided from the route the router
  * matched (its declared access), so a percent-encoded, doubled or dotted spelling of a path gets the
  * checks of the route it reaches. A route that declares no access is refused to everyone, with or
- * without tokens; a path that matches no route answers 404, as nothing runs.
+ * without tokens; a path that matches no route answers 404, as nothing runs. A token the API server
+ * must review while it cannot answers 503 (the CNI plugin tries again), never lets the request in.
  */
-export function authorize(tokens: TokenRegistry) {
+export function authorize(tokens: TokenRegistry, reviewer: TokenReviewer) {
+  const enabled = tokens.enabled || reviewer.enabled;
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (request.is404) return;
     const req = request as ContextualRequest;
@@ -51,11 +61,20 @@ export function authorize(tokens: TokenRegistry) {
       await refuse(reply, 403, 'FORBIDDEN', `${req.method} ${req.routeOptions.url} declares no access, so it is refused to everyone`);
       return;
     }
-    if (access === 'public' || !tokens.enabled) return;
-    const [scheme, token] = (req.headers.authorization ?? '').split(' ');
-    const grant = scheme === 'Bearer' && token ? tokens.find(token) : undefined;
+    if (access === 'public' || !enabled) return;
+    let grant: TokenGrant | undefined;
+    try {
+      grant = await grantOf(bearerToken(req.raw.rawHeaders), tokens, reviewer);
+    } catch (err) {
+      if (!(err instanceof TokenReviewUnavailableError)) throw err;
+      await reply
+        .code(503)
+        .header('Retry-After', '1')
+        .send(errorBody(503, 'UNAVAILABLE', `${err.message}; retry later`));
+      return;
+    }
     if (!grant) {
-      await refuse(reply, 401, 'UNAUTHENTICATED', 'a valid "Authorization: Bearer <token>" header is required');
+      await refuse(reply, 401, 'UNAUTHENTICATED', 'one "Authorization: Bearer <token>" header with a valid token is required');
       return;
     }
     if (RANK[grant.role] < RANK[access]) {
@@ -63,5 +82,6 @@ export function authorize(tokens: TokenRegistry) {
       return;
     }
     req.context.actor = grant.name;
+    req.context.grant = grant;
   };
 }

@@ -3,7 +3,7 @@ import { ValidationPipe } from '@nestjs/common';
 import { InvalidInputError } from '@ipledger/domain';
 import fc from 'fast-check';
 import { CreateAllocationDto } from '../allocations/dto/create-allocation.dto';
-import { LIMITS } from './limits';
+import { LIMITS, TEXT_KINDS } from './limits';
 import { bodyCheckFor } from './body-schema';
 import { validationPipe, VALIDATION_OPTIONS } from './validation.pipe';
 
@@ -21,9 +21,7 @@ async function problems(pipe: ValidationPipe, body: object): Promise<string[]> {
   }
 }
 
-const LENGTHS = [LIMITS.shortName, LIMITS.name, LIMITS.handle, LIMITS.uid, LIMITS.address, LIMITS.labelKey, LIMITS.selector].flatMap(
-  (n) => [n, n + 1],
-);
+const LENGTHS = [...new Set(Object.values(TEXT_KINDS).map((kind) => kind.max))].flatMap((n) => [n, n + 1]);
 /** Strings around each limit, with characters outside the BMP (one character, two UTF-16 units). */
 const text = fc.oneof(
   fc.string({ maxLength: 8 }),
@@ -87,6 +85,20 @@ describe("the allocation body's compiled schema (body-schema.ts)", () => {
         }
       }
     }
+  });
+
+  it('says a missing field is required, rather than every rule it breaks, as class-validator in the pipe does', async () => {
+    const { node: _, ...withoutNode } = valid;
+    expect(await problems(validationPipe, withoutNode)).toEqual(['node is required']);
+    expect(await problems(reference, withoutNode)).toEqual(['node is required']);
+    expect(await problems(validationPipe, {})).toEqual([
+      'handle is required',
+      'node is required',
+      'namespace is required',
+      'pod is required',
+    ]);
+    // present but wrong is said as before
+    expect(await problems(validationPipe, { ...valid, node: 7 })).toEqual(['node must be a string']);
   });
 
   it('hands on the body as given when it is valid', async () => {

@@ -85,11 +85,8 @@ function messages(validate: ValidateFunction, rules: Map<string, Rule[]>): strin
   const said = (rule: Rule, property: string) => `${rule.each ? 'each value in ' : ''}${property} ${RULES[rule.name].message(rule.limit)}`;
   return (validate.errors ?? []).flatMap((error: ErrorObject) => {
     if (error.keyword === 'additionalProperties') return [`property ${String(error.params.additionalProperty)} should not exist`];
-    // as class-validator: a missing property fails every rule it has
-    if (error.keyword === 'required') {
-      const property = String(error.params.missingProperty);
-      return rules.get(property)!.map((rule) => said(rule, property));
-    }
+    // as validation.pipe.ts says it: a missing property is missing, whatever its rules
+    if (error.keyword === 'required') return [`${String(error.params.missingProperty)} is required`];
     const [property, item] = error.instancePath.split('/').slice(1);
     const rule = rules.get(property)!.find((r) => r.each === (item !== undefined) && KEYWORD[r.name] === error.keyword);
     return [rule ? said(rule, property) : `${property} ${error.message ?? 'is not valid'}`];

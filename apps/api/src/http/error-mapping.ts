@@ -15,6 +15,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   INVALID_NAME: 400,
   INVALID_ANNOTATION: 400,
   IP_NOT_IN_POOL: 400,
+  SPECIAL_RANGE: 400,
   POOL_NOT_FOUND: 404,
   NODE_NOT_FOUND: 404,
   STATEFULSET_NOT_FOUND: 404,
@@ -38,6 +39,8 @@ const STATUS: Record<DomainErrorCode, number> = {
   IP_SET_FULL: 503,
   // its workload's deletion was applied: kubelet retries until the pod is gone, or the new workload of that name is seen
   IP_SET_WORKLOAD_DELETED: 503,
+  // a node's credential acting beyond its node (another node's handle or pod, an external address): admin's to do
+  NODE_FORBIDDEN: 403,
 };
 
 const HTTP_CODES: Record<number, (typeof HTTP_ERROR_CODES)[number]> = {
@@ -52,6 +55,9 @@ const HTTP_CODES: Record<number, (typeof HTTP_ERROR_CODES)[number]> = {
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** A body of another type (curl -d sends application/x-www-form-urlencoded, unless told): what to send instead. */
+const SEND_JSON = "send the body as JSON with the header content-type: application/json (curl: -H 'content-type: application/json')";
+
 /** What Fastify raises before a route runs: the body too large, not JSON, or of another type. */
 function bodyError(err: unknown): ErrorResponse | null {
   const { code, statusCode, message } = (err ?? {}) as { code?: string; statusCode?: number; message?: string };
@@ -61,7 +67,7 @@ function bodyError(err: unknown): ErrorResponse | null {
       : null;
   }
   if (statusCode === 413) return errorBody(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)`);
-  if (statusCode === 415) return errorBody(415, 'UNSUPPORTED_MEDIA_TYPE', `send JSON with content-type application/json (${message})`);
+  if (statusCode === 415) return errorBody(415, 'UNSUPPORTED_MEDIA_TYPE', SEND_JSON);
   return errorBody(400, 'INVALID_ARGUMENT', `request body is not valid JSON: ${message}`);
 }
 
@@ -70,6 +76,8 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   if (err instanceof InvalidCursorError) return errorBody(400, 'INVALID_ARGUMENT', err.message);
   if (err instanceof HttpException) {
     const status = err.getStatus();
+    // Fastify's refusal of the body's type, as Nest hands it on
+    if (status === 415) return errorBody(415, 'UNSUPPORTED_MEDIA_TYPE', SEND_JSON);
     const response = err.getResponse() as { code?: string; message?: string | string[] } | string;
     const message = typeof response === 'string' ? response : [response.message ?? err.message].flat().join('; ');
     const code =

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '@ipledger/domain';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 
 /** The deepest JSON a request body may nest: the contract's deepest is 2 (a label map in an object). */
 export const MAX_JSON_DEPTH = 32;
@@ -57,7 +57,12 @@ export function jsonBodyProblem(text: string): string | undefined {
  * cannot reach a prototype.
  */
 export function useJsonBodyParser(fastify: FastifyInstance, bodyLimit: number): void {
-  fastify.removeContentTypeParser(['application/json']);
+  fastify.removeContentTypeParser(['application/json', 'text/plain']);
+  // a JSON body sent as text would reach validation as one string, every field of it "missing": refused
+  // as any other type is (415, error-mapping.ts says to send content-type: application/json); empty, it is no body
+  fastify.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit }, (_req: FastifyRequest, body: string | Buffer, done) =>
+    body.toString().trim() === '' ? done(null, undefined) : done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE()),
+  );
   fastify.addContentTypeParser(
     'application/json',
     { parseAs: 'string', bodyLimit },

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { LIMITS } from './limits';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { TextOf } from './limits';
 
 export const MAX_LIMIT = 1000;
 
@@ -14,9 +14,7 @@ export class ListQueryDto {
   @Max(MAX_LIMIT)
   limit: number = 100;
 
-  @ApiPropertyOptional({ description: 'opaque token from the previous page', maxLength: LIMITS.token })
   @IsOptional()
-  @IsString()
-  @MaxLength(LIMITS.token)
+  @TextOf('token', { required: false, description: 'opaque token from the previous page' })
   continue?: string;
 }

@@ -1,12 +1,15 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { CommandMetadata } from '@ipledger/domain';
+import type { CommandMetadata, NodeRestriction } from '@ipledger/domain';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import type { TokenGrant } from '../config';
 
 export interface RequestContext {
   requestId: string;
   actor: string;
+  /** what the request's credential may do; null with access checks off, and on a public route */
+  grant: TokenGrant | null;
   /** fires when the client goes away before the answer, or the request runs past its deadline */
   signal: AbortSignal;
 }
@@ -37,7 +40,7 @@ export function requestContext(
   return (req, reply, done) => {
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    const context = { requestId, actor: 'anonymous' } as RequestContext;
+    const context = { requestId, actor: 'anonymous', grant: null } as RequestContext;
     (req as ContextualRequest).context = context;
     void reply.header('X-Request-Id', requestId);
     current.run(context, () => {
@@ -58,4 +61,10 @@ export const Metadata = createParamDecorator((_: unknown, ctx: ExecutionContext)
   const { context } = ctx.switchToHttp().getRequest<ContextualRequest>();
   // the request is both the conversation (correlation) and the direct cause of its commands' events
   return { actor: context.actor, source: 'rest', correlationId: context.requestId, causationId: context.requestId };
+});
+
+/** The node the request's credential is bound to, from the credential alone (never from a name in the body); null when bound to none. */
+export const Restriction = createParamDecorator((_: unknown, ctx: ExecutionContext): NodeRestriction | null => {
+  const { grant } = ctx.switchToHttp().getRequest<ContextualRequest>().context;
+  return grant?.node ? { node: grant.node } : null;
 });

@@ -1,6 +1,16 @@
 import type { LoggerService } from '@nestjs/common';
-import { createLog, logFormat, type Log, type LogFields, type LogLevel, type LogOptions } from '@ipledger/runtime';
+import { createLog, logFormat, logLevel, type Log, type LogFields, type LogLevel, type LogOptions } from '@ipledger/runtime';
 import { currentRequestContext } from '../http/request-context';
+
+/**
+ * Nest's own start-up detail (each module loaded, each route mapped: some sixty lines), written at
+ * debug: at info a start says what the operator acts on. Nest's "successfully started" comes before
+ * the port is bound, so it is debug too; main.ts says where the API listens once it does.
+ */
+const NEST_DETAIL = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+const isNestDetail = (context: unknown, message: unknown) =>
+  typeof context === 'string' &&
+  (NEST_DETAIL.has(context) || (context === 'NestApplication' && message === 'Nest application successfully started'));
 
 /**
  * Nest's logger interface over the project's log lines: every line of the API, Nest's own
@@ -10,9 +20,10 @@ import { currentRequestContext } from '../http/request-context';
 export class AppLogger implements LoggerService {
   private readonly out: Log;
 
-  constructor(options: Partial<Pick<LogOptions, 'format' | 'write'>> = {}) {
+  constructor(options: Partial<Pick<LogOptions, 'format' | 'write' | 'level'>> = {}) {
     this.out = createLog({
       format: options.format ?? logFormat(),
+      level: options.level ?? logLevel(),
       write: options.write,
       ambient: () => {
         const context = currentRequestContext();
@@ -22,7 +33,7 @@ export class AppLogger implements LoggerService {
   }
 
   log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
+    this.write(isNestDetail(params.at(-1), message) ? 'debug' : 'info', message, params);
   }
 
   error(message: unknown, ...params: unknown[]): void {

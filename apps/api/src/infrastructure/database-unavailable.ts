@@ -19,7 +19,7 @@ const UNAVAILABLE_CODES = new Set([
   '08006',
   '53300', // too_many_connections
   // read_only_sql_transaction: a write reached a standby, the old primary demoted in a failover; its
-  // connection leaves the pool (connect-postgres.ts) and the next one finds the new primary
+  // connection leaves the pool (postgres-client.ts) and the next one finds the new primary
   '25006',
 ]);
 

@@ -1,15 +1,13 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { DomainError, InvalidInputError, type IpSetKind } from '@ipledger/domain';
 import { findIpSet, listIpSets, type IpSetView, type Page } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { ApiRoute } from '../http/api-route';
-import { PathParams } from '../http/limits';
+import { IP_SET_KINDS as KINDS, IpSetParams } from '../http/path-params.dto';
 import { PG_POOL } from '../infrastructure/tokens';
 import { IpSetDto, IpSetListDto } from './dto/ip-set.dto';
 import { ListIpSetsQueryDto } from './dto/list-ip-sets-query.dto';
-
-const KINDS: readonly IpSetKind[] = ['Deployment', 'ReplicaSet'];
 
 /** The Deployments' and bare ReplicaSets' ip-sets (pod template annotation ipam.ipledger.io/ip-set): read only, the cluster decides them. */
 @ApiTags('ipsets')
@@ -25,11 +23,9 @@ export class IpSetsController {
   }
 
   @Get(':namespace/:kind/:name')
-  @PathParams('namespace', 'name')
-  @ApiParam({ name: 'kind', enum: KINDS })
   @ApiOkResponse({ type: IpSetDto })
   @ApiRoute('reader', "Get a Deployment's or ReplicaSet's ip-set", 400, 404)
-  async get(@Param('namespace') namespace: string, @Param('kind') kind: string, @Param('name') name: string): Promise<IpSetView> {
+  async get(@Param() { namespace, kind, name }: IpSetParams): Promise<IpSetView> {
     if (!KINDS.includes(kind as IpSetKind))
       throw new InvalidInputError('INVALID_ARGUMENT', `kind must be one of ${KINDS.join(', ')} (got "${kind}")`);
     const set = await findIpSet(this.db, { namespace, kind: kind as IpSetKind, name });

@@ -42,7 +42,7 @@ describe('ClaimBatch', () => {
     try {
       const answers = await Promise.all(
         Array.from({ length: 500 }, (_, i) =>
-          batch.record({ change: pod(`p-${i}`), streamSequence: 1000 + i, status: 'seen' }).then(async () => {
+          batch.record({ change: pod(`p-${i}`), streamEpoch: 0, streamSequence: 1000 + i, status: 'seen' }).then(async () => {
             // answered after the commit: the row is there for anyone to read
             const { rowCount } = await query(`SELECT 1 FROM kubernetes_objects WHERE kind = 'pod' AND key = $1`, [`ns/p-${i}`]);
             return rowCount;
@@ -61,21 +61,37 @@ describe('ClaimBatch', () => {
 
   it('keeps the newest message of an object: an older one (a redelivery) is answered stale and changes nothing', async () => {
     const batch = new ClaimBatch(db.pool);
-    await batch.record({ change: pod('p-1', 'uid-new', '9'), streamSequence: 5000, status: 'seen' });
-    await expect(batch.record({ change: pod('p-1', 'uid-p-1', '1'), streamSequence: 1001, status: 'seen' })).rejects.toBeInstanceOf(
-      StaleMessage,
-    );
+    await batch.record({ change: pod('p-1', 'uid-new', '9'), streamEpoch: 0, streamSequence: 5000, status: 'seen' });
+    await expect(
+      batch.record({ change: pod('p-1', 'uid-p-1', '1'), streamEpoch: 0, streamSequence: 1001, status: 'seen' }),
+    ).rejects.toBeInstanceOf(StaleMessage);
     // the same message again is harmless
-    await batch.record({ change: pod('p-1', 'uid-new', '9'), streamSequence: 5000, status: 'seen' });
+    await batch.record({ change: pod('p-1', 'uid-new', '9'), streamEpoch: 0, streamSequence: 5000, status: 'seen' });
     const { rows: p1 } = await db.pool.query(`SELECT uid, stream_sequence FROM kubernetes_objects WHERE kind = 'pod' AND key = 'ns/p-1'`);
     expect(p1).toEqual([{ uid: 'uid-new', stream_sequence: '5000' }]);
+  });
+
+  it('of two messages of one object that meet, keeps the one of the newer stream (made again), though its sequence is lower', async () => {
+    const batch = new ClaimBatch(db.pool);
+    const [old, again] = await Promise.allSettled([
+      batch.record({ change: pod('p-2', 'uid-old', '5'), streamEpoch: 0, streamSequence: 7000, status: 'seen' }),
+      batch.record({ change: pod('p-2', 'uid-again', '6'), streamEpoch: 1, streamSequence: 2, status: 'seen' }),
+    ]);
+    expect(old).toMatchObject({ status: 'rejected', reason: expect.any(StaleMessage) });
+    expect(again).toEqual({ status: 'fulfilled', value: undefined });
+    const { rows: p2 } = await db.pool.query(
+      `SELECT uid, stream_epoch, stream_sequence FROM kubernetes_objects WHERE kind = 'pod' AND key = 'ns/p-2'`,
+    );
+    expect(p2).toEqual([{ uid: 'uid-again', stream_epoch: '1', stream_sequence: '2' }]);
   });
 
   it('fails only the message the statement cannot take; the others of its batch are recorded', async () => {
     const batch = new ClaimBatch(db.pool);
     // PostgreSQL's jsonb refuses \u0000: the whole statement fails on this one row
-    const poisoned = batch.record({ change: pod('bad', 'uid-\u0000'), streamSequence: 6000, status: 'seen' });
-    const good = Array.from({ length: 20 }, (_, i) => batch.record({ change: pod(`ok-${i}`), streamSequence: 6001 + i, status: 'seen' }));
+    const poisoned = batch.record({ change: pod('bad', 'uid-\u0000'), streamEpoch: 0, streamSequence: 6000, status: 'seen' });
+    const good = Array.from({ length: 20 }, (_, i) =>
+      batch.record({ change: pod(`ok-${i}`), streamEpoch: 0, streamSequence: 6001 + i, status: 'seen' }),
+    );
     await expect(poisoned).rejects.toThrow(/\\u0000|Unicode/);
     await Promise.all(good);
     const keys = (await rows()).map((r) => r.key);

@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import { BatchQueue } from '../infrastructure/batch-queue';
 import { isDatabaseUnavailable } from '../infrastructure/database-unavailable';
 import { claimObjects, StaleMessage, type Claim } from './kubernetes-objects';
+import { olderThan } from './stream-epochs';
 
 interface Waiting {
   claim: Claim;
@@ -37,7 +38,7 @@ export class ClaimBatch {
     for (const waiting of batch) {
       const key = `${waiting.claim.change.kind}/${objectKey(waiting.claim.change.object)}`;
       const other = newest.get(key);
-      if (other && other.claim.streamSequence > waiting.claim.streamSequence) stale.push(waiting);
+      if (other && olderThan(waiting.claim, other.claim)) stale.push(waiting);
       else {
         if (other) stale.push(other);
         newest.set(key, waiting);

@@ -47,7 +47,7 @@ describe('CommitBatch', () => {
     const { changes } = await runFenced(fence, () =>
       writer.deferAppends(() => writer.decideAndAppend(NodeAggregate, name, (s) => decideSetNodeLabels(s, name, labels), metadata(seq))),
     );
-    const claim = { change: node(name, labels), streamSequence: seq, status: 'labels applied' };
+    const claim = { change: node(name, labels), streamEpoch: 0, streamSequence: seq, status: 'labels applied' };
     return {
       claim,
       changes,
@@ -55,7 +55,7 @@ describe('CommitBatch', () => {
       // as the consumer's fallback: this message's own transaction, with its own order check
       alone: async () => {
         alone.push(name);
-        await writer.commitGroup(changes, fence.reads, (client) => claimObject(client, claim.change, seq, claim.status));
+        await writer.commitGroup(changes, fence.reads, (client) => claimObject(client, claim.change, claim, claim.status));
       },
     };
   };

@@ -49,6 +49,8 @@ export interface StoredPod {
   annotated: AnnotatedPod;
   /** the pod's creationTimestamp (RFC 3339, the API server's clock), null when the pod is not known or has none */
   createdAt: string | null;
+  /** the node the pod is bound to (spec.nodeName), null when the pod is not known or not scheduled yet */
+  node: string | null;
   /** null when the pod has no ip-set annotation, or no ReplicaSet owns it */
   ipSet: PodIpSet | null;
 }
@@ -88,7 +90,7 @@ export async function storedSelection(
 // $3 null (an allocation, whose start reads node and pools anyway) reads neither node nor pools;
 // `named` are the names looked up, so a caller knows a pool missing from `pools` does not exist
 const STORED_QUERY = `WITH objects AS (
-    SELECT kind, uid, deleted, object -> 'metadata' AS meta FROM kubernetes_objects
+    SELECT kind, uid, deleted, object -> 'metadata' AS meta, object -> 'spec' ->> 'nodeName' AS node FROM kubernetes_objects
      WHERE (kind = 'pod' AND key = $1) OR (kind = 'namespace' AND key = $2)
   ), named AS (
     SELECT DISTINCT trim(name) AS name
@@ -101,7 +103,7 @@ const STORED_QUERY = `WITH objects AS (
     (SELECT coalesce(json_agg(p), '[]') FROM (SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY (ARRAY(SELECT name FROM named))) p) AS pools`;
 
 interface StoredRow {
-  objects: Array<{ kind: 'pod' | 'namespace'; uid: string; deleted: boolean; meta: StoredMeta | null }>;
+  objects: Array<{ kind: 'pod' | 'namespace'; uid: string; deleted: boolean; meta: StoredMeta | null; node: string | null }>;
   node: NodeView | null;
   named: string[];
   pools: PoolView[];
@@ -134,6 +136,7 @@ async function readStored(
       namespace: namespaceRow ? parsePoolAnnotations(namespaceRow.meta?.annotations, `namespace ${namespace}`) : null,
     },
     createdAt: podMeta?.creationTimestamp ?? null,
+    node: podRow ? podRow.node : null,
     ipSet: wanted && ref ? { ref, wanted } : null,
   };
   return { stored, row };
@@ -142,19 +145,21 @@ async function readStored(
 /**
  * A CNI ADD may come before the watcher's message of its pod: the allocation waits for the pod up
  * to `waitMs`, then is refused with POD_NOT_SEEN (503, CNI code 11: kubelet tries again) rather
- * than take an address from a pool the pod's annotations may forbid.
+ * than take an address from a pool the pod's annotations may forbid. `bound` (a node's credential,
+ * which may act only for its node's pods): a pod known but not yet bound to a node is waited for
+ * too, as its binding may come just after it.
  */
-export async function awaitPodAnnotations(db: Queryable, ref: PodRef, waitMs: number): Promise<StoredPod> {
+export async function awaitPodAnnotations(db: Queryable, ref: PodRef, waitMs: number, bound = false): Promise<StoredPod> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const { stored } = await readStored(db, ref.namespace, { name: ref.pod, uid: ref.podUid }, null);
-    if (stored.podKnown) return stored;
+    if (stored.podKnown && (!bound || stored.node !== null)) return stored;
     const left = deadline - Date.now();
     if (left <= 0) {
       const uid = ref.podUid === null ? '' : ` (uid ${ref.podUid})`;
       throw new DomainError(
         'POD_NOT_SEEN',
-        `pod ${ref.namespace}/${ref.pod}${uid} has not come from the Kubernetes watcher within ${waitMs} ms (IPAM_POD_WAIT_MS); retry later`,
+        `pod ${ref.namespace}/${ref.pod}${uid} has not come from the Kubernetes watcher${bound ? ' bound to a node' : ''} within ${waitMs} ms (IPAM_POD_WAIT_MS); retry later`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, left)));

@@ -19,7 +19,7 @@ import {
   type SyncMarker,
   type Work,
 } from '@ipledger/messaging';
-import type { JetStreamManager } from 'nats';
+import type { JetStreamManager, StoredMsg } from 'nats';
 import { findPoolsByName, type PoolView } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import type { Config, KubernetesConsumerConfig } from '../config';
@@ -45,6 +45,7 @@ import {
   statefulSetsWithoutRange,
   takeUnparkRequests,
   trimStoredObjects,
+  type ParkedMessage,
 } from './kubernetes-objects';
 import { releaseForUnreachableNodes } from './held-for-node';
 import { collectLeaks } from './leak-collector';
@@ -54,6 +55,7 @@ import { applyPod, onlyRecorded } from './pod.applier';
 import { ClaimBatch } from './claim-batch';
 import { CommitBatch, committedInBatches } from './commit-batch';
 import { applyStatefulSet } from './statefulset.applier';
+import { streamEpoch, type StreamPosition } from './stream-epochs';
 import { applyDeployment, applyReplicaSet } from './workload.applier';
 import { markSyncDone, previousSync, recordMisses, recordSyncChunk, type CompleteSync, type VanishedObject } from './sync-markers';
 
@@ -100,7 +102,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
   private readonly claims: ClaimBatch;
   private readonly batches: CommitBatch;
   /** the reads every Node or IPPool message makes, one query for those that meet */
-  private readonly applied: ReadBatcher<{ change: ObjectChange; streamSequence: number }, boolean>;
+  private readonly applied: ReadBatcher<{ change: ObjectChange } & StreamPosition, boolean>;
   private readonly pools: ReadBatcher<string, PoolView | null>;
 
   constructor(
@@ -154,6 +156,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
         durable: this.config.durable,
         concurrency: this.config.concurrency,
         ensureStream: () => ensureStream(jsm, this.config.names, this.config.streamMaxAgeSeconds, this.config.streamReplicas),
+        streamEpoch: (bound) => streamEpoch(this.db, this.config.names.stream, bound),
         onInterrupted: (err) => this.logger.warn(`consuming ${this.config.names.stream} broke off (${err.message}); starting again`),
         onResumed: (remade) =>
           this.logger.log(
@@ -267,6 +270,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
       causationId: delivery.messageId,
       messageId: delivery.messageId,
       streamSequence: delivery.streamSequence,
+      streamEpoch: delivery.streamEpoch,
     };
   }
 
@@ -285,7 +289,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     try {
       if (onlyRecorded(change)) await this.recordLive(change, delivery);
       // a shortcut only (a redelivered old message runs no command): the fence below is the guarantee
-      else if (await this.applied.read({ change, streamSequence: delivery.streamSequence })) return ACKED;
+      else if (await this.applied.read({ change, ...positionOf(delivery) })) return ACKED;
       else if (committedInBatches(change)) await this.applyInBatch(change, delivery);
       else await this.applyFenced(change, delivery);
     } catch (err) {
@@ -304,7 +308,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     const status = await this.refusalAsStatus(change.kind, `${change.type} ${objectKey(change.object)}`, () =>
       APPLIERS[change.kind](ctx, change),
     );
-    await this.claims.record({ change, streamSequence: delivery.streamSequence, status });
+    await this.claims.record({ change, ...positionOf(delivery), status });
   }
 
   /**
@@ -317,12 +321,12 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     const ctx = this.context(this.metadata(delivery, change.object.metadata.uid));
     const fence: WriteFence = {
       reads: new Map(),
-      check: (client) => claimObject(client, change, delivery.streamSequence, 'applying'),
+      check: (client) => claimObject(client, change, positionOf(delivery), 'applying'),
     };
     const status = await runFenced(fence, () =>
       this.refusalAsStatus(change.kind, `${change.type} ${objectKey(change.object)}`, () => APPLIERS[change.kind](ctx, change)),
     );
-    await this.writer.confirm({ ...fence, check: (client) => claimObject(client, change, delivery.streamSequence, status) });
+    await this.writer.confirm({ ...fence, check: (client) => claimObject(client, change, positionOf(delivery), status) });
   }
 
   /**
@@ -340,7 +344,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
       ),
     );
     await this.batches.add({
-      claim: { change, streamSequence: delivery.streamSequence, status },
+      claim: { change, ...positionOf(delivery), status },
       changes,
       reads: fence.reads,
       alone: () => this.applyFenced(change, delivery),
@@ -368,10 +372,10 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
 
   private async park(change: ObjectChange, delivery: Delivery, err: Error): Promise<void> {
     const status = `parked after ${delivery.deliveryCount} attempt(s): ${err.message}`;
-    await parkObject(this.db, change, delivery.streamSequence, status);
+    await parkObject(this.db, change, positionOf(delivery), status);
     this.metrics.kubernetesMessages.inc({ kind: change.kind, outcome: 'parked' });
     this.logger.error(
-      `${change.kind} ${objectKey(change.object)} ${status} (stream sequence ${delivery.streamSequence}); ` +
+      `${change.kind} ${objectKey(change.object)} ${status} (stream sequence ${delivery.streamSequence}, epoch ${delivery.streamEpoch}); ` +
         'applied again at its next change, or on `npm run cli -- unpark`',
     );
   }
@@ -379,15 +383,16 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
   /** Parked messages an operator asked for (`npm run cli -- unpark`) are read back from the stream and applied once more. */
   private async redeliverUnparked(): Promise<void> {
     for (const request of await takeUnparkRequests(this.db)) {
-      const stored = await this.jsm!.streams.getMessage(this.config.names.stream, { seq: request.parkedSequence }).catch(() => null);
+      const stored = await this.readParked(request);
       if (!stored) {
-        const status = 'parked: the message is no longer in the stream; the next change or sync of the object applies it';
+        const status =
+          'parked: the message is no longer in the stream (aged out, or the stream was made again); the next change or sync of the object applies it';
         await setStatus(this.db, request.kind, request.key, status);
         this.logger.warn(`${request.kind} ${request.key} ${status}`);
         continue;
       }
       // one more attempt: a failure parks it again at once
-      const delivery = toDelivery(stored, stored.header, this.config.maxAttempts);
+      const delivery = toDelivery(stored, stored.header, this.config.maxAttempts, request.streamEpoch);
       const read = this.prepare(delivery);
       // of a batch, only the parked object's change: the others were applied
       const prepared = 'parts' in read ? read.parts.find((p) => 'key' in p && p.key === `${request.kind}/${request.key}`) : read;
@@ -406,6 +411,24 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
         },
       );
     }
+  }
+
+  /**
+   * A parked message read back by its sequence, if its stream is still the one it was parked from:
+   * in a stream made again since, that sequence is another message (the relist's newer state of
+   * the object is what counts then). The stream is checked around the read, as it may be made
+   * again meanwhile.
+   */
+  private async readParked(request: ParkedMessage): Promise<StoredMsg | null> {
+    const { stream } = this.config.names;
+    const same = () =>
+      this.jsm!.streams.info(stream).then(
+        (info) => request.created !== null && info.created === request.created,
+        () => false,
+      );
+    if (!(await same())) return null;
+    const stored = await this.jsm!.streams.getMessage(stream, { seq: request.parkedSequence }).catch(() => null);
+    return stored && (await same()) ? stored : null;
   }
 
   /** A refusal by the domain is final for this message: it becomes the object's status instead of a retry. A lost race is no refusal. */
@@ -446,7 +469,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     if (!sync) return ACKED;
     const previous = await previousSync(this.db, sync);
     const metadata = this.metadata(delivery, sync.syncId);
-    const vanished = await recordMisses(this.db, sync, previous, delivery.streamSequence, this.config.leakGraceSeconds);
+    const vanished = await recordMisses(this.db, sync, previous, positionOf(delivery), this.config.leakGraceSeconds);
     await this.deleteVanished(sync, vanished, metadata);
     if (sync.kind === 'ippool') await this.retryRefusedPoolDeletes(metadata);
     if (sync.kind === 'ippool' || sync.kind === 'statefulset') await this.reconcileStatefulSetsWithoutRange(metadata);
@@ -491,7 +514,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     const kind = parseSubject(this.config.names, delivery.subject)?.kind ?? 'unknown';
     if ('terminate' in outcome) {
       this.logger.error(
-        `malformed message ${delivery.messageId ?? ''} (stream sequence ${delivery.streamSequence}) terminated: ${outcome.terminate}`,
+        `malformed message ${delivery.messageId ?? ''} (stream sequence ${delivery.streamSequence}, epoch ${delivery.streamEpoch}) terminated: ${outcome.terminate}`,
       );
       this.metrics.kubernetesMessages.inc({ kind, outcome: 'malformed' });
     } else if ('retryAfterMs' in outcome) {
@@ -504,6 +527,8 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     }
   }
 }
+
+const positionOf = (delivery: Delivery): StreamPosition => ({ streamEpoch: delivery.streamEpoch, streamSequence: delivery.streamSequence });
 
 /** A lost race is no fault of the message: it is decided again on fresh state at its redelivery, soon, and never parked. */
 function conflictRedelivery(err: unknown, delivery: Delivery): Outcome | null {

@@ -16,6 +16,6 @@ export async function applyNode(ctx: ApplyContext, { type, object }: ObjectChang
   await commands.execute(new SetNodeLabelsCommand(name, labels ?? {}, metadata));
   const ready = nodeReadiness(object);
   if (ready === null) return 'labels applied';
-  await recordReadiness(db, name, ready, metadata.streamSequence ?? 0);
+  await recordReadiness(db, name, ready, { streamEpoch: metadata.streamEpoch ?? 0, streamSequence: metadata.streamSequence ?? 0 });
   return `labels applied; ${ready ? 'Ready' : 'not Ready'}`;
 }

@@ -1,5 +1,6 @@
 import type { KubeKind, SyncMarker } from '@ipledger/messaging';
 import type { Pool } from 'pg';
+import type { StreamPosition } from './stream-epochs';
 
 export interface CompleteSync {
   syncId: string;
@@ -79,16 +80,17 @@ export interface VanishedObject {
 
 /**
  * Objects the consumer believed live that a complete sync does not list (their last message came
- * before the marker) may have been deleted while nobody watched: each row keeps the consecutive
- * syncs that missed it; a listed one is cleared, and so is one a later message reports. One miss is
- * not proof (another watcher's newer object, a list racing a create): two consecutive ones and the
- * grace period are. Returns those; the caller deletes them, then marks them deleted.
+ * before the marker: one of a lost stream did, see StreamPosition) may have been deleted while
+ * nobody watched: each row keeps the consecutive syncs that missed it; a listed one is cleared, and
+ * so is one a later message reports. One miss is not proof (another watcher's newer object, a list
+ * racing a create): two consecutive ones and the grace period are. Returns those; the caller
+ * deletes them, then marks them deleted.
  */
 export async function recordMisses(
   db: Pool,
   sync: CompleteSync,
   previous: string | null,
-  streamSequence: number,
+  marker: StreamPosition,
   graceSeconds: number,
 ): Promise<VanishedObject[]> {
   const listed = `EXISTS (SELECT FROM kubernetes_sync_items i WHERE i.sync_id = $2::uuid AND i.key = o.key AND i.uid = o.uid)`;
@@ -103,8 +105,8 @@ export async function recordMisses(
          WHEN o.missing_syncs -> -1 ->> 'syncId' = $2::text THEN o.missing_syncs
          WHEN o.missing_syncs -> -1 ->> 'syncId' = $4::text THEN o.missing_syncs || $5::jsonb
          ELSE $5::jsonb END
-      WHERE o.kind = $1 AND NOT o.deleted AND o.stream_sequence < $3 AND NOT ${listed}`,
-    [sync.kind, sync.syncId, streamSequence, previous, thisSync],
+      WHERE o.kind = $1 AND NOT o.deleted AND (o.stream_epoch, o.stream_sequence) < ($6, $3) AND NOT ${listed}`,
+    [sync.kind, sync.syncId, marker.streamSequence, previous, thisSync, marker.streamEpoch],
   );
   const { rows } = await db.query<VanishedObject>(
     `SELECT key, uid, resource_version AS "resourceVersion", missing_syncs AS "missedBy" FROM kubernetes_objects

@@ -71,6 +71,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly tokenReviews = new Counter({
+    name: 'ipledger_token_reviews_total',
+    help: 'TokenReviews sent to the Kubernetes API server (IPAM_TOKEN_REVIEW), by outcome: node (a node credential), refused, failed (no verdict: 503)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectProcessMetrics(this.registry, 'ipledger_');
   }

@@ -12,6 +12,7 @@ import {
   type CommandMetadata,
 } from '@ipledger/domain';
 import {
+  explainPoolForNode,
   findBlocksAt,
   findEligiblePools,
   findNode,
@@ -32,7 +33,7 @@ import { NodeDto } from './dto/node.dto';
 import { NodePoolsDto } from './dto/node-pools.dto';
 import { NodePoolsQueryDto } from './dto/node-pools-query.dto';
 import { PutNodeDto } from './dto/put-node.dto';
-import { PathParams } from '../http/limits';
+import { NodeNameParams } from '../http/path-params.dto';
 import { ApiRoute } from '../http/api-route';
 import { storedSelection, type StoredSelection } from '../kubernetes/known-pods';
 
@@ -46,38 +47,34 @@ export class NodesController {
   ) {}
 
   @Put(':name')
-  @PathParams('name')
   @ApiOkResponse({ type: NodeDto })
   @ApiRoute('admin', "Create or replace a node's labels", 400, 409, 413)
-  async put(@Param('name') name: string, @Body() body: PutNodeDto, @Metadata() metadata: CommandMetadata): Promise<NodeView> {
+  async put(@Param() { name }: NodeNameParams, @Body() body: PutNodeDto, @Metadata() metadata: CommandMetadata): Promise<NodeView> {
     await this.commands.execute(new SetNodeLabelsCommand(name, body.labels, metadata));
-    return this.get(name);
+    return this.get({ name });
   }
 
   @Get(':name')
-  @PathParams('name')
   @ApiOkResponse({ type: NodeDto })
   @ApiRoute('reader', 'Get a node', 400, 404)
-  async get(@Param('name') name: string): Promise<NodeView> {
+  async get(@Param() { name }: NodeNameParams): Promise<NodeView> {
     const node = await findNode(this.db, name);
     if (!node) throw new DomainError('NODE_NOT_FOUND', `node "${name}" does not exist`);
     return node;
   }
 
   @Delete(':name')
-  @PathParams('name')
   @HttpCode(204)
   @ApiNoContentResponse()
   @ApiRoute('admin', 'Delete a node', 400, 404, 409)
-  async remove(@Param('name') name: string, @Metadata() metadata: CommandMetadata): Promise<void> {
+  async remove(@Param() { name }: NodeNameParams, @Metadata() metadata: CommandMetadata): Promise<void> {
     await this.commands.execute(new DeleteNodeCommand(name, metadata));
   }
 
   @Get(':name/blocks')
-  @PathParams('name')
   @ApiOkResponse({ type: BlockListDto })
   @ApiRoute('reader', 'The blocks a node claimed, in every pool, now or at an instant: what a route controller announces towards it', 400)
-  async blocks(@Param('name') name: string, @Query() query: ListBlocksQueryDto): Promise<Page<BlockView>> {
+  async blocks(@Param() { name }: NodeNameParams, @Query() query: ListBlocksQueryDto): Promise<Page<BlockView>> {
     if (query.at === undefined) return listBlocks(this.db, { filter: { node: name }, limit: query.limit, continue: query.continue });
     const at = new Date(query.at);
     const then: BlockView[] = [];
@@ -88,13 +85,18 @@ export class NodesController {
   }
 
   @Get(':name/pools')
-  @PathParams('name')
   @ApiOkResponse({ type: NodePoolsDto })
-  @ApiRoute('reader', 'The pools a node may use, and why others are left out', 400, 404)
-  async pools(@Param('name') name: string, @Query() query: NodePoolsQueryDto): Promise<NodePoolsDto> {
+  @ApiRoute('reader', 'The pools a node may use, and why others are left out (or why one pool is)', 400, 404)
+  async pools(@Param() { name }: NodeNameParams, @Query() query: NodePoolsQueryDto): Promise<NodePoolsDto> {
     const selection = await this.annotated(name, query);
     const { rule, source, families } = chooseSelection(query, selection?.stored.annotated ?? null, this.config.defaultMatchLabel);
-    const { eligible, excluded } = await findEligiblePools(this.db, rule, name, families ?? [4, 6], selection?.reads);
+    if (query.pool !== undefined) validateDns1123Label(query.pool, 'pool name');
+    // `families` is one of 4, 6, 4,6 (the DTO's rule)
+    const asked = families ?? (query.families ? (query.families.split(',').map(Number) as (4 | 6)[]) : [4, 6]);
+    const { eligible, excluded } =
+      query.pool === undefined
+        ? await findEligiblePools(this.db, rule, name, asked, selection?.reads)
+        : await explainPoolForNode(this.db, rule, name, query.pool, asked, selection?.reads);
     return query.explain ? { items: eligible, excluded, chosenBy: source } : { items: eligible };
   }
 

@@ -1,5 +1,5 @@
-import { DomainError } from '@ipledger/domain';
-import { cidrsOverlap, parseCidr } from '@ipledger/ip';
+import { DomainError, poolsOverlap } from '@ipledger/domain';
+import { parseCidr } from '@ipledger/ip';
 import { findOverlappingPools } from '@ipledger/projections';
 import type { Pool } from 'pg';
 
@@ -15,7 +15,7 @@ export async function refuseOverlapWithExisting(db: Pool, pools: ReadonlyArray<{
   );
   for (const pool of pools) {
     // a pool that grows overlaps its own row
-    const other = existing.find((row) => row.name !== pool.name && cidrsOverlap(parseCidr(row.cidr), parseCidr(pool.cidr)));
+    const other = existing.find((row) => row.name !== pool.name && poolsOverlap(parseCidr(row.cidr), parseCidr(pool.cidr)));
     if (other) throw overlapError(pool, other);
   }
 }

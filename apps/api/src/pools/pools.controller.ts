@@ -32,7 +32,7 @@ import { CreatePoolDto } from './dto/create-pool.dto';
 import { ListPoolsQueryDto } from './dto/list-pools-query.dto';
 import { PoolDto, PoolListDto } from './dto/pool.dto';
 import { UpdatePoolDto } from './dto/update-pool.dto';
-import { PathParams } from '../http/limits';
+import { PoolNameParams } from '../http/path-params.dto';
 import { ApiRoute } from '../http/api-route';
 
 @ApiTags('pools')
@@ -49,7 +49,7 @@ export class PoolsController {
   @ApiRoute('admin', 'Create a pool', 400, 409, 413)
   async create(@Body() body: CreatePoolDto, @Metadata() metadata: CommandMetadata): Promise<PoolView> {
     await this.commands.execute(new CreatePoolsCommand([body], metadata));
-    return this.get(body.name);
+    return this.get({ name: body.name });
   }
 
   @Get()
@@ -67,20 +67,18 @@ export class PoolsController {
   }
 
   @Get(':name')
-  @PathParams('name')
   @ApiOkResponse({ type: PoolDto })
   @ApiRoute('reader', 'Get a pool, or the pool as it was at an instant', 400, 404)
-  async get(@Param('name') name: string, @Query() { at }: AtQueryDto = {}): Promise<PoolView> {
+  async get(@Param() { name }: PoolNameParams, @Query() { at }: AtQueryDto = {}): Promise<PoolView> {
     const pool = at === undefined ? await findPool(this.db, name) : await findPoolAt(this.db, name, new Date(at));
     if (!pool) throw new DomainError('POOL_NOT_FOUND', `pool "${name}" does not exist${at === undefined ? '' : ` at ${at}`}`);
     return pool;
   }
 
   @Get(':name/blocks')
-  @PathParams('name')
   @ApiOkResponse({ type: BlockListDto })
   @ApiRoute('reader', "The pool's claimed blocks, with each block's node, used and borrowed counts, now or at an instant", 400, 404)
-  async blocks(@Param('name') name: string, @Query() query: ListBlocksQueryDto): Promise<Page<BlockView>> {
+  async blocks(@Param() { name }: PoolNameParams, @Query() query: ListBlocksQueryDto): Promise<Page<BlockView>> {
     if (query.at !== undefined) {
       const then = await findBlocksAt(this.db, name, new Date(query.at));
       if (!then) throw new DomainError('POOL_NOT_FOUND', `pool "${name}" does not exist at ${query.at}`);
@@ -93,21 +91,19 @@ export class PoolsController {
   }
 
   @Patch(':name')
-  @PathParams('name')
   @ApiOkResponse({ type: PoolDto })
   @ApiRoute('admin', 'Update a pool (merge patch)', 400, 404, 409, 413)
-  async update(@Param('name') name: string, @Body() body: UpdatePoolDto, @Metadata() metadata: CommandMetadata): Promise<PoolView> {
+  async update(@Param() { name }: PoolNameParams, @Body() body: UpdatePoolDto, @Metadata() metadata: CommandMetadata): Promise<PoolView> {
     await this.commands.execute(new UpdatePoolCommand(name, body, metadata));
-    return this.get(name);
+    return this.get({ name });
   }
 
   @Delete(':name')
-  @PathParams('name')
   @HttpCode(204)
   @ApiNoContentResponse()
   @ApiConflictResponse({ type: ErrorResponse, description: 'POOL_IN_USE' })
   @ApiRoute('admin', 'Delete a pool', 400, 404, 409)
-  async remove(@Param('name') name: string, @Metadata() metadata: CommandMetadata): Promise<void> {
+  async remove(@Param() { name }: PoolNameParams, @Metadata() metadata: CommandMetadata): Promise<void> {
     await this.commands.execute(new DeletePoolCommand(name, metadata));
   }
 }

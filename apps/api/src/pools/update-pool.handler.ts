@@ -37,13 +37,14 @@ export class UpdatePoolHandler implements ICommandHandler<UpdatePoolCommand, voi
       nodeSelector: patch.nodeSelector === undefined ? undefined : canonicalNodeSelector(patch.nodeSelector),
       disabled: patch.disabled,
       reuseDelaySeconds: patch.reuseDelaySeconds === undefined ? undefined : validReuseDelay(patch.reuseDelaySeconds),
+      allowSpecialRanges: patch.allowSpecialRanges,
     };
     const cidr = patch.cidr === undefined ? undefined : cidrArgument(patch.cidr);
     await retryOnConflict(async () => {
       const loaded = await this.writer.load(PoolAggregate, name);
       const decided: Array<PoolEvent | null> = [
         decideUpdatePool(loaded.state, name, valid),
-        cidr ? decideResizePool(loaded.state, name, cidr) : null,
+        cidr ? decideResizePool(loaded.state, name, cidr, valid.allowSpecialRanges) : null,
       ];
       const events = decided.filter((event): event is PoolEvent => event !== null);
       if (events.length === 0) return;

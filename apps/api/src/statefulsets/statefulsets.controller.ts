@@ -8,7 +8,7 @@ import { Metadata } from '../http/request-context';
 import { PG_POOL } from '../infrastructure/tokens';
 import { PutStatefulSetDto } from './dto/put-statefulset.dto';
 import { ReservationDto } from './dto/reservation.dto';
-import { PathParams } from '../http/limits';
+import { StatefulSetParams } from '../http/path-params.dto';
 import { ApiRoute } from '../http/api-route';
 
 @ApiTags('statefulsets')
@@ -20,35 +20,31 @@ export class StatefulSetsController {
   ) {}
 
   @Put(':namespace/:name')
-  @PathParams('namespace', 'name')
   @ApiOkResponse({ type: ReservationDto })
   @ApiRoute('admin', "Reserve or rescale a StatefulSet's continuous range", 400, 409, 413)
   async put(
-    @Param('namespace') namespace: string,
-    @Param('name') name: string,
+    @Param() { namespace, name }: StatefulSetParams,
     @Body() body: PutStatefulSetDto,
     @Metadata() metadata: CommandMetadata,
   ): Promise<ReservationView> {
     await this.commands.execute(new ReconcileStatefulSetCommand({ ...body, namespace, name }, metadata));
-    return this.get(namespace, name);
+    return this.get({ namespace, name });
   }
 
   @Get(':namespace/:name')
-  @PathParams('namespace', 'name')
   @ApiOkResponse({ type: ReservationDto })
   @ApiRoute('reader', "Get a StatefulSet's reservation", 400, 404)
-  async get(@Param('namespace') namespace: string, @Param('name') name: string): Promise<ReservationView> {
+  async get(@Param() { namespace, name }: StatefulSetParams): Promise<ReservationView> {
     const reservation = await findStatefulSet(this.db, namespace, name);
     if (!reservation) throw new DomainError('STATEFULSET_NOT_FOUND', `StatefulSet ${namespace}/${name} has no reservation`);
     return reservation;
   }
 
   @Delete(':namespace/:name')
-  @PathParams('namespace', 'name')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'the range and every address its pods hold are released' })
   @ApiRoute('admin', "Release a StatefulSet's reservation", 400, 404, 409)
-  async remove(@Param('namespace') namespace: string, @Param('name') name: string, @Metadata() metadata: CommandMetadata): Promise<void> {
+  async remove(@Param() { namespace, name }: StatefulSetParams, @Metadata() metadata: CommandMetadata): Promise<void> {
     await this.commands.execute(new DeleteStatefulSetCommand(namespace, name, metadata));
   }
 }

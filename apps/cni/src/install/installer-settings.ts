@@ -22,13 +22,20 @@ export interface InstallerSettings {
   template: string;
   /** `<nn>-ipledger.conflist`: its number orders it among the node's other configs (the lowest wins) */
   conflistName: string;
-  /** the allocator token (a mounted Secret key); none when the API runs without tokens */
+  /**
+   * the token: the node's projected ServiceAccount token (kubelet renews it in place), or a static
+   * allocator token (a mounted Secret key); read at every round; none when the API runs without tokens
+   */
   tokenSource?: string;
   /** the CA that signed the API's certificate (a mounted Secret key, e.g. cert-manager's ca.crt), for an https API */
   caSource?: string;
   /** the name the API's certificate carries, checked instead of the cluster IP the URL names */
   tlsServerName?: string;
+  /** IPAM_CNI_MATCH_LABEL: the pool rule `matchLabel` of every ipledger-ipam section that names no rule of its own */
+  matchLabel?: string;
   intervalSeconds: number;
+  /** IPAM_CNI_UNINSTALL=true: remove what the installer put on the node, once, then idle (docs/kubernetes.md, "Uninstall") */
+  uninstall: boolean;
 }
 
 const CONFLIST_NAME = /^[0-9]{2}-[a-z0-9][a-z0-9.-]*\.conflist$/;
@@ -70,6 +77,12 @@ function intervalSeconds(value: string | undefined): number {
   return seconds;
 }
 
+function flag(env: NodeJS.ProcessEnv, key: string): boolean {
+  const value = env[key]?.trim() || 'false';
+  if (value !== 'true' && value !== 'false') throw new Error(`${key} must be true or false (got ${JSON.stringify(env[key])})`);
+  return value === 'true';
+}
+
 /** The settings, or an Error naming the variable that is missing or wrong. */
 export function installerSettings(env: NodeJS.ProcessEnv, installerDir: string): InstallerSettings {
   const mode = (env.IPAM_CNI_MODE?.trim() || 'conflist') as InstallMode;
@@ -93,7 +106,9 @@ export function installerSettings(env: NodeJS.ProcessEnv, installerDir: string):
     ...(tokenSource ? { tokenSource } : {}),
     ...(env.IPAM_CNI_CA_FILE?.trim() ? { caSource: env.IPAM_CNI_CA_FILE.trim() } : {}),
     ...(env.IPAM_CNI_TLS_SERVER_NAME?.trim() ? { tlsServerName: env.IPAM_CNI_TLS_SERVER_NAME.trim() } : {}),
+    ...(env.IPAM_CNI_MATCH_LABEL?.trim() ? { matchLabel: env.IPAM_CNI_MATCH_LABEL.trim() } : {}),
     intervalSeconds: intervalSeconds(env.IPAM_CNI_INTERVAL_SECONDS),
+    uninstall: flag(env, 'IPAM_CNI_UNINSTALL'),
   };
 }
 

@@ -7,14 +7,12 @@ import { renderConflist } from './render-conflist';
 export type InstallLog = (message: string) => void;
 
 /**
- * Configures one node for ipledger-ipam, once a round: the plugin into the CNI bin dir, the
- * allocator token into `<conf dir>/ipledger/token` (0600 in a 0700 folder) and, unless chained, the
- * conflist rendered from the template. Every file only when it changed, and atomically.
+ * Configures one node for ipledger-ipam, once a round: the plugin into the CNI bin dir, the token
+ * (a projected one as kubelet last renewed it) into `<conf dir>/ipledger/token` (0600 in a 0700
+ * folder) and, unless chained, the conflist rendered from the template. Every file only when it
+ * changed, and atomically.
  */
 export class NodeInstaller {
-  /** the conflist as this installer last wrote it: removed at stop only while it is still that */
-  private written: string | null = null;
-
   constructor(
     private readonly settings: InstallerSettings,
     private readonly log: InstallLog,
@@ -41,31 +39,45 @@ export class NodeInstaller {
       this.log(`installed the API's CA ${caPath(settings.netDir)}`);
     }
     if (settings.mode === 'chained') return;
-    const conflist = renderConflist(readFileSync(settings.template, 'utf8'), {
+    mkdirSync(settings.netDir, { recursive: true });
+    if (writeAtomically(this.conflistPath, this.conflist(), 0o644)) {
+      this.log(`wrote ${this.conflistPath} for node ${settings.nodeName}, API ${settings.apiUrl}`);
+    }
+  }
+
+  /**
+   * The explicit uninstall (IPAM_CNI_UNINSTALL=true; docs/kubernetes.md, "Uninstall"), never a
+   * pod's stop: removing the conflist at every stop would leave each node without a CNI config,
+   * and so NotReady, for the seconds between two pods of a rolling update. The conflist goes first,
+   * so no new pod calls a plugin about to go, and only while it is what this installer writes (not
+   * one someone has put in its place); then the token and CA folder, then the plugin.
+   */
+  uninstall(): void {
+    const { settings } = this;
+    if (settings.mode === 'conflist') {
+      const there = readIfThere(this.conflistPath)?.toString('utf8');
+      if (there === this.conflist()) {
+        rmSync(this.conflistPath, { force: true });
+        this.log(`removed ${this.conflistPath}`);
+      } else if (there !== undefined) {
+        this.log(`left ${this.conflistPath}: it is not what this installer writes (replaced or edited since)`);
+      }
+    }
+    rmSync(tokenDir(settings.netDir), { recursive: true, force: true });
+    rmSync(join(settings.binDir, 'ipledger-ipam'), { force: true });
+    this.log(`removed ${tokenDir(settings.netDir)} and ${join(settings.binDir, 'ipledger-ipam')}`);
+  }
+
+  /** The node's conflist: the template, read anew, with this node's values. */
+  private conflist(): string {
+    const { settings } = this;
+    return renderConflist(readFileSync(settings.template, 'utf8'), {
       nodeName: settings.nodeName,
       apiUrl: settings.apiUrl,
       ...(settings.tokenSource ? { tokenFile: tokenPath(settings.hostNetDir) } : {}),
       ...(settings.caSource ? { caFile: caPath(settings.hostNetDir) } : {}),
       ...(settings.tlsServerName ? { tlsServerName: settings.tlsServerName } : {}),
+      ...(settings.matchLabel ? { matchLabel: settings.matchLabel } : {}),
     });
-    mkdirSync(settings.netDir, { recursive: true });
-    if (writeAtomically(this.conflistPath, conflist, 0o644)) {
-      this.log(`wrote ${this.conflistPath} for node ${settings.nodeName}, API ${settings.apiUrl}`);
-    }
-    this.written = conflist;
-  }
-
-  /**
-   * At stop: the conflist goes, as Cilium's cni-uninstall.sh does, so the node reports its network
-   * not ready rather than starting pods that nothing serves. Not when someone replaced it since;
-   * the plugin and the token stay, as the DEL of the pods still there needs them.
-   */
-  uninstall(): void {
-    if (this.written === null) return;
-    if (readIfThere(this.conflistPath)?.toString('utf8') === this.written) {
-      rmSync(this.conflistPath, { force: true });
-      this.log(`removed ${this.conflistPath}`);
-    }
-    this.written = null;
   }
 }

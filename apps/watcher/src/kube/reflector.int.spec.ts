@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { objectKey, type KubeKind, type LiveKey, type ObjectChange } from '@ipledger/messaging';
 import { startFakeKubeApi, type FakeKubeApi, type FakeKubeApiOptions } from '../../../../test/support/fake-kube-api';
-import { HttpKubeClient, type KubeClient } from './kube-client';
-import { loadKubeConnection } from './kubeconfig';
+import { HttpKubeClient, loadKubeConnection, type KubeClient } from '@ipledger/kube';
 import { Reflector, type ReflectorOptions, type ReflectorSink } from './reflector';
 import { eventually } from '../../../../test/support/eventually';
 

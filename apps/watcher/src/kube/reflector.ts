@@ -11,7 +11,7 @@ import {
   type ObjectChange,
 } from '@ipledger/messaging';
 import { Backoff } from '@ipledger/runtime';
-import { ResourceExpiredError, type KubeClient, type KubeList } from './kube-client';
+import { ResourceExpiredError, type KubeClient, type KubeList } from '@ipledger/kube';
 
 /** Where a reflector's output goes; awaited, so a slow sink pauses the reflector instead of piling up changes. */
 export interface ReflectorSink {

@@ -1,3 +1,4 @@
+import type { NodeRestriction } from '../allocation/node-restriction';
 import type { CommandMetadata } from '../command-metadata';
 import type { SelectionInput } from '../selection/selection-rule';
 
@@ -18,5 +19,7 @@ export class AllocateIpCommand {
   constructor(
     readonly input: AllocateIpInput,
     readonly metadata: CommandMetadata,
+    /** the node the request's credential is bound to: it may allocate for that node's pods only */
+    readonly restriction: NodeRestriction | null = null,
   ) {}
 }

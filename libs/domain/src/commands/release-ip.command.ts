@@ -1,3 +1,4 @@
+import type { NodeRestriction } from '../allocation/node-restriction';
 import type { CommandMetadata } from '../command-metadata';
 import type { ReleaseCondition } from '../events';
 
@@ -7,5 +8,7 @@ export class ReleaseIpCommand {
     readonly handle: string,
     readonly metadata: CommandMetadata,
     readonly condition: ReleaseCondition = {},
+    /** the node the request's credential is bound to: it may release that node's pods' addresses only */
+    readonly restriction: NodeRestriction | null = null,
   ) {}
 }

@@ -8,6 +8,7 @@ export class UpdatePoolCommand {
       nodeSelector?: string | null;
       disabled?: boolean;
       reuseDelaySeconds?: number;
+      allowSpecialRanges?: boolean;
       /** a new CIDR: grown or shrunk in place (see decideResizePool) */
       cidr?: string;
     },

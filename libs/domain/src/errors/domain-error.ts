@@ -12,6 +12,7 @@ export const DOMAIN_ERROR_CODES = [
   'INVALID_ANNOTATION',
   'POOL_EXISTS',
   'POOL_OVERLAP',
+  'SPECIAL_RANGE',
   'POOL_NOT_FOUND',
   'POOL_IN_USE',
   'CIDR_NOT_NESTED',
@@ -30,6 +31,7 @@ export const DOMAIN_ERROR_CODES = [
   'IP_SET_NOT_RESERVED',
   'IP_SET_NOT_FOUND',
   'IP_SET_WORKLOAD_DELETED',
+  'NODE_FORBIDDEN',
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

@@ -3,5 +3,12 @@ import type { Labels } from '../labels';
 /** Only the fields that changed are present. */
 export interface PoolUpdated {
   type: 'PoolUpdated';
-  data: { name: string; labels?: Labels; nodeSelector?: string | null; disabled?: boolean; reuseDelaySeconds?: number };
+  data: {
+    name: string;
+    labels?: Labels;
+    nodeSelector?: string | null;
+    disabled?: boolean;
+    reuseDelaySeconds?: number;
+    allowSpecialRanges?: boolean;
+  };
 }

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors/domain-error';
 import { type CharRule, charRuleViolation } from './char-rule';
-import { dns1123SubdomainViolation } from './names';
+import { DNS1123_SUBDOMAIN_MAX_LENGTH, dns1123SubdomainViolation } from './names';
 
 /** Node labels as Kubernetes defines them; pools select nodes by these. */
 export type Labels = Record<string, string>;
@@ -9,7 +9,9 @@ export type Labels = Record<string, string>;
 export const MAX_LABELS = 256;
 
 const NAME_PART_MAX_LENGTH = 63;
-const VALUE_MAX_LENGTH = 63;
+export const LABEL_VALUE_MAX_LENGTH = 63;
+/** a 253-character DNS-1123 prefix, "/" and a 63-character name */
+export const LABEL_KEY_MAX_LENGTH = DNS1123_SUBDOMAIN_MAX_LENGTH + 1 + NAME_PART_MAX_LENGTH;
 
 const QUALIFIED_NAME: CharRule = {
   allowed: /^[-A-Za-z0-9_.]$/,
@@ -20,7 +22,7 @@ const QUALIFIED_NAME: CharRule = {
 
 /** Label values are qualified-name parts that may also be empty. */
 function valueRuleViolation(value: string): string | undefined {
-  if (value.length > VALUE_MAX_LENGTH) return `must be no more than ${VALUE_MAX_LENGTH} characters`;
+  if (value.length > LABEL_VALUE_MAX_LENGTH) return `must be no more than ${LABEL_VALUE_MAX_LENGTH} characters`;
   return value.length === 0 ? undefined : charRuleViolation(value, QUALIFIED_NAME);
 }
 

@@ -2,8 +2,8 @@ import { InvalidInputError } from '../errors/domain-error';
 import { type CharRule, charRuleViolation } from './char-rule';
 
 /** Pool and node names end up as Kubernetes object names, so they obey the same DNS-1123 rules. */
-const DNS1123_LABEL_MAX_LENGTH = 63;
-const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
+export const DNS1123_LABEL_MAX_LENGTH = 63;
+export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
 
 const DNS1123_LABEL: CharRule = {
   allowed: /^[-a-z0-9]$/,

@@ -3,7 +3,13 @@ import type { PoolSpec } from './pool-spec';
 
 export type PoolApply =
   | { create: PoolSpec }
-  | { patch: Pick<PoolSpec, 'labels' | 'nodeSelector' | 'disabled'> & { reuseDelaySeconds: number; cidr?: string } };
+  | {
+      patch: Pick<PoolSpec, 'labels' | 'nodeSelector' | 'disabled'> & {
+        reuseDelaySeconds: number;
+        allowSpecialRanges: boolean;
+        cidr?: string;
+      };
+    };
 
 /**
  * An IPPool object is the whole desired pool (level-triggered): create it, or patch what a pool may
@@ -35,6 +41,12 @@ export function planPoolApply(current: PoolSpec | null, desired: PoolSpec): Pool
   }
   const { labels, nodeSelector, disabled } = desired;
   // the object is the whole pool: no field is the default
-  const patch = { labels, nodeSelector, disabled, reuseDelaySeconds: desired.reuseDelaySeconds ?? 0 };
+  const patch = {
+    labels,
+    nodeSelector,
+    disabled,
+    reuseDelaySeconds: desired.reuseDelaySeconds ?? 0,
+    allowSpecialRanges: desired.allowSpecialRanges ?? false,
+  };
   return { patch: current.cidr === desired.cidr ? patch : { ...patch, cidr: desired.cidr } };
 }

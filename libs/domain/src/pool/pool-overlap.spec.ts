@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { cidrsOverlap, formatCidr, parseCidr } from '@ipledger/ip';
-import { firstOverlap } from './pool-overlap';
+import { firstOverlap, poolsOverlap } from './pool-overlap';
 
 describe('firstOverlap', () => {
   it('finds nested and equal CIDRs, and none among disjoint or other-family ones', () => {
@@ -20,9 +20,26 @@ describe('firstOverlap', () => {
       firstOverlap([
         { name: 'a', cidr: '10.0.0.0/25' },
         { name: 'b', cidr: '10.0.0.128/25' },
-        { name: 'c', cidr: '::/0' },
+        { name: 'c', cidr: 'fd00::/8' },
       ]),
     ).toBeNull();
+  });
+
+  it('counts an IPv4 address and its IPv4-mapped IPv6 form as one address', () => {
+    const overlap = (a: string, b: string) =>
+      firstOverlap([
+        { name: 'a', cidr: a },
+        { name: 'b', cidr: b },
+      ])?.map((p) => p.name) ?? null;
+    expect(overlap('10.10.0.0/24', '::ffff:10.10.0.0/120')).toEqual(['a', 'b']);
+    expect(overlap('10.10.0.0/24', '::ffff:10.10.0.128/121')).not.toBeNull();
+    expect(overlap('10.10.0.0/24', '::/0')).not.toBeNull();
+    expect(overlap('0.0.0.0/0', '::ffff:0:0/96')).not.toBeNull();
+    expect(overlap('10.10.0.0/24', '::ffff:10.10.1.0/120')).toBeNull();
+    // 10.10.0.0 written below ::ffff:0:0/96 is another address (IPv4-compatible, long deprecated)
+    expect(overlap('10.10.0.0/24', '::10.10.0.0/120')).toBeNull();
+    expect(poolsOverlap(parseCidr('::ffff:10.10.0.0/120'), parseCidr('10.10.0.5/32'))).toBe(true);
+    expect(poolsOverlap(parseCidr('10.10.0.0/24'), parseCidr('fd00::/8'))).toBe(false);
   });
 
   it('agrees with comparing every pair', () => {

@@ -3,6 +3,7 @@ import { InvalidInputError } from '../errors/domain-error';
 import { cidrArgument, ipArgument, rangeArgument } from '../ip-input';
 import { usableSpan } from './usable-span';
 import { parseBlocks, type BlockAffinity, type PoolBlocks } from './pool-blocks';
+import { refuseSpecialRange } from './special-range';
 import { LabelSelector, validateDns1123Label, validateLabels, type Labels } from '../labels';
 
 export interface PoolSpecInput {
@@ -17,6 +18,8 @@ export interface PoolSpecInput {
   blockAffinity?: BlockAffinity;
   blockReleaseSeconds?: number;
   reuseDelaySeconds?: number;
+  /** lets the CIDR lie in or over a special range (special-range.ts) */
+  allowSpecialRanges?: boolean;
 }
 
 /** A pool definition that passed every rule, in canonical text forms: the data of PoolCreated. */
@@ -33,6 +36,8 @@ export type PoolSpec = {
   disabled: boolean;
   /** present only when above 0 (the default): PoolCreated events recorded before it lack it */
   reuseDelaySeconds?: number;
+  /** present only when true: the CIDR may lie in or over a special range (special-range.ts) */
+  allowSpecialRanges?: boolean;
 } & Partial<PoolBlocks>;
 
 /** The longest reuse delay: the cooling addresses a pool tracks grow with its release rate times this. */
@@ -91,6 +96,7 @@ function reuseDelayField(seconds: number | undefined): { reuseDelaySeconds?: num
 export function parsePoolSpec(input: PoolSpecInput): PoolSpec {
   validateDns1123Label(input.name, 'pool name');
   const cidr = cidrArgument(input.cidr);
+  refuseSpecialRange(input.name, cidr, input.allowSpecialRanges === true);
   return {
     name: input.name,
     cidr: formatCidr(cidr),
@@ -102,5 +108,6 @@ export function parsePoolSpec(input: PoolSpecInput): PoolSpec {
     disabled: input.disabled ?? false,
     ...parseBlocks(input, cidr),
     ...reuseDelayField(input.reuseDelaySeconds),
+    ...(input.allowSpecialRanges ? { allowSpecialRanges: true } : {}),
   };
 }

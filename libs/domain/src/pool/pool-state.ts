@@ -38,6 +38,8 @@ export interface PoolState {
   disabled: boolean;
   /** seconds a released address is kept from new holders (0: handed out again at once) */
   reuseDelaySeconds: number;
+  /** the CIDR may lie in or over a special range (special-range.ts) */
+  allowSpecialRanges: boolean;
   /** the addresses that can ever be handed out: the CIDR less IPv4 network and broadcast */
   usableFirst: bigint;
   usableLast: bigint;
@@ -79,6 +81,7 @@ export interface PoolView {
   readonly reserved: readonly string[];
   readonly disabled: boolean;
   readonly reuseDelaySeconds: number;
+  readonly allowSpecialRanges: boolean;
   readonly usableFirst: bigint;
   readonly usableLast: bigint;
   readonly reservedSet: ReadonlyRangeSet;

@@ -47,6 +47,7 @@ import {
 } from './block-planner';
 import { MAX_BLOCK_BITS } from './pool-blocks';
 import type { PoolSpec } from './pool-spec';
+import { refuseSpecialRange } from './special-range';
 import { usableSpan } from './usable-span';
 import { draftPool } from './pool-draft';
 import type { Block, Holder, PoolState, PoolView } from './pool-state';
@@ -90,6 +91,7 @@ function emptyPool(): PoolState {
     reserved: [],
     disabled: false,
     reuseDelaySeconds: 0,
+    allowSpecialRanges: false,
     usableFirst: 0n,
     usableLast: -1n,
     reservedSet: new RangeSet(),
@@ -139,6 +141,7 @@ function created(data: PoolCreated['data']): PoolState {
     reserved: data.reserved,
     disabled: data.disabled,
     reuseDelaySeconds: data.reuseDelaySeconds ?? 0,
+    allowSpecialRanges: data.allowSpecialRanges ?? false,
     used: space.reservedSet.clone(),
   };
 }
@@ -202,6 +205,7 @@ function apply(state: PoolState, event: FoldedEvent): PoolState {
       if (e.data.nodeSelector !== undefined) state.nodeSelector = e.data.nodeSelector;
       if (e.data.disabled !== undefined) state.disabled = e.data.disabled;
       if (e.data.reuseDelaySeconds !== undefined) state.reuseDelaySeconds = e.data.reuseDelaySeconds;
+      if (e.data.allowSpecialRanges !== undefined) state.allowSpecialRanges = e.data.allowSpecialRanges;
       return state;
     }
     case 'PoolResized': {
@@ -297,7 +301,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
     serialize(state): PoolSnapshot {
       if (!state.exists || !state.cidr) return { name: state.name, created: null, ranges: [], holders: [] };
       const show = (value: bigint) => formatIp({ family: state.cidr!.family, value });
-      const { name, labels, nodeSelector, reserved, disabled, reuseDelaySeconds } = state;
+      const { name, labels, nodeSelector, reserved, disabled, reuseDelaySeconds, allowSpecialRanges } = state;
       return {
         name,
         created: {
@@ -311,6 +315,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
           disabled,
           ...state.blocks,
           ...(reuseDelaySeconds > 0 ? { reuseDelaySeconds } : {}),
+          ...(allowSpecialRanges ? { allowSpecialRanges } : {}),
         },
         ranges: [...state.ranges].map(([owner, { start, end }]) => {
           const [namespace, rangeName] = owner.split('/');
@@ -381,6 +386,7 @@ export interface PoolPatch {
   nodeSelector?: string | null;
   disabled?: boolean;
   reuseDelaySeconds?: number;
+  allowSpecialRanges?: boolean;
 }
 
 /** Returns null when the patch changes nothing, so a repeated PATCH appends no event. */
@@ -395,6 +401,11 @@ export function decideUpdatePool(state: PoolView, name: string, patch: PoolPatch
   if (patch.reuseDelaySeconds !== undefined && patch.reuseDelaySeconds !== pool.reuseDelaySeconds) {
     data.reuseDelaySeconds = patch.reuseDelaySeconds;
   }
+  if (patch.allowSpecialRanges !== undefined && patch.allowSpecialRanges !== pool.allowSpecialRanges) {
+    // a pool already there keeps needing it
+    refuseSpecialRange(name, pool.cidr, patch.allowSpecialRanges);
+    data.allowSpecialRanges = patch.allowSpecialRanges;
+  }
   return Object.keys(data).length > 1 ? { type: 'PoolUpdated', data } : null;
 }
 
@@ -407,10 +418,16 @@ function sorted(labels: Readonly<Labels>): Array<[string, string]> {
  * (shrink), of the same family. Every address held, reserved, in a StatefulSet range or the
  * gateway must stay among those the new CIDR can hand out (never its network or broadcast
  * address); otherwise POOL_IN_USE names the lowest one in the way. Cooling addresses are free and
- * never stop it. Null when the CIDR is the same. Overlap with other pools is the read model's
- * exclusion constraint's to catch, across pools and replicas (see the handler).
+ * never stop it. Null when the CIDR is the same. A grow into a special range needs
+ * `allowSpecialRanges` (the pool's own, unless the same patch sets it). Overlap with other pools is
+ * the read model's exclusion constraint's to catch, across pools and replicas (see the handler).
  */
-export function decideResizePool(state: PoolView, name: string, cidr: Cidr): PoolResized | null {
+export function decideResizePool(
+  state: PoolView,
+  name: string,
+  cidr: Cidr,
+  allowSpecialRanges = state.allowSpecialRanges,
+): PoolResized | null {
   const pool = existing(state, name);
   const from = pool.cidr;
   const text = formatCidr(cidr);
@@ -418,6 +435,7 @@ export function decideResizePool(state: PoolView, name: string, cidr: Cidr): Poo
     throw new InvalidInputError('INVALID_CIDR', `pool "${name}" is IPv${from.family} (${formatCidr(from)}); it cannot become ${text}`);
   }
   if (text === formatCidr(from)) return null;
+  refuseSpecialRange(name, cidr, allowSpecialRanges);
   const nested =
     cidr.prefixLength < from.prefixLength
       ? cidrContains(cidr, { family: from.family, value: cidrFirst(from) })

@@ -24,18 +24,21 @@ export function filterEligible<P extends PoolCandidate>(
   const eligible: P[] = [];
   const excluded: Exclusion[] = [];
   for (const pool of candidates) {
-    const reason = exclusionReason(pool, nodeLabels, families);
+    // the first reason says why; explainPool (pool-explanation.ts) gives them all
+    const [reason] = eligibilityReasons(pool, nodeLabels, families);
     if (reason) excluded.push({ pool: pool.name, reason });
     else eligible.push(pool);
   }
   return { eligible, excluded };
 }
 
-function exclusionReason(pool: PoolCandidate, nodeLabels: Labels, families: readonly (4 | 6)[]): string | null {
-  if (!families.includes(pool.family)) return `family: pool is IPv${pool.family}, request wants IPv${families.join(' and IPv')}`;
-  if (pool.disabled) return 'disabled';
+/** Every always-applied rule the pool breaks for this node and these families, in order; none: eligible. */
+export function eligibilityReasons(pool: PoolCandidate, nodeLabels: Labels, families: readonly (4 | 6)[]): string[] {
+  const reasons: string[] = [];
+  if (!families.includes(pool.family)) reasons.push(`family: pool is IPv${pool.family}, request wants IPv${families.join(' and IPv')}`);
+  if (pool.disabled) reasons.push('disabled');
   if (pool.nodeSelector && !LabelSelector.parse(pool.nodeSelector).matches(nodeLabels)) {
-    return `nodeSelector "${pool.nodeSelector}" does not match the node's labels`;
+    reasons.push(`nodeSelector "${pool.nodeSelector}" does not match the node's labels`);
   }
-  return null;
+  return reasons;
 }

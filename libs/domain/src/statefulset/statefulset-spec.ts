@@ -38,11 +38,21 @@ export function parseStatefulSetSpec(spec: StatefulSetSpec, defaultMatchLabel: s
   if (rule.kind === 'matchLabel' && spec.node === undefined) {
     throw new InvalidInputError('INVALID_ARGUMENT', `matchLabel=${rule.key} needs node: the pools are chosen by that node's label`);
   }
+  const replicas = count(spec.replicas, 'replicas', MAX_REPLICAS);
+  const ordinalsStart = count(spec.ordinalsStart ?? 0, 'ordinalsStart', MAX_ORDINALS_START);
+  // the last pod's ordinal is an int32 too: Kubernetes names no pod past it
+  if (replicas > 0 && ordinalsStart + replicas - 1 > MAX_ORDINALS_START) {
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `ordinalsStart ${ordinalsStart} with ${replicas} replicas runs past ordinal ${MAX_ORDINALS_START} (an int32, Kubernetes' limit): ` +
+        `the last pod would be ${ordinalsStart + replicas - 1}; ordinalsStart + replicas may be at most ${MAX_ORDINALS_START + 1}`,
+    );
+  }
   return {
     namespace: spec.namespace,
     name: spec.name,
-    replicas: count(spec.replicas, 'replicas', MAX_REPLICAS),
-    ordinalsStart: count(spec.ordinalsStart ?? 0, 'ordinalsStart', MAX_ORDINALS_START),
+    replicas,
+    ordinalsStart,
     rule,
     node: spec.node ?? '',
   };

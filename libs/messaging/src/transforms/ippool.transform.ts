@@ -12,6 +12,7 @@ export const IPPOOL_SPEC_FIELDS = [
   'blockSize',
   'blockAffinity',
   'blockReleaseSeconds',
+  'allowSpecialRanges',
 ] as const;
 
 export function trimIpPool(object: KubeObject): KubeObject {

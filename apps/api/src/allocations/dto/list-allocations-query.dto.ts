@@ -1,18 +1,16 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional } from 'class-validator';
 import { IsInstant } from '../../http/instant';
-import { LIMITS } from '../../http/limits';
+import { TextOf } from '../../http/limits';
 import { ListQueryDto } from '../../http/list-query.dto';
 
 export class ListAllocationsQueryDto extends ListQueryDto {
-  @ApiPropertyOptional({ maxLength: LIMITS.shortName }) @IsOptional() @IsString() @MaxLength(LIMITS.shortName) pool?: string;
-  @ApiPropertyOptional({ maxLength: LIMITS.name }) @IsOptional() @IsString() @MaxLength(LIMITS.name) node?: string;
-  @ApiPropertyOptional({ maxLength: LIMITS.shortName }) @IsOptional() @IsString() @MaxLength(LIMITS.shortName) namespace?: string;
-  @ApiPropertyOptional({ maxLength: LIMITS.name }) @IsOptional() @IsString() @MaxLength(LIMITS.name) pod?: string;
-  @ApiPropertyOptional({ maxLength: LIMITS.name, description: 'the CNI network the allocations were made through' })
+  @IsOptional() @TextOf('poolName', { required: false }) pool?: string;
+  @IsOptional() @TextOf('nodeName', { required: false }) node?: string;
+  @IsOptional() @TextOf('namespace', { required: false }) namespace?: string;
+  @IsOptional() @TextOf('podName', { required: false }) pod?: string;
   @IsOptional()
-  @IsString()
-  @MaxLength(LIMITS.name)
+  @TextOf('network', { required: false, description: 'the CNI network the allocations were made through' })
   network?: string;
 
   @ApiPropertyOptional({

@@ -1,25 +1,19 @@
-import { ApiPropertyOptional, PickType } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { LIMITS } from '../../http/limits';
+import { PickType } from '@nestjs/swagger';
+import { IsOptional } from 'class-validator';
+import { TextOf } from '../../http/limits';
 import { ListQueryDto } from '../../http/list-query.dto';
 
 /** The log pages by its own cursor (`after`), not by `continue`. */
 export class ListEventsQueryDto extends PickType(ListQueryDto, ['limit'] as const) {
-  @ApiPropertyOptional({ description: 'cursor: the `next` of the previous page', maxLength: LIMITS.token })
   @IsOptional()
-  @IsString()
-  @MaxLength(LIMITS.token)
+  @TextOf('token', { required: false, description: 'cursor: the `next` of the previous page' })
   after?: string;
 
-  @ApiPropertyOptional({ example: 'pool-rack-7', maxLength: LIMITS.streamId })
   @IsOptional()
-  @IsString()
-  @MaxLength(LIMITS.streamId)
+  @TextOf('streamId', { required: false, example: 'pool-rack-7' })
   streamId?: string;
 
-  @ApiPropertyOptional({ example: 'IpAllocated', maxLength: LIMITS.eventType })
   @IsOptional()
-  @IsString()
-  @MaxLength(LIMITS.eventType)
+  @TextOf('eventType', { required: false, example: 'IpAllocated' })
   type?: string;
 }

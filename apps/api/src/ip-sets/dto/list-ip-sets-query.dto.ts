@@ -1,12 +1,9 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { LIMITS } from '../../http/limits';
+import { IsOptional } from 'class-validator';
+import { TextOf } from '../../http/limits';
 import { ListQueryDto } from '../../http/list-query.dto';
 
 export class ListIpSetsQueryDto extends ListQueryDto {
-  @ApiPropertyOptional({ example: 'shop', description: 'only the sets of this namespace', maxLength: LIMITS.name })
   @IsOptional()
-  @IsString()
-  @MaxLength(LIMITS.name)
+  @TextOf('namespace', { required: false, example: 'shop', description: 'only the sets of this namespace' })
   namespace?: string;
 }

@@ -1,54 +1,59 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
-import { LIMITS } from '../../http/limits';
+import { IsBoolean, IsIn, IsOptional } from 'class-validator';
+import { TextOf } from '../../http/limits';
 
 export class NodePoolsQueryDto {
-  @ApiPropertyOptional({
-    example: 'pool-group',
-    description: "pools whose value for this label key equals the node's",
-    maxLength: LIMITS.labelKey,
-  })
   @IsOptional()
-  @IsString()
-  @MaxLength(LIMITS.labelKey)
+  @TextOf('labelKey', { required: false, example: 'pool-group', description: "pools whose value for this label key equals the node's" })
   matchLabel?: string;
 
-  @ApiPropertyOptional({ example: 'tier in (gold,silver)', maxLength: LIMITS.selector })
   @IsOptional()
-  @IsString()
-  @MaxLength(LIMITS.selector)
+  @TextOf('selector', { required: false, example: 'tier in (gold,silver)' })
   poolSelector?: string;
 
-  @ApiPropertyOptional({
+  @IsOptional()
+  @TextOf('namespace', {
+    required: false,
     example: 'shop',
     description: 'a namespace whose pool annotations (as the watcher last sent them) choose the pools, over matchLabel and poolSelector',
-    maxLength: LIMITS.shortName,
   })
-  @IsOptional()
-  @IsString()
-  @MaxLength(LIMITS.shortName)
   namespace?: string;
 
-  @ApiPropertyOptional({
+  @IsOptional()
+  @TextOf('podName', {
+    required: false,
     example: 'web-1',
     description: "a pod of `namespace` whose pool annotations choose the pools, over its namespace's",
-    maxLength: LIMITS.name,
   })
-  @IsOptional()
-  @IsString()
-  @MaxLength(LIMITS.name)
   pod?: string;
 
-  @ApiPropertyOptional({
+  @IsOptional()
+  @TextOf('network', {
+    required: false,
     example: 'storage',
     description: 'the CNI network name, for the `ipam.ipledger.io/networks` annotation',
-    maxLength: LIMITS.name,
+  })
+  network?: string;
+
+  @IsOptional()
+  @TextOf('poolName', {
+    required: false,
+    example: 'g2',
+    description:
+      'ask about this one pool: `items` holds it when allocation would take an address of it, else `excluded` (with explain=true) says ' +
+      "every reason, the rule's own included (matchLabel's value differs, the selector does not match), and no free address. " +
+      '404 POOL_NOT_FOUND when there is no such pool',
+  })
+  pool?: string;
+
+  @ApiPropertyOptional({
+    enum: ['4', '6', '4,6'],
+    description: "the address families asked for, as an allocation's `families` (default both); a pod's or namespace's annotation wins",
   })
   @IsOptional()
-  @IsString()
-  @MaxLength(LIMITS.name)
-  network?: string;
+  @IsIn(['4', '6', '4,6'])
+  families?: string;
 
   @ApiPropertyOptional({ description: 'also list each pool considered and left out, with the reason, and which rule chose the candidates' })
   @IsOptional()

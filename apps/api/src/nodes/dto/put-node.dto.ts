@@ -5,7 +5,7 @@ import { LIMITS } from '../../http/limits';
 export class PutNodeDto {
   @ApiProperty({
     type: 'object',
-    additionalProperties: { type: 'string', maxLength: 63 },
+    additionalProperties: { type: 'string', maxLength: LIMITS.labelValue },
     maxProperties: LIMITS.labels,
     example: { 'pool-group': 'group-1', zone: 'a' },
   })

@@ -1,35 +1,28 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsInt, IsObject, Max, Min, ValidateIf } from 'class-validator';
 import { MAX_BLOCK_BITS, MAX_BLOCK_RELEASE_SECONDS } from '@ipledger/domain';
-import { LIMITS } from '../../http/limits';
+import { LIMITS, TextOf, TextsOf } from '../../http/limits';
 import { OptionalField } from '../../http/optional-field';
 
 export class CreatePoolDto {
-  @ApiProperty({ example: 'rack-7', description: 'DNS-1123 label', maxLength: LIMITS.shortName })
-  @IsString()
-  @MaxLength(LIMITS.shortName)
+  @TextOf('poolName', { example: 'rack-7', description: 'DNS-1123 label' })
   name!: string;
 
-  @ApiProperty({ example: '10.4.0.0/24', description: 'network address and prefix length (IPv4 or IPv6)', maxLength: LIMITS.address })
-  @IsString()
-  @MaxLength(LIMITS.address)
+  @TextOf('address', { example: '10.4.0.0/24', description: 'network address and prefix length (IPv4 or IPv6)' })
   cidr!: string;
 
-  @ApiPropertyOptional({
-    type: String,
+  @ValidateIf((_, value) => value !== undefined && value !== null)
+  @TextOf('address', {
+    required: false,
     nullable: true,
     example: '10.4.0.1',
     description: 'an address inside the CIDR: never handed out, returned with every allocation from the pool. Immutable.',
-    maxLength: LIMITS.address,
   })
-  @ValidateIf((_, value) => value !== undefined && value !== null)
-  @IsString()
-  @MaxLength(LIMITS.address)
   gateway?: string | null;
 
   @ApiPropertyOptional({
     type: 'object',
-    additionalProperties: { type: 'string', maxLength: 63 },
+    additionalProperties: { type: 'string', maxLength: LIMITS.labelValue },
     maxProperties: LIMITS.labels,
     example: { 'pool-group': 'group-1' },
     description: `Kubernetes labels (keys up to ${LIMITS.labelKey} characters, values up to 63), at most ${LIMITS.labels}`,
@@ -38,29 +31,12 @@ export class CreatePoolDto {
   @IsObject()
   labels?: Record<string, string>;
 
-  @ApiPropertyOptional({
-    type: String,
-    nullable: true,
-    example: 'zone=a',
-    description: 'Kubernetes label selector over node labels',
-    maxLength: LIMITS.selector,
-  })
   @ValidateIf((_, value) => value !== undefined && value !== null)
-  @IsString()
-  @MaxLength(LIMITS.selector)
+  @TextOf('selector', { required: false, nullable: true, example: 'zone=a', description: 'Kubernetes label selector over node labels' })
   nodeSelector?: string | null;
 
-  @ApiPropertyOptional({
-    type: 'array',
-    items: { type: 'string', maxLength: LIMITS.address },
-    maxItems: LIMITS.reserved,
-    example: ['10.4.0.1', '10.4.0.250-10.4.0.254'],
-  })
   @OptionalField()
-  @IsArray()
-  @ArrayMaxSize(LIMITS.reserved)
-  @IsString({ each: true })
-  @MaxLength(LIMITS.address, { each: true })
+  @TextsOf('address', LIMITS.reserved, { required: false, example: ['10.4.0.1', '10.4.0.250-10.4.0.254'] })
   reserved?: string[];
 
   @ApiPropertyOptional({ default: false })
@@ -117,4 +93,13 @@ export class CreatePoolDto {
   @Min(0)
   @Max(LIMITS.reuseDelaySeconds)
   reuseDelaySeconds?: number;
+
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'lets the CIDR lie in or over a special range: the whole space (0.0.0.0/0, ::/0), unspecified (0.0.0.0/8, ::/128), loopback (127.0.0.0/8, ::1/128), link-local (169.254.0.0/16, fe80::/10), multicast (224.0.0.0/4, ff00::/8) or IPv4-mapped IPv6 (::ffff:0:0/96), which are otherwise refused with 400 SPECIAL_RANGE. An IPv4-mapped pool still never shares an address with an IPv4 pool (409 POOL_OVERLAP).',
+  })
+  @OptionalField()
+  @IsBoolean()
+  allowSpecialRanges?: boolean;
 }

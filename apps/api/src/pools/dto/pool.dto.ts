@@ -19,6 +19,8 @@ export class PoolDto {
   @ApiProperty() disabled!: boolean;
   @ApiProperty({ example: 0, description: 'seconds a released address is kept from new holders while others are free' })
   reuseDelaySeconds!: number;
+  @ApiProperty({ description: 'the CIDR may lie in or over a special range (loopback, multicast, IPv4-mapped, ...)' })
+  allowSpecialRanges!: boolean;
   @ApiProperty({ example: '254', description: 'addresses that can ever be handed out (decimal string)' }) capacity!: string;
   @ApiProperty({ example: '3', description: 'addresses held by a handle (decimal string)' }) allocated!: string;
   @ApiProperty({ example: '5', description: 'addresses held back without a handle (decimal string)' }) reservedCount!: string;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MAX_ORDINALS_START, MAX_REPLICAS } from '@ipledger/domain';
-import { IsInt, IsString, MaxLength } from 'class-validator';
-import { LIMITS } from '../../http/limits';
+import { IsInt } from 'class-validator';
+import { TextOf } from '../../http/limits';
 import { OptionalField } from '../../http/optional-field';
 
 export class PutStatefulSetDto {
@@ -13,41 +13,34 @@ export class PutStatefulSetDto {
     default: 0,
     minimum: 0,
     maximum: MAX_ORDINALS_START,
-    description: 'spec.ordinals.start: the ordinal of the first pod',
+    description:
+      "spec.ordinals.start: the ordinal of the first pod; the last pod's, ordinalsStart + replicas - 1, is at most 2147483647 too",
   })
   @OptionalField()
   @IsInt()
   ordinalsStart?: number;
 
-  @ApiPropertyOptional({ example: 'rack-7', description: 'the pool to reserve in', maxLength: LIMITS.shortName })
   @OptionalField()
-  @IsString()
-  @MaxLength(LIMITS.shortName)
+  @TextOf('poolName', { required: false, example: 'rack-7', description: 'the pool to reserve in' })
   pool?: string;
 
-  @ApiPropertyOptional({ example: 'tier=gold', description: 'Kubernetes label selector over pool labels', maxLength: LIMITS.selector })
   @OptionalField()
-  @IsString()
-  @MaxLength(LIMITS.selector)
+  @TextOf('selector', { required: false, example: 'tier=gold', description: 'Kubernetes label selector over pool labels' })
   poolSelector?: string;
 
-  @ApiPropertyOptional({
+  @OptionalField()
+  @TextOf('labelKey', {
+    required: false,
     example: 'pool-group',
     description: "pools whose value for this label equals the node's (needs node)",
-    maxLength: LIMITS.labelKey,
   })
-  @OptionalField()
-  @IsString()
-  @MaxLength(LIMITS.labelKey)
   matchLabel?: string;
 
-  @ApiPropertyOptional({
+  @OptionalField()
+  @TextOf('nodeName', {
+    required: false,
     example: 'worker-1',
     description: "the node whose labels matchLabel and pools' nodeSelectors are matched against",
-    maxLength: LIMITS.name,
   })
-  @OptionalField()
-  @IsString()
-  @MaxLength(LIMITS.name)
   node?: string;
 }

@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KUBE_RESOURCE_PATHS } from '@ipledger/messaging';
-import { startConnectProxy, type TestProxy } from '../../../../test/support/connect-proxy';
-import { startFakeKubeApi, type FakeKubeApi } from '../../../../test/support/fake-kube-api';
-import { startSocksProxy } from '../../../../test/support/socks-proxy';
+import { startConnectProxy, type TestProxy } from '../../../test/support/connect-proxy';
+import { startFakeKubeApi, type FakeKubeApi } from '../../../test/support/fake-kube-api';
+import { startSocksProxy } from '../../../test/support/socks-proxy';
 import { HttpKubeClient, KubeApiError, ResourceExpiredError, type WatchEvent } from './kube-client';
 import { loadKubeConnection, type KubeConnection } from './kubeconfig';
 

@@ -1,0 +1,43 @@
+import type { IpSetKind } from '@ipledger/domain';
+import { CheckedBySchema } from './body-schema';
+import { TextOf } from './limits';
+
+/**
+ * The routes' path parameters, each of its kind (TextOf): checked as a body field or a query
+ * parameter of the same kind is, by their compiled schema (the CNI's DEL and GET of a handle are
+ * hot routes).
+ */
+@CheckedBySchema()
+export class PoolNameParams {
+  @TextOf('poolName') name!: string;
+}
+
+@CheckedBySchema()
+export class NodeNameParams {
+  @TextOf('nodeName') name!: string;
+}
+
+@CheckedBySchema()
+export class HandleParams {
+  @TextOf('handle') handle!: string;
+}
+
+@CheckedBySchema()
+export class IpParams {
+  @TextOf('address', { example: '10.4.0.17' }) ip!: string;
+}
+
+@CheckedBySchema()
+export class StatefulSetParams {
+  @TextOf('namespace') namespace!: string;
+  @TextOf('workloadName') name!: string;
+}
+
+export const IP_SET_KINDS: readonly IpSetKind[] = ['Deployment', 'ReplicaSet'];
+
+@CheckedBySchema()
+export class IpSetParams {
+  @TextOf('namespace') namespace!: string;
+  @TextOf('workloadKind', { enum: IP_SET_KINDS }) kind!: string;
+  @TextOf('workloadName') name!: string;
+}

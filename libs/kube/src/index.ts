@@ -1,0 +1,2 @@
+export * from './kubeconfig';
+export * from './kube-client';
