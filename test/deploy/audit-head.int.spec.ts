@@ -77,12 +77,12 @@ describe('the audit-head CronJob verifies the head it stored last', () => {
     );
   });
 
-  it('fails (exit 2) when it cannot check: the database unreachable', () => {
+  it('fails (exit 5, as the CLI) when it cannot check: the database unreachable', () => {
     store({ count: 1, hash: '0'.repeat(64) });
     const run = verifyStep('postgres://postgres@127.0.0.1:1/ipledger');
-    expect(run.code).toBe(2);
+    expect(run.code).toBe(5);
     expect(run.err).toContain(
-      `the head stored at the previous run, 1:${'0'.repeat(64)}, could not be verified (exit 2): no new head is stored`,
+      `the head stored at the previous run, 1:${'0'.repeat(64)}, could not be verified (exit 5): no new head is stored`,
     );
   });
 });

@@ -37,7 +37,9 @@ describe('containerd CRI with ipledger-ipam', () => {
 
   /** The deploy ConfigMap's bridge template, on a bridge of this test's own, with no masquerade or portmap (no iptables here). */
   function template(): string {
-    const [configMap] = parseAllDocuments(readFileSync(join(ROOT, 'deploy/cni-daemonset.yaml'), 'utf8')).map((d) => d.toJS());
+    const configMap = parseAllDocuments(readFileSync(join(ROOT, 'deploy/cni-daemonset.yaml'), 'utf8'))
+      .map((d) => d.toJS())
+      .find((object) => object?.kind === 'ConfigMap');
     const conflist = JSON.parse(configMap.data['bridge.conflist.template']);
     conflist.name = `ipl-cri-${id}`;
     conflist.plugins = [
