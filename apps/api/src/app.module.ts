@@ -17,6 +17,7 @@ import { DatabaseServer } from './infrastructure/database-server';
 import { EventWriter } from './infrastructure/event-writer';
 import { KeyedMutex } from './infrastructure/keyed-mutex';
 import { createPgPool } from './infrastructure/pg-pool';
+import { IpamService } from './ipam/ipam.service';
 import { TokenRegistry } from './infrastructure/token-registry';
 import { TokenReviewer } from './infrastructure/token-reviewer';
 import { CONFIG, PG_POOL } from './infrastructure/tokens';
@@ -67,6 +68,7 @@ export class AppModule implements OnApplicationShutdown {
       EventWriter,
       // allocations own the port, kubernetes answers it: bound here so neither module imports the other
       { provide: POD_LOOKUP, useClass: KnownPodLookup },
+      IpamService,
     ];
     return {
       module: AppModule,

@@ -22,6 +22,7 @@ import {
   statefulSetId,
   statefulSetPod,
   StatefulSetAggregate,
+  type AllocateResult,
   type AllocationPlan,
   type AllocationPlanRequest,
   type AllocationRequestSpec,
@@ -43,7 +44,6 @@ import {
   findAllocationsByHandle,
   findIpSet,
   noEligiblePoolMessage,
-  type AllocationView,
   type ByNameReads,
   type ReservationView,
 } from '@ipledger/projections';
@@ -51,6 +51,7 @@ import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { AllocationReads } from './allocation-reads';
+import type { ApiViews } from '../ipam/api-views';
 import { POD_LOOKUP, type PodIpSet, type PodLookup, type StoredPod } from './pod-lookup';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
@@ -61,12 +62,8 @@ import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 import { DatabaseClock } from '../infrastructure/database-clock';
 import { Metrics } from '../metrics/metrics';
 
-export interface AllocateIpResult {
-  /** false when the handle already held its addresses (a retried CNI ADD) */
-  created: boolean;
-  /** what the handle holds, IPv4 first */
-  items: AllocationView[];
-}
+/** The contract's result of an allocation (libs/domain/src/ipam.ts), with the API's allocation view. */
+export type AllocateIpResult = AllocateResult<ApiViews>;
 
 /** What trying one pool gave: the plan so far, and what the caller needs to finish (recorded events, or a held lock). */
 type Tried<X> = X & { plan: AllocationPlan };
