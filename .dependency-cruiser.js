@@ -22,6 +22,22 @@ module.exports = {
       to: { path: '^apps/', pathNot: '^apps/$1/' },
     },
     {
+      name: 'api-http-over-infrastructure',
+      comment:
+        'inside apps/api, http/ (the REST edge) uses infrastructure/ (pg, the event writer, logging), never the reverse: what infrastructure needs of a request (infrastructure/current-request.ts) lives in infrastructure and http sets it',
+      severity: 'error',
+      from: { path: '^apps/api/src/infrastructure/' },
+      to: { path: '^apps/api/src/http/' },
+    },
+    {
+      name: 'api-allocations-not-to-kubernetes',
+      comment:
+        'allocations own the port for pod and workload lookups (allocations/pod-lookup.ts); kubernetes implements it and the app module binds it: allocations never import kubernetes',
+      severity: 'error',
+      from: { path: '^apps/api/src/allocations/' },
+      to: { path: '^apps/api/src/kubernetes/' },
+    },
+    {
       name: 'no-cycles',
       comment: 'type-only imports count: a cycle of types is still a cycle of concepts',
       severity: 'error',

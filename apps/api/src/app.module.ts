@@ -5,6 +5,7 @@ import { upcast } from '@ipledger/domain';
 import { AggregateRepository } from '@ipledger/event-store';
 import { Pool } from 'pg';
 import { AllocationsModule } from './allocations/allocations.module';
+import { POD_LOOKUP } from './allocations/pod-lookup';
 import { AuditModule } from './audit/audit.module';
 import { BlocksModule } from './blocks/blocks.module';
 import { CheckModule } from './check/check.module';
@@ -16,9 +17,11 @@ import { DatabaseServer } from './infrastructure/database-server';
 import { EventWriter } from './infrastructure/event-writer';
 import { KeyedMutex } from './infrastructure/keyed-mutex';
 import { createPgPool } from './infrastructure/pg-pool';
+import { IpamService } from './ipam/ipam.service';
 import { TokenRegistry } from './infrastructure/token-registry';
 import { TokenReviewer } from './infrastructure/token-reviewer';
 import { CONFIG, PG_POOL } from './infrastructure/tokens';
+import { KnownPodLookup } from './kubernetes/known-pod-lookup';
 import { KubernetesModule } from './kubernetes/kubernetes.module';
 import { InventoryMetrics } from './metrics/inventory.metrics';
 import { Metrics } from './metrics/metrics';
@@ -63,6 +66,9 @@ export class AppModule implements OnApplicationShutdown {
       InventoryMetrics,
       KeyedMutex,
       EventWriter,
+      // allocations own the port, kubernetes answers it: bound here so neither module imports the other
+      { provide: POD_LOOKUP, useClass: KnownPodLookup },
+      IpamService,
     ];
     return {
       module: AppModule,

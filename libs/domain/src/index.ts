@@ -46,3 +46,4 @@ export * from './ip-set/plan-ip-set-allocation';
 export * from './pool/pool-draft';
 export * from './pool/pool-blocks';
 export * from './pool/block-planner';
+export * from './ipam';

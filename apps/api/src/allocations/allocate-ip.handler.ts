@@ -22,6 +22,7 @@ import {
   statefulSetId,
   statefulSetPod,
   StatefulSetAggregate,
+  type AllocateResult,
   type AllocationPlan,
   type AllocationPlanRequest,
   type AllocationRequestSpec,
@@ -43,7 +44,6 @@ import {
   findAllocationsByHandle,
   findIpSet,
   noEligiblePoolMessage,
-  type AllocationView,
   type ByNameReads,
   type ReservationView,
 } from '@ipledger/projections';
@@ -51,22 +51,19 @@ import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { AllocationReads } from './allocation-reads';
-import { awaitPodAnnotations, liveWorkloadUid, type PodIpSet, type StoredPod } from '../kubernetes/known-pods';
+import type { ApiViews } from '../ipam/api-views';
+import { POD_LOOKUP, type PodIpSet, type PodLookup, type StoredPod } from './pod-lookup';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { retryOnConflict } from '../infrastructure/retry-on-conflict';
 import { currentFence } from '../infrastructure/write-fence';
-import { outsideRequest } from '../http/request-context';
+import { outsideRequest } from '../infrastructure/current-request';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 import { DatabaseClock } from '../infrastructure/database-clock';
 import { Metrics } from '../metrics/metrics';
 
-export interface AllocateIpResult {
-  /** false when the handle already held its addresses (a retried CNI ADD) */
-  created: boolean;
-  /** what the handle holds, IPv4 first */
-  items: AllocationView[];
-}
+/** The contract's result of an allocation (libs/domain/src/ipam.ts), with the API's allocation view. */
+export type AllocateIpResult = AllocateResult<ApiViews>;
 
 /** What trying one pool gave: the plan so far, and what the caller needs to finish (recorded events, or a held lock). */
 type Tried<X> = X & { plan: AllocationPlan };
@@ -112,6 +109,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     @Inject(CONFIG) private readonly config: Config,
     private readonly metrics: Metrics,
     private readonly clock: DatabaseClock,
+    @Inject(POD_LOOKUP) private readonly pods: PodLookup,
   ) {}
 
   async execute(command: AllocateIpCommand): Promise<AllocateIpResult> {
@@ -262,7 +260,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
   private podAnnotations(spec: AllocationRequestSpec, bound: boolean): Promise<StoredPod | null> {
     const kubernetes = this.config.kubernetes;
     if (spec.owner !== 'pod' || !kubernetes) return Promise.resolve(null);
-    return awaitPodAnnotations(this.db, spec, kubernetes.podWaitMs, bound);
+    return this.pods.awaitPod(spec, kubernetes.podWaitMs, bound);
   }
 
   /**
@@ -277,7 +275,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const workload = await this.writer.load(IpSetAggregate, ipSetId(ipSet.ref));
     const { set, deletedUid } = workload.state;
     if (set) return { ...ipSet, reserved: { pool: set.pool, range: set }, workload: null };
-    if (deletedUid !== null) assertIpSetReservable(workload.state, ipSet.ref, await liveWorkloadUid(this.db, ipSet.ref));
+    if (deletedUid !== null) assertIpSetReservable(workload.state, ipSet.ref, await this.pods.liveWorkloadUid(ipSet.ref));
     return { ...ipSet, reserved: null, workload };
   }
 

@@ -1,5 +1,4 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
 import {
   ApiConflictResponse,
   ApiCreatedResponse,
@@ -8,14 +7,7 @@ import {
   ApiOkResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import {
-  AllocateIpCommand,
-  DomainError,
-  ReleaseIpCommand,
-  InvalidInputError,
-  type CommandMetadata,
-  type NodeRestriction,
-} from '@ipledger/domain';
+import { DomainError, InvalidInputError, type CommandMetadata, type NodeRestriction } from '@ipledger/domain';
 import {
   decodeContinue,
   encodeContinue,
@@ -29,7 +21,7 @@ import type { Pool } from 'pg';
 import { ErrorResponse } from '../http/error-response';
 import { Metadata, Restriction } from '../http/request-context';
 import { PG_POOL } from '../infrastructure/tokens';
-import type { AllocateIpResult } from './allocate-ip.handler';
+import { IpamService } from '../ipam/ipam.service';
 import { AllocationItemsDto, AllocationListDto } from './dto/allocation.dto';
 import { CreateAllocationDto } from './dto/create-allocation.dto';
 import { ListAllocationsQueryDto } from './dto/list-allocations-query.dto';
@@ -43,7 +35,7 @@ const NODE_FORBIDDEN =
 @Controller('v1/allocations')
 export class AllocationsController {
   constructor(
-    private readonly commands: CommandBus,
+    private readonly ipam: IpamService,
     @Inject(PG_POOL) private readonly db: Pool,
   ) {}
 
@@ -59,7 +51,7 @@ export class AllocationsController {
     @Restriction() restriction: NodeRestriction | null,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<AllocationItemsDto> {
-    const result: AllocateIpResult = await this.commands.execute(new AllocateIpCommand(body, metadata, restriction));
+    const result = await this.ipam.allocate(body, { metadata, restriction });
     void res.status(result.created ? 201 : 200);
     return { items: result.items };
   }
@@ -101,7 +93,7 @@ export class AllocationsController {
     @Metadata() metadata: CommandMetadata,
     @Restriction() restriction: NodeRestriction | null,
   ): Promise<void> {
-    await this.commands.execute(new ReleaseIpCommand(handle, metadata, {}, restriction));
+    await this.ipam.release(handle, { metadata, restriction });
   }
 }
 

@@ -1,32 +1,12 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { CommandMetadata, NodeRestriction } from '@ipledger/domain';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import type { TokenGrant } from '../config';
-
-export interface RequestContext {
-  requestId: string;
-  actor: string;
-  /** what the request's credential may do; null with access checks off, and on a public route */
-  grant: TokenGrant | null;
-  /** fires when the client goes away before the answer, or the request runs past its deadline */
-  signal: AbortSignal;
-}
+import { withinRequest, type RequestContext } from '../infrastructure/current-request';
 
 export type ContextualRequest = FastifyRequest & { context: RequestContext };
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
-
-/**
- * The request being served, for code far below its handler: log lines (request id, actor) and the
- * pg pool, which cancels the request's running query when its signal fires.
- */
-const current = new AsyncLocalStorage<RequestContext>();
-export const currentRequestContext = (): RequestContext | undefined => current.getStore();
-
-/** Runs `work` outside any request: for work shared by many (a batch), which no one request may cancel or name. */
-export const outsideRequest = <T>(work: () => T): T => current.exit(work);
 
 /**
  * Every request gets a correlation id (the caller's X-Request-Id when sane), echoed back, and its
@@ -43,7 +23,7 @@ export function requestContext(
     const context = { requestId, actor: 'anonymous', grant: null } as RequestContext;
     (req as ContextualRequest).context = context;
     void reply.header('X-Request-Id', requestId);
-    current.run(context, () => {
+    withinRequest(context, () => {
       // inside the request's context, so that what its deadline logs names the request
       context.signal = signalFor(reply);
       done();
@@ -53,7 +33,7 @@ export function requestContext(
 
 /** Reading the body runs in the socket's async context: enter the request's again before the handler. */
 export function resumeRequestContext(req: FastifyRequest, _: FastifyReply, done: HookHandlerDoneFunction): void {
-  current.run((req as ContextualRequest).context, done);
+  withinRequest((req as ContextualRequest).context, done);
 }
 
 /** The audit metadata for commands dispatched by this request. */

@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { createLog, logFormat, logLevel, type Log, type LogFields, type LogLevel, type LogOptions } from '@ipledger/runtime';
-import { currentRequestContext } from '../http/request-context';
+import { currentRequestContext } from './current-request';
 
 /**
  * Nest's own start-up detail (each module loaded, each route mapped: some sixty lines), written at

@@ -1,4 +1,4 @@
-import { outsideRequest } from '../http/request-context';
+import { outsideRequest } from './current-request';
 
 /**
  * The batching under the hot path's reads and writes: what is pushed while a batch runs, or in

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Pool, type PoolClient } from 'pg';
-import { currentRequestContext } from '../http/request-context';
+import { currentRequestContext } from './current-request';
 
 /**
  * A pg Pool whose one-shot queries, run for an HTTP request, are cancelled in PostgreSQL

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { DomainError } from '@ipledger/domain';
 import { ConcurrencyError } from '@ipledger/event-store';
 import { backoffDelayMs } from '@ipledger/runtime';
-import { currentRequestContext } from '../http/request-context';
+import { currentRequestContext } from './current-request';
 import { isDatabaseUnavailable } from './database-unavailable';
 
 /**

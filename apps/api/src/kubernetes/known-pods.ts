@@ -1,12 +1,4 @@
-import {
-  DomainError,
-  parseIpSetAnnotation,
-  parsePoolAnnotations,
-  podIpSetRef,
-  type AnnotatedPod,
-  type IpSetRef,
-  type IpSetWanted,
-} from '@ipledger/domain';
+import { DomainError, parseIpSetAnnotation, parsePoolAnnotations, podIpSetRef, type IpSetRef } from '@ipledger/domain';
 import { prepared } from '@ipledger/event-store';
 import {
   canonicalPool,
@@ -18,22 +10,10 @@ import {
   type PoolView,
   type Queryable,
 } from '@ipledger/projections';
-
-export interface PodRef {
-  namespace: string;
-  pod: string;
-  /** when given, only the pod of this uid is the one asked about (a StatefulSet pod recreated keeps its name) */
-  podUid: string | null;
-}
+import type { PodRef, StoredPod } from '../allocations/pod-lookup';
 
 /** How often an allocation waiting for its pod looks again: short against IPAM_POD_WAIT_MS, long against a query. */
 const POLL_MS = 50;
-
-/** The set a pod's template asks for (its ip-set annotation), and the workload it is for. */
-export interface PodIpSet {
-  ref: IpSetRef;
-  wanted: IpSetWanted;
-}
 
 type StoredMeta = {
   annotations?: Record<string, unknown>;
@@ -41,19 +21,6 @@ type StoredMeta = {
   ownerReferences?: Array<{ kind?: string; name?: string; controller?: boolean }>;
   creationTimestamp?: string;
 };
-
-/** What the Kubernetes consumer last applied of a pod and its namespace that an allocation uses. */
-export interface StoredPod {
-  /** false while the pod asked about has not come */
-  podKnown: boolean;
-  annotated: AnnotatedPod;
-  /** the pod's creationTimestamp (RFC 3339, the API server's clock), null when the pod is not known or has none */
-  createdAt: string | null;
-  /** the node the pod is bound to (spec.nodeName), null when the pod is not known or not scheduled yet */
-  node: string | null;
-  /** null when the pod has no ip-set annotation, or no ReplicaSet owns it */
-  ipSet: PodIpSet | null;
-}
 
 /** The stored annotations, and what a node's eligibility check reads (eligiblePoolPages). */
 export interface StoredSelection {

@@ -1,12 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Put, Query } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
 import { ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import {
   chooseSelection,
-  DeleteNodeCommand,
   DomainError,
   InvalidInputError,
-  SetNodeLabelsCommand,
   validateDns1123Label,
   validateDns1123Subdomain,
   type CommandMetadata,
@@ -29,6 +26,7 @@ import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { Metadata } from '../http/request-context';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
+import { IpamService } from '../ipam/ipam.service';
 import { NodeDto } from './dto/node.dto';
 import { NodePoolsDto } from './dto/node-pools.dto';
 import { NodePoolsQueryDto } from './dto/node-pools-query.dto';
@@ -41,7 +39,7 @@ import { storedSelection, type StoredSelection } from '../kubernetes/known-pods'
 @Controller('v1/nodes')
 export class NodesController {
   constructor(
-    private readonly commands: CommandBus,
+    private readonly ipam: IpamService,
     @Inject(PG_POOL) private readonly db: Pool,
     @Inject(CONFIG) private readonly config: Config,
   ) {}
@@ -50,7 +48,7 @@ export class NodesController {
   @ApiOkResponse({ type: NodeDto })
   @ApiRoute('admin', "Create or replace a node's labels", 400, 409, 413)
   async put(@Param() { name }: NodeNameParams, @Body() body: PutNodeDto, @Metadata() metadata: CommandMetadata): Promise<NodeView> {
-    await this.commands.execute(new SetNodeLabelsCommand(name, body.labels, metadata));
+    await this.ipam.setNodeLabels(name, body.labels, { metadata });
     return this.get({ name });
   }
 
@@ -68,7 +66,7 @@ export class NodesController {
   @ApiNoContentResponse()
   @ApiRoute('admin', 'Delete a node', 400, 404, 409)
   async remove(@Param() { name }: NodeNameParams, @Metadata() metadata: CommandMetadata): Promise<void> {
-    await this.commands.execute(new DeleteNodeCommand(name, metadata));
+    await this.ipam.deleteNode(name, { metadata });
   }
 
   @Get(':name/blocks')

@@ -1,14 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import {
-  CreatePoolsCommand,
-  DeletePoolCommand,
-  DomainError,
-  LabelSelector,
-  UpdatePoolCommand,
-  type CommandMetadata,
-} from '@ipledger/domain';
+import { DomainError, LabelSelector, type CommandMetadata } from '@ipledger/domain';
 import {
   findBlocksAt,
   findNode,
@@ -28,6 +20,7 @@ import { AtQueryDto } from '../http/at-query.dto';
 import { ErrorResponse } from '../http/error-response';
 import { Metadata } from '../http/request-context';
 import { PG_POOL } from '../infrastructure/tokens';
+import { IpamService } from '../ipam/ipam.service';
 import { CreatePoolDto } from './dto/create-pool.dto';
 import { ListPoolsQueryDto } from './dto/list-pools-query.dto';
 import { PoolDto, PoolListDto } from './dto/pool.dto';
@@ -39,7 +32,7 @@ import { ApiRoute } from '../http/api-route';
 @Controller('v1/pools')
 export class PoolsController {
   constructor(
-    private readonly commands: CommandBus,
+    private readonly ipam: IpamService,
     @Inject(PG_POOL) private readonly db: Pool,
   ) {}
 
@@ -48,7 +41,7 @@ export class PoolsController {
   @ApiConflictResponse({ type: ErrorResponse, description: 'POOL_EXISTS or POOL_OVERLAP' })
   @ApiRoute('admin', 'Create a pool', 400, 409, 413)
   async create(@Body() body: CreatePoolDto, @Metadata() metadata: CommandMetadata): Promise<PoolView> {
-    await this.commands.execute(new CreatePoolsCommand([body], metadata));
+    await this.ipam.createPools([body], { metadata });
     return this.get({ name: body.name });
   }
 
@@ -94,7 +87,7 @@ export class PoolsController {
   @ApiOkResponse({ type: PoolDto })
   @ApiRoute('admin', 'Update a pool (merge patch)', 400, 404, 409, 413)
   async update(@Param() { name }: PoolNameParams, @Body() body: UpdatePoolDto, @Metadata() metadata: CommandMetadata): Promise<PoolView> {
-    await this.commands.execute(new UpdatePoolCommand(name, body, metadata));
+    await this.ipam.updatePool(name, body, { metadata });
     return this.get({ name });
   }
 
@@ -104,6 +97,6 @@ export class PoolsController {
   @ApiConflictResponse({ type: ErrorResponse, description: 'POOL_IN_USE' })
   @ApiRoute('admin', 'Delete a pool', 400, 404, 409)
   async remove(@Param() { name }: PoolNameParams, @Metadata() metadata: CommandMetadata): Promise<void> {
-    await this.commands.execute(new DeletePoolCommand(name, metadata));
+    await this.ipam.deletePool(name, { metadata });
   }
 }

@@ -1,11 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Put } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
 import { ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { DeleteStatefulSetCommand, DomainError, ReconcileStatefulSetCommand, type CommandMetadata } from '@ipledger/domain';
+import { DomainError, type CommandMetadata } from '@ipledger/domain';
 import { findStatefulSet, type ReservationView } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { Metadata } from '../http/request-context';
 import { PG_POOL } from '../infrastructure/tokens';
+import { IpamService } from '../ipam/ipam.service';
 import { PutStatefulSetDto } from './dto/put-statefulset.dto';
 import { ReservationDto } from './dto/reservation.dto';
 import { StatefulSetParams } from '../http/path-params.dto';
@@ -15,7 +15,7 @@ import { ApiRoute } from '../http/api-route';
 @Controller('v1/statefulsets')
 export class StatefulSetsController {
   constructor(
-    private readonly commands: CommandBus,
+    private readonly ipam: IpamService,
     @Inject(PG_POOL) private readonly db: Pool,
   ) {}
 
@@ -27,7 +27,7 @@ export class StatefulSetsController {
     @Body() body: PutStatefulSetDto,
     @Metadata() metadata: CommandMetadata,
   ): Promise<ReservationView> {
-    await this.commands.execute(new ReconcileStatefulSetCommand({ ...body, namespace, name }, metadata));
+    await this.ipam.reconcileStatefulSet({ ...body, namespace, name }, { metadata });
     return this.get({ namespace, name });
   }
 
@@ -45,6 +45,6 @@ export class StatefulSetsController {
   @ApiNoContentResponse({ description: 'the range and every address its pods hold are released' })
   @ApiRoute('admin', "Release a StatefulSet's reservation", 400, 404, 409)
   async remove(@Param() { namespace, name }: StatefulSetParams, @Metadata() metadata: CommandMetadata): Promise<void> {
-    await this.commands.execute(new DeleteStatefulSetCommand(namespace, name, metadata));
+    await this.ipam.deleteStatefulSet(namespace, name, { metadata });
   }
 }

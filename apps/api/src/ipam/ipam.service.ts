@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import {
+  AllocateIpCommand,
+  CreatePoolsCommand,
+  DeleteNodeCommand,
+  DeletePoolCommand,
+  DeleteStatefulSetCommand,
+  ReconcileStatefulSetCommand,
+  ReleaseIpCommand,
+  SetNodeLabelsCommand,
+  UpdatePoolCommand,
+  type AllocateIpInput,
+  type AllocateResult,
+  type IpamCaller,
+  type IpamCommands,
+  type Labels,
+  type PoolSpecInput,
+  type ReleaseCondition,
+  type StatefulSetSpec,
+} from '@ipledger/domain';
+import type { ApiViews } from './api-views';
+
+/**
+ * The contract's commands (libs/domain/src/ipam.ts) over the command bus and its handlers, for the
+ * REST controllers. releaseIpSet is left out: only the Kubernetes consumer releases an ip-set, and
+ * it dispatches its command itself.
+ */
+@Injectable()
+export class IpamService implements Omit<IpamCommands<ApiViews>, 'releaseIpSet'> {
+  constructor(private readonly commands: CommandBus) {}
+
+  allocate(input: AllocateIpInput, { metadata, restriction = null }: IpamCaller): Promise<AllocateResult<ApiViews>> {
+    return this.commands.execute<AllocateIpCommand, AllocateResult<ApiViews>>(new AllocateIpCommand(input, metadata, restriction));
+  }
+
+  release(handle: string, { metadata, restriction = null }: IpamCaller, condition: ReleaseCondition = {}): Promise<void> {
+    return this.commands.execute(new ReleaseIpCommand(handle, metadata, condition, restriction));
+  }
+
+  createPools(inputs: PoolSpecInput[], { metadata }: IpamCaller): Promise<void> {
+    return this.commands.execute(new CreatePoolsCommand(inputs, metadata));
+  }
+
+  updatePool(name: string, patch: UpdatePoolCommand['patch'], { metadata }: IpamCaller): Promise<void> {
+    return this.commands.execute(new UpdatePoolCommand(name, patch, metadata));
+  }
+
+  deletePool(name: string, { metadata }: IpamCaller): Promise<void> {
+    return this.commands.execute(new DeletePoolCommand(name, metadata));
+  }
+
+  setNodeLabels(name: string, labels: Labels, { metadata }: IpamCaller): Promise<void> {
+    return this.commands.execute(new SetNodeLabelsCommand(name, labels, metadata));
+  }
+
+  deleteNode(name: string, { metadata }: IpamCaller): Promise<void> {
+    return this.commands.execute(new DeleteNodeCommand(name, metadata));
+  }
+
+  reconcileStatefulSet(spec: StatefulSetSpec, { metadata }: IpamCaller): Promise<void> {
+    return this.commands.execute(new ReconcileStatefulSetCommand(spec, metadata));
+  }
+
+  deleteStatefulSet(namespace: string, name: string, { metadata }: IpamCaller): Promise<void> {
+    return this.commands.execute(new DeleteStatefulSetCommand(namespace, name, metadata));
+  }
+}
