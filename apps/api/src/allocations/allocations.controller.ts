@@ -9,6 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import {
+  adoptedHandle,
   AllocateIpCommand,
   DomainError,
   ReleaseIpCommand,
@@ -33,6 +34,7 @@ import type { AllocateIpResult } from './allocate-ip.handler';
 import { AllocationItemsDto, AllocationListDto } from './dto/allocation.dto';
 import { CreateAllocationDto } from './dto/create-allocation.dto';
 import { ListAllocationsQueryDto } from './dto/list-allocations-query.dto';
+import { ReleaseAllocationQueryDto } from './dto/release-allocation-query.dto';
 import { HandleParams } from '../http/path-params.dto';
 import { ApiRoute } from '../http/api-route';
 
@@ -95,13 +97,16 @@ export class AllocationsController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'released, or nothing was held' })
   @ApiForbiddenResponse({ type: ErrorResponse, description: NODE_FORBIDDEN })
-  @ApiRoute('allocator', "Release a handle's addresses (idempotent)", 400, 409)
+  @ApiRoute('allocator', "Release a handle's addresses, and with podUid the pod's adopted ones (idempotent)", 400, 409)
   async release(
     @Param() { handle }: HandleParams,
+    @Query() { podUid }: ReleaseAllocationQueryDto,
     @Metadata() metadata: CommandMetadata,
     @Restriction() restriction: NodeRestriction | null,
   ): Promise<void> {
     await this.commands.execute(new ReleaseIpCommand(handle, metadata, {}, restriction));
+    // the sandbox's handle never held what was adopted for its pod: that goes under the pod's own (each release idempotent, the DEL retried whole)
+    if (podUid !== undefined) await this.commands.execute(new ReleaseIpCommand(adoptedHandle(podUid), metadata, { podUid }, restriction));
   }
 }
 
