@@ -35,7 +35,8 @@ describe('adopting a running cluster (fake Kubernetes API, watcher and API proce
     stack = await startKubernetesStack('adoption', {
       kube: { bookmarkIntervalMs: 500 },
       api: { from: 'source', env: { IPAM_LEAK_GRACE_SECONDS: '3600' } },
-      watcherEnv: { IPAM_WATCHER_TIMEOUT_SECONDS: '5', IPAM_WATCHER_RESYNC_SECONDS: '0' },
+      // one pod sync, the first: a pod or a pool that comes later is adopted by its own path, not by the sync's look at every pod
+      watcherEnv: { IPAM_WATCHER_TIMEOUT_SECONDS: '5', IPAM_WATCHER_RESYNC_SECONDS: '3600' },
       async beforeWatcher({ kube, api }) {
         // the pools cover the running pods' ranges before ipledger watches anything
         for (const pool of [
