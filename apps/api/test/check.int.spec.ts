@@ -105,8 +105,15 @@ describe('ipledger check', () => {
     await bus.publisher.change({ kind: 'pod', type: 'ADDED', object: { metadata: ghost } });
     await bus.publisher.flush();
     await allocate({ handle: 'ghost', node: 'n1', namespace: 'shop', pod: 'ghost', podUid: ghost.uid, pools: ['net'] });
-    // a running pod whose pod IP nobody holds, and one with another pod's address
-    kube.upsert('pod', { metadata: { name: 'rogue', namespace: 'shop' }, spec: { nodeName: 'n1' }, status: running('10.91.0.200') });
+    // a running pod whose pod IP nobody holds (its status names another address than the one its CNI ADD got, so it is not
+    // adopted), and one with another pod's address (reported by two pods)
+    const rogue = kube.upsert('pod', {
+      metadata: { name: 'rogue', namespace: 'shop' },
+      spec: { nodeName: 'n1' },
+      status: { phase: 'Pending' },
+    });
+    await allocate({ handle: 'h-rogue', node: 'n1', namespace: 'shop', pod: 'rogue', podUid: rogue.metadata.uid, pools: ['net'] });
+    kube.upsert('pod', { ...rogue, status: running('10.91.0.200') });
     kube.upsert('pod', { metadata: { name: 'twin', namespace: 'shop' }, spec: { nodeName: 'n1' }, status: running(web0) });
     // a second IPv4 address for web-0 on the same network
     const web0Uid = kube.get('pod', 'shop/web-0')!.metadata.uid;
@@ -150,6 +157,7 @@ describe('ipledger check', () => {
         'pod-gone',
         'pod-ip-not-allocated',
         'pod-ip-held-by-other',
+        'pod-ip-duplicate',
         'pod-holds-several',
         'statefulset-pod-outside-range',
         'held-for-unreachable-node',
@@ -159,6 +167,13 @@ describe('ipledger check', () => {
     expect(byKind('pod-ip-not-allocated')).toEqual([expect.objectContaining({ pod: 'shop/rogue', podIp: '10.91.0.200' })]);
     expect(byKind('pod-ip-held-by-other')).toEqual([
       expect.objectContaining({ pod: 'shop/twin', podIp: web0, handle: 'h-web-0', holder: 'shop/web-0' }),
+    ]);
+    expect(byKind('pod-ip-duplicate')).toEqual([
+      {
+        podIp: web0,
+        pods: [expect.objectContaining({ pod: 'shop/twin' }), expect.objectContaining({ pod: 'shop/web-0' })],
+        holder: expect.objectContaining({ handle: 'h-web-0', holder: 'shop/web-0' }),
+      },
     ]);
     expect(byKind('pod-holds-several')).toEqual([
       expect.objectContaining({
@@ -174,6 +189,6 @@ describe('ipledger check', () => {
 
     const lines: string[] = [];
     expect(await runCli(['check', '--json'], (line) => lines.push(line), { DATABASE_URL: api.db.url })).toBe(1);
-    expect((JSON.parse(lines.join('\n')) as CheckReport).problems).toHaveLength(6);
+    expect((JSON.parse(lines.join('\n')) as CheckReport).problems).toHaveLength(7);
   });
 });

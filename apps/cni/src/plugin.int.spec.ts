@@ -126,7 +126,7 @@ describe('plugin calls and their errors', () => {
     let calls = 0;
     handler = (req, body, res) => (++calls < 3 ? reply(503, { code: 'UNAVAILABLE' }) : reply(204))(req, body, res);
     expect(await runPlugin(env('DEL'), config())).toEqual({ exitCode: 0, stdout: '' });
-    expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual(Array(3).fill('DELETE /v1/allocations/c1%3Aeth0'));
+    expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual(Array(3).fill('DELETE /v1/allocations/c1%3Aeth0?podUid=u1'));
   });
 
   it('an API that does not answer within timeoutSeconds is code 11', async () => {

@@ -29,6 +29,8 @@ export * from './commands/update-pool.command';
 export * from './commands/delete-pool.command';
 export * from './commands/allocate-ip.command';
 export * from './commands/release-ip.command';
+export * from './commands/adopt-pod-ips.command';
+export * from './allocation/adopted-handle';
 export * from './commands/set-node-labels.command';
 export * from './commands/delete-node.command';
 export * from './statefulset/statefulset.aggregate';

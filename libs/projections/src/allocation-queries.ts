@@ -30,6 +30,8 @@ export interface AllocationView {
   heldForNode?: HeldForNode;
   /** present (true) when the address came from another node's block */
   borrowed?: true;
+  /** present (true) when a running pod already used the address and the Kubernetes consumer adopted it */
+  adopted?: true;
 }
 
 export interface HeldForNode {
@@ -42,7 +44,7 @@ export interface HeldForNode {
 const ALLOCATION_COLUMNS = `a.handle, host(a.ip) AS ip, masklen(p.cidr) AS "prefixLength", p.cidr::text AS cidr, a.pool, host(p.gateway) AS gateway, a.node,
   a.namespace, a.pod, a.pod_uid AS "podUid", a.owner, a.family, ${rfc3339('a.allocated_at')} AS "allocatedAt",
   CASE WHEN a.statefulset IS NULL THEN NULL
-       ELSE json_build_object('namespace', a.namespace, 'name', a.statefulset, 'ordinal', a.ordinal) END AS "statefulSet", a.network, a.borrowed`;
+       ELSE json_build_object('namespace', a.namespace, 'name', a.statefulset, 'ordinal', a.ordinal) END AS "statefulSet", a.network, a.borrowed, a.adopted`;
 
 export const ALLOCATION_SELECT = `SELECT ${ALLOCATION_COLUMNS} FROM allocations a JOIN pools p ON p.name = a.pool`;
 
@@ -52,8 +54,9 @@ const ALLOCATION_READ = `SELECT ${ALLOCATION_COLUMNS},
   FROM allocations a JOIN pools p ON p.name = a.pool
   LEFT JOIN kubernetes_held_addresses h ON h.handle = a.handle AND h.held_at >= a.allocated_at`;
 
-export type AllocationRow = Omit<AllocationView, 'statefulSet' | 'gateway' | 'network' | 'heldForNode' | 'borrowed'> & {
+export type AllocationRow = Omit<AllocationView, 'statefulSet' | 'gateway' | 'network' | 'heldForNode' | 'borrowed' | 'adopted'> & {
   borrowed: boolean | null;
+  adopted: boolean | null;
   statefulSet: StatefulSetRef | null;
   gateway: string | null;
   network: string | null;
@@ -61,7 +64,15 @@ export type AllocationRow = Omit<AllocationView, 'statefulSet' | 'gateway' | 'ne
 };
 
 /** The optional fields are left out rather than null when they do not apply. */
-export const toAllocationView = ({ statefulSet, gateway, network, heldForNode, borrowed, ...row }: AllocationRow): AllocationView => ({
+export const toAllocationView = ({
+  statefulSet,
+  gateway,
+  network,
+  heldForNode,
+  borrowed,
+  adopted,
+  ...row
+}: AllocationRow): AllocationView => ({
   ...row,
   // PostgreSQL prints some IPv6 addresses dotted: show the service's one canonical text
   ip: canonicalIp(row.ip),
@@ -71,6 +82,7 @@ export const toAllocationView = ({ statefulSet, gateway, network, heldForNode, b
   ...(network === null ? {} : { network }),
   ...(heldForNode ? { heldForNode } : {}),
   ...(borrowed ? { borrowed: true as const } : {}),
+  ...(adopted ? { adopted: true as const } : {}),
 });
 
 /**
@@ -96,6 +108,7 @@ export function allocationFromEvent(event: RecordedEvent, pool: { cidr: string; 
     ...(d.statefulSet ? { statefulSet: d.statefulSet } : {}),
     ...(d.network ? { network: d.network } : {}),
     ...(d.borrowed ? { borrowed: d.borrowed } : {}),
+    ...(d.adopted ? { adopted: d.adopted } : {}),
   };
 }
 

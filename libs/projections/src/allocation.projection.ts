@@ -14,10 +14,10 @@ export const ALLOCATION_ROW = `SELECT data ->> 'handle' AS handle, (data ->> 'fa
   data ->> 'podUid' AS pod_uid,
   COALESCE(data ->> 'owner', CASE WHEN data ->> 'podUid' IS NULL THEN 'external' ELSE 'pod' END) AS owner, date_trunc('milliseconds', recorded_at) AS allocated_at,
   data -> 'statefulSet' ->> 'name' AS statefulset, (data -> 'statefulSet' ->> 'ordinal')::integer AS ordinal, data ->> 'network' AS network,
-  (data ->> 'borrowed')::boolean AS borrowed`;
+  (data ->> 'borrowed')::boolean AS borrowed, (data ->> 'adopted')::boolean AS adopted`;
 
 export const ALLOCATION_COLUMNS =
-  'handle, family, ip, pool, node, namespace, pod, pod_uid, owner, allocated_at, statefulset, ordinal, network, borrowed';
+  'handle, family, ip, pool, node, namespace, pod, pod_uid, owner, allocated_at, statefulset, ordinal, network, borrowed, adopted';
 
 const INSERT = `INSERT INTO allocations (${ALLOCATION_COLUMNS}) ${ALLOCATION_ROW} FROM unnest($1::jsonb[], $2::timestamptz[]) e (data, recorded_at)`;
 const DELETE = 'DELETE FROM allocations a USING unnest($1::text[], $2::inet[]) r (handle, ip) WHERE a.handle = r.handle AND a.ip = r.ip';

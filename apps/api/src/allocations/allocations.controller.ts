@@ -7,7 +7,7 @@ import {
   ApiOkResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { DomainError, InvalidInputError, type CommandMetadata, type NodeRestriction } from '@ipledger/domain';
+import { adoptedHandle, DomainError, InvalidInputError, type CommandMetadata, type NodeRestriction } from '@ipledger/domain';
 import {
   decodeContinue,
   encodeContinue,
@@ -25,6 +25,7 @@ import { IpamService } from '../ipam/ipam.service';
 import { AllocationItemsDto, AllocationListDto } from './dto/allocation.dto';
 import { CreateAllocationDto } from './dto/create-allocation.dto';
 import { ListAllocationsQueryDto } from './dto/list-allocations-query.dto';
+import { ReleaseAllocationQueryDto } from './dto/release-allocation-query.dto';
 import { HandleParams } from '../http/path-params.dto';
 import { ApiRoute } from '../http/api-route';
 
@@ -87,13 +88,16 @@ export class AllocationsController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'released, or nothing was held' })
   @ApiForbiddenResponse({ type: ErrorResponse, description: NODE_FORBIDDEN })
-  @ApiRoute('allocator', "Release a handle's addresses (idempotent)", 400, 409)
+  @ApiRoute('allocator', "Release a handle's addresses, and with podUid the pod's adopted ones (idempotent)", 400, 409)
   async release(
     @Param() { handle }: HandleParams,
+    @Query() { podUid }: ReleaseAllocationQueryDto,
     @Metadata() metadata: CommandMetadata,
     @Restriction() restriction: NodeRestriction | null,
   ): Promise<void> {
     await this.ipam.release(handle, { metadata, restriction });
+    // the sandbox's handle never held what was adopted for its pod: that goes under the pod's own (each release idempotent, the DEL retried whole)
+    if (podUid !== undefined) await this.ipam.release(adoptedHandle(podUid), { metadata, restriction }, { podUid });
   }
 }
 

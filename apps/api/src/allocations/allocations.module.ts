@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DatabaseClock } from '../infrastructure/database-clock';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
+import { AdoptPodIpsHandler } from './adopt-pod-ips.handler';
 import { AllocateIpHandler } from './allocate-ip.handler';
 import { AllocationReads } from './allocation-reads';
 import { AllocationsController } from './allocations.controller';
@@ -8,6 +9,6 @@ import { ReleaseIpHandler } from './release-ip.handler';
 
 @Module({
   controllers: [AllocationsController],
-  providers: [AllocateIpHandler, ReleaseIpHandler, PoolGroupCommit, AllocationReads, DatabaseClock],
+  providers: [AllocateIpHandler, AdoptPodIpsHandler, ReleaseIpHandler, PoolGroupCommit, AllocationReads, DatabaseClock],
 })
 export class AllocationsModule {}

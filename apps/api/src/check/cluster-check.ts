@@ -5,6 +5,7 @@ export const CHECK_PROBLEM_KINDS = [
   'pod-gone',
   'pod-ip-not-allocated',
   'pod-ip-held-by-other',
+  'pod-ip-duplicate',
   'pod-holds-several',
   'statefulset-pod-outside-range',
   'held-for-unreachable-node',
@@ -50,7 +51,7 @@ export async function checkCluster(db: Queryable): Promise<CheckReport> {
       evidence: {},
     });
   } else {
-    problems.push(...(await podsGone(db, sync.sync_id)), ...(await podIps(db, sync.sync_id)));
+    problems.push(...(await podsGone(db, sync.sync_id)), ...(await podIps(db, sync.sync_id)), ...(await duplicates(db, sync.sync_id)));
   }
   problems.push(...(await several(db)), ...(await outsideRange(db)), ...(await heldForUnreachable(db)));
   return {
@@ -114,6 +115,40 @@ async function podIps(db: Queryable, syncId: string): Promise<CheckProblem[]> {
           evidence: row,
         },
   );
+}
+
+/**
+ * One address that several running pods report (a pod's status outlived its sandbox on a lost
+ * node, or the IPAM before ipledger gave it twice): at most one of them holds it, adopted or
+ * allocated; the others may still use it.
+ */
+async function duplicates(db: Queryable, syncId: string): Promise<CheckProblem[]> {
+  const { rows } = await db.query<{
+    podIp: string;
+    pods: Array<{ pod: string; podUid: string; node: string | null }>;
+    holder: { handle: string; holder: string; holderUid: string | null } | null;
+  }>(
+    `SELECT host(p.ip) AS "podIp",
+            json_agg(json_build_object('pod', o.key, 'podUid', o.uid, 'node', o.object -> 'spec' ->> 'nodeName') ORDER BY o.key) AS pods,
+            (SELECT json_build_object('handle', a.handle, 'holder', a.namespace || '/' || a.pod, 'holderUid', a.pod_uid)
+               FROM allocations a WHERE a.ip = p.ip) AS holder
+       FROM kubernetes_sync_items i
+       JOIN kubernetes_objects o ON o.kind = 'pod' AND o.key = i.key AND o.uid = i.uid AND NOT o.deleted
+       CROSS JOIN LATERAL (SELECT (x ->> 'ip')::inet AS ip FROM jsonb_array_elements(coalesce(o.object -> 'status' -> 'podIPs', '[]')) x) p
+      WHERE i.sync_id = $1 AND o.object -> 'status' ->> 'phase' = 'Running'
+        AND coalesce(o.object -> 'spec' ->> 'hostNetwork', 'false') <> 'true'
+        AND EXISTS (SELECT 1 FROM pools pl WHERE pl.cidr >>= p.ip)
+      GROUP BY p.ip HAVING count(*) > 1
+      ORDER BY p.ip`,
+    [syncId],
+  );
+  return rows.map((row) => ({
+    kind: 'pod-ip-duplicate',
+    message:
+      `running pods ${row.pods.map((p) => p.pod).join(', ')} all report pod IP ${row.podIp}; ` +
+      (row.holder ? `handle ${row.holder.handle} holds it for ${row.holder.holder}` : 'no allocation holds it'),
+    evidence: row,
+  }));
 }
 
 async function several(db: Queryable): Promise<CheckProblem[]> {

@@ -52,6 +52,7 @@ import { collectLeaks } from './leak-collector';
 import { applyNamespace } from './namespace.applier';
 import { applyNode } from './node.applier';
 import { applyPod, onlyRecorded } from './pod.applier';
+import { PodAdoption } from './pod-adoption';
 import { ClaimBatch } from './claim-batch';
 import { CommitBatch, committedInBatches } from './commit-batch';
 import { applyStatefulSet } from './statefulset.applier';
@@ -80,6 +81,9 @@ const START_RETRY_MAX_MS = 30_000;
 const HELD_POLL_MIN_MS = 500;
 const HELD_POLL_MAX_MS = 15_000;
 
+/** How often the pools are looked at for new ones (or new cidrs) that cover running pods' addresses to adopt: one small read. */
+const POOL_ADOPTION_POLL_MS = 2000;
+
 /**
  * Applies what the watcher publishes through the same commands as REST. Messages of one object
  * are applied in order, different objects concurrently; a sync marker waits for every message
@@ -104,6 +108,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
   /** the reads every Node or IPPool message makes, one query for those that meet */
   private readonly applied: ReadBatcher<{ change: ObjectChange } & StreamPosition, boolean>;
   private readonly pools: ReadBatcher<string, PoolView | null>;
+  private readonly adoption: PodAdoption;
 
   constructor(
     @Inject(KUBERNETES_CONFIG) private readonly config: KubernetesConsumerConfig,
@@ -117,6 +122,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     this.claims = new ClaimBatch(db);
     this.batches = new CommitBatch(writer);
     this.applied = new ReadBatcher((messages) => alreadyApplied(db, messages));
+    this.adoption = new PodAdoption(db, commands, this.logger);
     this.pools = new ReadBatcher(async (names) => {
       const found = new Map((await findPoolsByName(db, names)).map((pool) => [pool.name, pool]));
       return names.map((name) => found.get(name) ?? null);
@@ -175,6 +181,9 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     this.every(Math.min(HELD_POLL_MAX_MS, Math.max(HELD_POLL_MIN_MS, (grace * 1000) / 4)), 'held addresses not checked', () =>
       this.releaseHeldForUnreachableNodes(),
     );
+    this.every(POOL_ADOPTION_POLL_MS, 'pools not looked at for running pods to adopt', () =>
+      this.adoption.poolsChanged(ownMetadata(randomUUID())),
+    );
     this.logger.log(`consuming ${this.config.names.stream} as ${this.config.durable}`);
   }
 
@@ -213,9 +222,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
 
   /** Addresses held for a node that stayed not Ready past IPAM_UNREACHABLE_NODE_GRACE_SECONDS are released (every replica looks; releases are idempotent). */
   private async releaseHeldForUnreachableNodes(): Promise<void> {
-    const correlationId = randomUUID();
-    const metadata: CommandMetadata = { actor: 'watcher', source: 'kubernetes', correlationId, causationId: correlationId };
-    const released = await releaseForUnreachableNodes(this.context(metadata), this.config.unreachableNodeGraceSeconds);
+    const released = await releaseForUnreachableNodes(this.context(ownMetadata(randomUUID())), this.config.unreachableNodeGraceSeconds);
     this.metrics.leakReleases.inc({ reason: 'node-unreachable' }, released.length);
     for (const handle of released) {
       this.logger.warn(`released handle ${handle}: held for a node not Ready for ${this.config.unreachableNodeGraceSeconds} s`);
@@ -309,6 +316,8 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
       APPLIERS[change.kind](ctx, change),
     );
     await this.claims.record({ change, ...positionOf(delivery), status });
+    // acknowledged once adopted: a failure here delivers the message again, and its adoption is tried again
+    if (change.kind === 'pod') await this.adoption.podRecorded(change.object, ctx.metadata);
   }
 
   /**
@@ -478,6 +487,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
       this.metrics.leakReleases.inc({ reason: 'pod-missing' }, report.released.length);
       for (const handle of report.released) this.logger.warn(`released leaked handle ${handle}: its pod was missing from two pod syncs`);
       if (report.suspects) this.logger.log(`${report.suspects} handle(s) whose pod this sync did not list: released after the next sync`);
+      await this.adoption.everywhere(metadata);
     }
     await markSyncDone(this.db, sync);
     return ACKED;
@@ -527,6 +537,14 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     }
   }
 }
+
+/** The metadata of work the consumer does of its own accord (a timer), not for a message. */
+const ownMetadata = (correlationId: string): CommandMetadata => ({
+  actor: 'watcher',
+  source: 'kubernetes',
+  correlationId,
+  causationId: correlationId,
+});
 
 const positionOf = (delivery: Delivery): StreamPosition => ({ streamEpoch: delivery.streamEpoch, streamSequence: delivery.streamSequence });
 

@@ -28,5 +28,7 @@ export interface IpAllocated {
     network?: string;
     /** present (true) when the address came from another node's block */
     borrowed?: true;
+    /** present (true) when a running pod already used the address before ipledger knew it (adoption: a cluster moving from another IPAM) */
+    adopted?: true;
   };
 }

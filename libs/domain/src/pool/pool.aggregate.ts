@@ -56,7 +56,7 @@ import type { Block, Holder, PoolState, PoolView } from './pool-state';
  * Exactly the holder's fields of a request or an event, the optional ones only when present; the
  * owner always, also for events recorded before owners were (allocationOwner).
  */
-function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, ipSet, network, borrowed }: Holder): Holder {
+function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, ipSet, network, borrowed, adopted }: Holder): Holder {
   return {
     handle,
     node,
@@ -68,6 +68,7 @@ function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, ip
     ...(ipSet ? { ipSet } : {}),
     ...(network ? { network } : {}),
     ...(borrowed ? { borrowed } : {}),
+    ...(adopted ? { adopted } : {}),
   };
 }
 
@@ -541,6 +542,24 @@ export function decideAllocate(state: PoolView, request: AllocationRequest): All
   const held = pool.byHandle.get(request.handle);
   if (held !== undefined) return { ip: held, event: null, claim: null };
   if (pool.disabled) throw new DomainError('POOL_DISABLED', `pool "${pool.name}" is disabled and hands out no new addresses`);
+  return decidePlaced(pool, request);
+}
+
+/**
+ * Adoption: the address a running pod already uses (it came from the IPAM the cluster used before)
+ * becomes its holder's, so it is never handed out. Only that address, refused as a requested one is
+ * (held by another handle: IP_IN_USE; the gateway, reserved, another's range: IP_RESERVED), also in
+ * a disabled pool (nothing is handed out: the address is in use already). A handle that already
+ * holds its address here gets it back with no event, so a replayed adoption appends nothing.
+ */
+export function decideAdopt(state: PoolView, request: AllocationRequest & { ip: bigint }): AllocateDecision {
+  const pool = existing(state, state.name);
+  const held = pool.byHandle.get(request.handle);
+  if (held !== undefined) return { ip: held, event: null, claim: null };
+  return decidePlaced(pool, { ...request, adopted: true });
+}
+
+function decidePlaced(pool: PoolView & { cidr: Cidr }, request: AllocationRequest): AllocateDecision {
   const { ip, claim, borrowed } = placeAddress(pool, request);
   const holder = holderOf({ ...request, ...(borrowed ? { borrowed } : {}) });
   return {

@@ -46,6 +46,12 @@ export class AllocationDto {
       'present while its pod is deleted but its sandbox may still use the address: not free until the node CNI DEL or GC, the node object is deleted, or IPAM_UNREACHABLE_NODE_GRACE_SECONDS after the node was last Ready',
   })
   heldForNode?: HeldForNodeDto;
+  @ApiPropertyOptional({
+    enum: [true],
+    description:
+      'present (true) when a running pod already used the address before ipledger knew it (a cluster moving from another IPAM) and the Kubernetes consumer adopted it',
+  })
+  adopted?: true;
 }
 
 export class AllocationItemsDto {

@@ -1,0 +1,27 @@
+import type { CommandMetadata } from '../command-metadata';
+
+/** A running pod, as the Kubernetes consumer last applied it. */
+export interface RunningPod {
+  namespace: string;
+  pod: string;
+  podUid: string;
+  node: string;
+}
+
+/** One address the pod reports (status.podIPs), with the pool whose CIDR holds it. */
+export interface PodAddress {
+  pool: string;
+  ip: string;
+}
+
+/**
+ * Adopts the addresses a running pod already uses (a cluster moving from another IPAM): each
+ * becomes the pod's, under adoptedHandle(podUid), `adopted: true`, all of them or none.
+ */
+export class AdoptPodIpsCommand {
+  constructor(
+    readonly pod: RunningPod,
+    readonly addresses: readonly PodAddress[],
+    readonly metadata: CommandMetadata,
+  ) {}
+}
