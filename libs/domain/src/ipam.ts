@@ -10,6 +10,7 @@
  * the full shapes (`Ipam<ItsViews>`), checked against these.
  */
 import type { AllocateIpInput } from './commands/allocate-ip.command';
+import type { PodAddress, RunningPod } from './commands/adopt-pod-ips.command';
 import type { StatefulSetSpec } from './commands/reconcile-statefulset.command';
 import type { UpdatePoolCommand } from './commands/update-pool.command';
 import type { NodeRestriction } from './allocation/node-restriction';
@@ -105,6 +106,12 @@ export interface IpamCommands<V extends IpamViews = IpamViews> {
    * that no pod reserves a new set for it. True when it changed anything. Refusals: IpamRefusals['releaseIpSet'].
    */
   releaseIpSet(ref: IpSetRef, uid: string, tombstone: boolean, caller: IpamCaller): Promise<boolean>;
+  /**
+   * A running pod's addresses from the IPAM the cluster used before become its own (`adopted: true`),
+   * all or none, never one another handle holds. True when it appended anything (false: adopted
+   * before). Refusals: IpamRefusals['adoptPodIps'].
+   */
+  adoptPodIps(pod: RunningPod, addresses: readonly PodAddress[], caller: IpamCaller): Promise<boolean>;
 }
 
 /** The questions the read models (and, for history and an instant `at`, the log) answer. */
@@ -179,6 +186,7 @@ export type IpamRefusals = RefusalsOf<{
   reconcileStatefulSet: InvalidCode | 'NO_ELIGIBLE_POOL';
   deleteStatefulSet: 'STATEFULSET_NOT_FOUND';
   releaseIpSet: never;
+  adoptPodIps: 'POOL_NOT_FOUND' | 'IP_IN_USE' | 'IP_RESERVED' | 'IP_NOT_IN_POOL';
   getAllocations: 'ALLOCATION_NOT_FOUND';
   listAllocations: 'INVALID_ARGUMENT';
   getPool: 'POOL_NOT_FOUND';

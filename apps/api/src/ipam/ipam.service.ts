@@ -23,11 +23,11 @@ import type { ApiViews } from './api-views';
 
 /**
  * The contract's commands (libs/domain/src/ipam.ts) over the command bus and its handlers, for the
- * REST controllers. releaseIpSet is left out: only the Kubernetes consumer releases an ip-set, and
- * it dispatches its command itself.
+ * REST controllers. releaseIpSet and adoptPodIps are left out: only the Kubernetes consumer releases
+ * an ip-set or adopts a pod's addresses, and it dispatches those commands itself.
  */
 @Injectable()
-export class IpamService implements Omit<IpamCommands<ApiViews>, 'releaseIpSet'> {
+export class IpamService implements Omit<IpamCommands<ApiViews>, 'releaseIpSet' | 'adoptPodIps'> {
   constructor(private readonly commands: CommandBus) {}
 
   allocate(input: AllocateIpInput, { metadata, restriction = null }: IpamCaller): Promise<AllocateResult<ApiViews>> {
