@@ -18,6 +18,7 @@ import { KeyedMutex } from './infrastructure/keyed-mutex';
 import { createPgPool } from './infrastructure/pg-pool';
 import { TokenRegistry } from './infrastructure/token-registry';
 import { TokenReviewer } from './infrastructure/token-reviewer';
+import { ReplayQueue } from './infrastructure/replay-queue';
 import { CONFIG, PG_POOL } from './infrastructure/tokens';
 import { KubernetesModule } from './kubernetes/kubernetes.module';
 import { InventoryMetrics } from './metrics/inventory.metrics';
@@ -63,6 +64,7 @@ export class AppModule implements OnApplicationShutdown {
       InventoryMetrics,
       KeyedMutex,
       EventWriter,
+      ReplayQueue,
     ];
     return {
       module: AppModule,
