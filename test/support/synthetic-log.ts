@@ -22,7 +22,7 @@ import type { Pool } from 'pg';
 import { seededRandom } from './seeded-random';
 
 /** One event as the events table stores it, in the chain's text form (position, ids and time are the database's). */
-type LogRow = Pick<ChainEvent, 'streamId' | 'version' | 'type' | 'schemaVersion' | 'data' | 'metadata'>;
+export type LogRow = Pick<ChainEvent, 'streamId' | 'version' | 'type' | 'schemaVersion' | 'data' | 'metadata'>;
 
 interface StatefulSetRun {
   namespace: string;
@@ -289,7 +289,7 @@ export class SyntheticLog {
 }
 
 /** One INSERT a chunk, in generation order: positions follow the array (WITH ORDINALITY), and the hash-chain trigger links each row. */
-async function insertRows(db: Pool, rows: LogRow[]): Promise<void> {
+export async function insertRows(db: Pool, rows: LogRow[]): Promise<void> {
   await db.query(
     `INSERT INTO events (stream_id, version, event_id, type, schema_version, data, metadata)
      SELECT s, v, gen_random_uuid(), t, sv, d, m

@@ -20,6 +20,7 @@ import { createPgPool } from './infrastructure/pg-pool';
 import { IpamService } from './ipam/ipam.service';
 import { TokenRegistry } from './infrastructure/token-registry';
 import { TokenReviewer } from './infrastructure/token-reviewer';
+import { ReplayQueue } from './infrastructure/replay-queue';
 import { CONFIG, PG_POOL } from './infrastructure/tokens';
 import { KnownPodLookup } from './kubernetes/known-pod-lookup';
 import { KubernetesModule } from './kubernetes/kubernetes.module';
@@ -69,6 +70,7 @@ export class AppModule implements OnApplicationShutdown {
       // allocations own the port, kubernetes answers it: bound here so neither module imports the other
       { provide: POD_LOOKUP, useClass: KnownPodLookup },
       IpamService,
+      ReplayQueue,
     ];
     return {
       module: AppModule,

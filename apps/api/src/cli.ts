@@ -17,6 +17,7 @@ import { MIGRATIONS_DIR } from './migrations-dir';
 import { Progress } from './progress';
 import { databaseFailure, databaseVariable } from './database-failure';
 import { EXIT_CODES } from './start-failure';
+import { MAX_LIMIT } from './http/list-query.dto';
 
 /** verify-chain names this many broken links at most (each changed event breaks one) */
 const MAX_BROKEN_LINES = 50;
@@ -161,22 +162,26 @@ async function run(
     }
     if (command === 'verify-chain') return await checkChain(db, head, out);
     if (command === 'check') return await check(db, option === '--json', out);
-    const history = await ipHistory(db, ip);
-    if (history.length === 0) out(`${ip} has no history: no allocation, release or reservation of it was ever recorded`);
-    for (const item of history) {
-      out(
-        [
-          item.at,
-          item.type,
-          item.pool,
-          item.handle ?? item.statefulSet ?? '-',
-          `${item.namespace ?? '-'}/${item.pod ?? '-'}`,
-          item.node ?? '-',
-          item.actor ?? '-',
-        ].join('\t'),
-      );
+    // a page at a time, printed as it comes: an address reused a million times is never all in memory
+    let page = await ipHistory(db, ip, { limit: MAX_LIMIT });
+    if (page.items.length === 0) out(`${ip} has no history: no allocation, release or reservation of it was ever recorded`);
+    for (;;) {
+      for (const item of page.items) {
+        out(
+          [
+            item.at,
+            item.type,
+            item.pool,
+            item.handle ?? item.statefulSet ?? '-',
+            `${item.namespace ?? '-'}/${item.pod ?? '-'}`,
+            item.node ?? '-',
+            item.actor ?? '-',
+          ].join('\t'),
+        );
+      }
+      if (page.continue === null) return 0;
+      page = await ipHistory(db, ip, { limit: MAX_LIMIT, continue: page.continue });
     }
-    return 0;
   } finally {
     await db.end();
   }

@@ -73,6 +73,10 @@ export interface Config {
   embeddedDatabase: boolean;
   /** the aggregate cache's memory bound, in bytes (estimated from the states' address runs and holders) */
   aggregateCacheBytes: number;
+  /** IPAM_REPLAY_CONCURRENCY: `?at=` replays this replica runs at once */
+  replayConcurrency: number;
+  /** IPAM_REPLAY_QUEUE: `?at=` replays waiting for one of those; past them a read answers 503 with Retry-After */
+  replayQueue: number;
   /** how often the background sealer extends the audit chain over newly committed events */
   auditSealIntervalMs: number;
   /** how often the API looks for empty blocks whose blockReleaseSeconds have passed */
@@ -319,6 +323,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requireSyncReplication: flag(env, 'IPAM_REQUIRE_SYNC_REPLICATION'),
     embeddedDatabase: false,
     aggregateCacheBytes: wholeNumber(env, 'IPAM_AGGREGATE_CACHE_MB', 160, { min: 1 }) * 1024 * 1024,
+    replayConcurrency: wholeNumber(env, 'IPAM_REPLAY_CONCURRENCY', 2, { min: 1, max: 64 }),
+    replayQueue: wholeNumber(env, 'IPAM_REPLAY_QUEUE', 8, { max: 1000 }),
     metricsPools: metricsPools(env.IPAM_METRICS_POOLS),
     auditSealIntervalMs: wholeNumber(env, 'IPAM_AUDIT_SEAL_INTERVAL_MS', 1000, { min: 10, max: 60_000 }),
     blockSweepIntervalMs: wholeNumber(env, 'IPAM_BLOCK_SWEEP_INTERVAL_MS', 5000, { min: 10, max: 600_000 }),

@@ -38,9 +38,9 @@ describe('audit over HTTP: address history, pools and allocations as they were',
     expect(history.map((e) => e.type)).toEqual(['PoolCreated', 'IpAllocated', 'PoolUpdated', 'IpReleased', 'IpAllocated', 'RangeReserved']);
     const first = await get('/v1/pools/rack-7/history', { limit: 4 });
     expect(first.body.items).toHaveLength(4);
-    const second = await get('/v1/pools/rack-7/history', { limit: 4, after: first.body.next });
+    const second = await get('/v1/pools/rack-7/history', { limit: 4, continue: first.body.continue });
     expect(second.body.items.map((e: { version: number }) => e.version)).toEqual([5, 6]);
-    expect(second.body.next).toBeNull();
+    expect(second.body.continue).toBeNull();
     expect((await get('/v1/pools/ghost/history')).status).toBe(404);
   });
 

@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'preact/hooks';
-import { apiGet } from './api-client';
+import { listAll } from './api-client';
 import type { IpHistoryItem, RecordedEvent } from './api-types';
 import { ErrorBox } from './error-box';
 import { formatTime } from './format';
@@ -50,7 +50,7 @@ export function IpHistory({
   onClose: () => void;
   onPick: (at: string) => void;
 }) {
-  const history = useLoad(() => apiGet<{ items: IpHistoryItem[] }>(`/v1/ips/${encodeURIComponent(ip)}/history`), [ip, reload]);
+  const history = useLoad(async () => ({ items: await listAll<IpHistoryItem>(`/v1/ips/${encodeURIComponent(ip)}/history`) }), [ip, reload]);
   return (
     <section class="ip-history" data-ip={ip}>
       <header>

@@ -12,19 +12,9 @@ import { instantAfter, justAfter, positionAt, TimeControl } from './time-control
 import { useLoad } from './use-load';
 import { UtilisationBar } from './utilisation';
 
-/** The pool's own events, every page of them (`next` is the cursor). */
-async function poolEvents(name: string): Promise<RecordedEvent[]> {
-  const events: RecordedEvent[] = [];
-  let after: string | null = null;
-  do {
-    const page: { items: RecordedEvent[]; next: string | null } = await apiGet(`/v1/pools/${encodeURIComponent(name)}/history`, {
-      limit: 1000,
-      after,
-    });
-    events.push(...page.items);
-    after = page.next;
-  } while (after);
-  return events;
+/** The pool's own events, every page of them. */
+function poolEvents(name: string): Promise<RecordedEvent[]> {
+  return listAll<RecordedEvent>(`/v1/pools/${encodeURIComponent(name)}/history`);
 }
 
 /** The pool, who held what and which node held which block, now or as they were at `at` (all replayed from the log by the API). */

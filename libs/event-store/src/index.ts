@@ -6,6 +6,7 @@ export * from './migration-state';
 export * from './schema-ahead.error';
 export * from './read-all';
 export * from './read-snapshot';
+export * from './read-snapshot-at';
 export * from './read-snapshots';
 export * from './read-stream';
 export * from './read-streams';

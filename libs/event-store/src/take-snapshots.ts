@@ -8,9 +8,10 @@ import { writeSnapshot } from './write-snapshot';
 const PAGE = 5000;
 
 /**
- * Snapshots, at its last version, every stream of the types that keep snapshots which is at least
- * `snapshot.every` events long: what the API would have written as the stream grew, so that its
- * first load after a log was imported replays no more than it would have. Returns how many were written.
+ * Snapshots every stream of the types that keep snapshots, every `snapshot.every` events along
+ * its whole history: what the API would have written as the stream grew, so that neither its
+ * first load after a log was imported nor a replay to a past instant (`?at=`) folds more than it
+ * would have. Returns how many were written.
  */
 export async function takeSnapshots(
   db: PoolClient,
@@ -23,15 +24,23 @@ export async function takeSnapshots(
     if (!codec) continue;
     for (const { streamId, version } of await readStreamHeads(db, type.streamPrefix)) {
       let state = type.initialState();
+      let snapshotted = 0;
       for (let at = 0; at < version; ) {
-        const events = await readStream(db, streamId, at, { limit: PAGE });
+        const events = (await readStream(db, streamId, at, { limit: PAGE })).map(upcast);
         if (events.length === 0) break;
-        state = foldEvents(type, state, events.map(upcast));
-        at = events[events.length - 1].version;
+        // folded in slices that end where a snapshot is due, so each lands at its exact version
+        for (let i = 0; i < events.length; ) {
+          const due = Math.max(1, codec.every(state) - (at - snapshotted));
+          const slice = events.slice(i, i + due);
+          state = foldEvents(type, state, slice);
+          at = slice[slice.length - 1].version;
+          i += slice.length;
+          if (at - snapshotted < codec.every(state)) continue;
+          await writeSnapshot(db, streamId, at, codec.serialize(state));
+          snapshotted = at;
+          written++;
+        }
       }
-      if (version < codec.every(state)) continue;
-      await writeSnapshot(db, streamId, version, codec.serialize(state));
-      written++;
     }
   }
   return written;

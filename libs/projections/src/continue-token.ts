@@ -1,12 +1,14 @@
 import { InvalidInputError } from '@ipledger/domain';
 
 /** What each position of a continue key holds (the SQL type of its column); a token whose key does not fit is refused. */
-export type KeyPart = 'string' | 'smallint' | 'integer';
+export type KeyPart = 'string' | 'smallint' | 'integer' | 'bigint';
 
 /** The ranges of PostgreSQL's integer types: a larger number would fail in the query (a 500), not page. */
 const INTEGER_RANGE: Record<Exclude<KeyPart, 'string'>, readonly [number, number]> = {
   smallint: [-32768, 32767],
   integer: [-2147483648, 2147483647],
+  // what a bigint column (the log's positions) holds and a JSON number keeps exactly
+  bigint: [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
 };
 
 /** No key part of a list (names, handles) is longer; a longer one was not issued here. */

@@ -12,6 +12,7 @@ export * from './statefulset-queries';
 export * from './ip-set-queries';
 export * from './ip-history';
 export * from './pool-at';
+export * from './pool-history';
 export * from './verify-projections';
 export * from './rebuild-projections';
 export * from './block-queries';

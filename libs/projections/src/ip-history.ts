@@ -1,5 +1,7 @@
 import { ipSetOfRange, type IpSetKind } from '@ipledger/domain';
 import { prepared } from '@ipledger/event-store';
+import { decodeContinue, encodeContinue } from './continue-token';
+import type { Page } from './pool-queries';
 import type { Queryable } from './queryable';
 import { rfc3339 } from './rfc3339';
 
@@ -19,25 +21,29 @@ export interface IpHistoryItem {
 }
 
 /**
- * Every allocation and release of one address, and every StatefulSet range or ip-set reserved over it,
- * oldest first, read from the log itself (the read models only know the present).
+ * The allocations and releases of one address, and the StatefulSet ranges and ip-sets reserved over
+ * it, oldest first, read from the log itself (the read models only know the present): a page of
+ * `limit` after the `continue` token's position, however often the address was reused.
  */
-export async function ipHistory(db: Queryable, ip: string): Promise<IpHistoryItem[]> {
+export async function ipHistory(db: Queryable, ip: string, page: { limit: number; continue?: string }): Promise<Page<IpHistoryItem>> {
+  const [after] = decodeContinue(page.continue, ['bigint']) ?? [0];
   const { rows } = await db.query<Omit<IpHistoryItem, 'ipSet'> & { position: string }>(
     prepared(
       `SELECT type, data ->> 'handle' AS handle, data ->> 'pool' AS pool, data ->> 'node' AS node, data ->> 'namespace' AS namespace,
               data ->> 'pod' AS pod, NULL AS "statefulSet", ${rfc3339('recorded_at')} AS at, metadata ->> 'actor' AS actor, position
-         FROM events WHERE type IN ('IpAllocated', 'IpReleased') AND data ->> 'ip' = $1
+         FROM events WHERE type IN ('IpAllocated', 'IpReleased') AND data ->> 'ip' = $1 AND position > $2
        UNION ALL
        SELECT type, NULL, data ->> 'pool', NULL, data ->> 'namespace', NULL, data ->> 'name', ${rfc3339('recorded_at')}, metadata ->> 'actor', position
-         FROM events WHERE type = 'RangeReserved' AND $1::inet BETWEEN (data ->> 'start')::inet AND (data ->> 'end')::inet
-       ORDER BY position`,
-      [ip],
+         FROM events WHERE type = 'RangeReserved' AND $1::inet BETWEEN (data ->> 'start')::inet AND (data ->> 'end')::inet AND position > $2
+       ORDER BY position LIMIT $3`,
+      [ip, after, page.limit + 1],
     ),
   );
-  return rows.map(({ position: _position, ...item }) => {
+  const items = rows.slice(0, page.limit).map(({ position: _position, ...item }) => {
     // an ip-set is a range named `<Kind>:<name>` (ip-set.ts): said as such, not as a StatefulSet
     const ipSet = item.statefulSet !== null && item.namespace !== null ? ipSetOfRange(item.namespace, item.statefulSet) : null;
     return ipSet ? { ...item, statefulSet: null, ipSet: { kind: ipSet.kind, name: ipSet.name } } : { ...item, ipSet: null };
   });
+  const last = rows[page.limit - 1];
+  return { items, continue: rows.length > page.limit ? encodeContinue([Number(last.position)]) : null };
 }

@@ -1,26 +1,54 @@
 import { allocationOwner, blockCidr, blockedPool, blockOf, PoolAggregate, poolCounts, poolGateway, type PoolState } from '@ipledger/domain';
 import { formatCidr, formatIp } from '@ipledger/ip';
-import { readStream, type RecordedEvent } from '@ipledger/event-store';
+import { readSnapshotAt, readStream } from '@ipledger/event-store';
 import type { AllocationView } from './allocation-queries';
 import type { BlockView } from './block-queries';
 import type { PoolView } from './pool-queries';
+import { readHeldSince } from './read-held-since';
+import { readPoolCreatedAt } from './read-pool-created-at';
 import type { Pool } from 'pg';
 
-/** A pool's stream folded up to an instant: the aggregate as it was then, and when it was created. */
-async function foldPoolAt(db: Pool, name: string, at: Date): Promise<{ state: PoolState; events: RecordedEvent[] } | null> {
-  const events = await readStream(db, `${PoolAggregate.streamPrefix}-${name}`, 0, { until: at });
-  const state = PoolAggregate.fold!(PoolAggregate.initialState(), events);
-  return state.exists ? { state, events } : null;
+/** Events a replay reads and folds at a time: a page's rows are all it holds besides the state. */
+const REPLAY_PAGE = 1000;
+
+interface PoolThen {
+  streamId: string;
+  state: PoolState;
+  /** the last event at or before the instant */
+  version: number;
+  position: number;
+  recordedAt: Date;
+}
+
+/**
+ * A pool's stream folded up to an instant: from the newest snapshot at or before it, then the
+ * events after that one in pages (each read yields to requests waiting, allocations first), so a
+ * replay costs what the pool holds, not the length of its history (null: it did not exist then).
+ */
+async function foldPoolAt(db: Pool, name: string, at: Date): Promise<PoolThen | null> {
+  const streamId = `${PoolAggregate.streamPrefix}-${name}`;
+  const snapshot = await readSnapshotAt(db, streamId, at);
+  let state = snapshot ? PoolAggregate.snapshot!.deserialize(snapshot.state) : PoolAggregate.initialState();
+  let last: Omit<PoolThen, 'state' | 'streamId'> | null = snapshot;
+  for (;;) {
+    const events = await readStream(db, streamId, last?.version ?? 0, { until: at, limit: REPLAY_PAGE });
+    if (events.length > 0) {
+      state = PoolAggregate.fold!(state, events);
+      last = events.at(-1)!;
+    }
+    if (events.length < REPLAY_PAGE) break;
+  }
+  return state.exists && last ? { streamId, state, version: last.version, position: last.position, recordedAt: last.recordedAt } : null;
 }
 
 /** GET /v1/pools/{name}?at=: the pool rebuilt from its events up to that instant (null: it did not exist then). */
 export async function findPoolAt(db: Pool, name: string, at: Date): Promise<PoolView | null> {
   const folded = await foldPoolAt(db, name, at);
   if (!folded) return null;
-  const { state, events } = folded;
+  const { state } = folded;
   const counts = poolCounts(state);
   const family = state.cidr!.family;
-  const created = events.filter((e) => e.type === 'PoolCreated').at(-1)!;
+  const created = await readPoolCreatedAt(db, folded.streamId, folded.version);
   return {
     name: state.name,
     cidr: formatCidr(state.cidr!),
@@ -44,9 +72,9 @@ export async function findPoolAt(db: Pool, name: string, at: Date): Promise<Pool
         const [namespace, name] = owner.split('/');
         return { namespace, name, start: formatIp({ family, value: range.start }), end: formatIp({ family, value: range.end }) };
       }),
-    version: events.at(-1)!.version,
-    createdAt: created.recordedAt.toISOString(),
-    updatedAt: events.at(-1)!.recordedAt.toISOString(),
+    version: folded.version,
+    createdAt: created!.toISOString(),
+    updatedAt: folded.recordedAt.toISOString(),
   };
 }
 
@@ -54,15 +82,20 @@ export async function findPoolAt(db: Pool, name: string, at: Date): Promise<Pool
 export async function findAllocationsAt(db: Pool, pool: string, at: Date): Promise<AllocationView[]> {
   const folded = await foldPoolAt(db, pool, at);
   if (!folded) return [];
-  const { state, events } = folded;
+  const { state } = folded;
   const cidr = formatCidr(state.cidr!);
-  const allocatedAt = new Map<string, string>();
-  for (const e of events) if (e.type === 'IpAllocated') allocatedAt.set(e.data.handle as string, e.recordedAt.toISOString());
-  return [...state.holders]
+  const held = [...state.holders].map(([ip, holder]) => ({ ip: formatIp({ family: state.cidr!.family, value: ip }), holder }));
+  const heldSince = await readHeldSince(
+    db,
+    folded.streamId,
+    folded.position,
+    held.map(({ ip }) => ip),
+  );
+  return held
     .map(
-      ([ip, h]): AllocationView => ({
+      ({ ip, holder: h }): AllocationView => ({
         handle: h.handle,
-        ip: formatIp({ family: state.cidr!.family, value: ip }),
+        ip,
         prefixLength: state.cidr!.prefixLength,
         cidr,
         pool,
@@ -73,7 +106,7 @@ export async function findAllocationsAt(db: Pool, pool: string, at: Date): Promi
         podUid: h.podUid,
         owner: allocationOwner(h),
         family: state.cidr!.family,
-        allocatedAt: allocatedAt.get(h.handle)!,
+        allocatedAt: heldSince.get(ip)!.toISOString(),
         ...(h.statefulSet ? { statefulSet: h.statefulSet } : {}),
         ...(h.network ? { network: h.network } : {}),
       }),

@@ -20,6 +20,7 @@ import type { FastifyReply } from 'fastify';
 import type { Pool } from 'pg';
 import { ErrorResponse } from '../http/error-response';
 import { Metadata, Restriction } from '../http/request-context';
+import { ReplayQueue } from '../infrastructure/replay-queue';
 import { PG_POOL } from '../infrastructure/tokens';
 import { IpamService } from '../ipam/ipam.service';
 import { AllocationItemsDto, AllocationListDto } from './dto/allocation.dto';
@@ -38,6 +39,7 @@ export class AllocationsController {
   constructor(
     private readonly ipam: IpamService,
     @Inject(PG_POOL) private readonly db: Pool,
+    private readonly replays: ReplayQueue,
   ) {}
 
   @Post()
@@ -65,7 +67,7 @@ export class AllocationsController {
     if (at === undefined) return listAllocations(this.db, filter, { limit, continue: token });
     if (filter.pool === undefined)
       throw new InvalidInputError('INVALID_ARGUMENT', 'at needs pool: the past is replayed one pool at a time');
-    const then = (await findAllocationsAt(this.db, filter.pool, new Date(at))).filter(
+    const then = (await this.replays.run(() => findAllocationsAt(this.db, filter.pool!, new Date(at)))).filter(
       (a) =>
         (filter.node === undefined || a.node === filter.node) &&
         (filter.namespace === undefined || a.namespace === filter.namespace) &&

@@ -1,16 +1,17 @@
 import { Controller, Get, Inject, Param, Query, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { DomainError, ipArgument, PoolAggregate } from '@ipledger/domain';
-import { GENESIS_HASH, readStream } from '@ipledger/event-store';
+import { GENESIS_HASH } from '@ipledger/event-store';
 import { formatIp } from '@ipledger/ip';
-import { ipHistory } from '@ipledger/projections';
+import { ipHistory, poolHistory } from '@ipledger/projections';
 import type { Pool } from 'pg';
-import { EventPageDto, toEventDto } from '../events/dto/event.dto';
+import { toEventDto } from '../events/dto/event.dto';
 import { PG_POOL } from '../infrastructure/tokens';
 import { ChainSealer } from './chain-sealer';
 import { AuditHeadDto } from './dto/audit-head.dto';
 import { IpHistoryDto } from './dto/ip-history.dto';
-import { StreamPageQueryDto } from './dto/stream-page-query.dto';
+import { PoolHistoryDto } from './dto/pool-history.dto';
+import { ListQueryDto } from '../http/list-query.dto';
 import { IpParams, PoolNameParams } from '../http/path-params.dto';
 import { ApiRoute } from '../http/api-route';
 
@@ -25,19 +26,18 @@ export class AuditController {
 
   @Get('ips/:ip/history')
   @ApiOkResponse({ type: IpHistoryDto })
-  @ApiRoute('reader', 'Every allocation, release and reservation of an address', 400)
-  async ipHistory(@Param() { ip }: IpParams): Promise<IpHistoryDto> {
-    return { items: await ipHistory(this.db, formatIp(ipArgument(ip))) };
+  @ApiRoute('reader', 'Every allocation, release and reservation of an address, oldest first, a page at a time', 400)
+  async ipHistory(@Param() { ip }: IpParams, @Query() query: ListQueryDto): Promise<IpHistoryDto> {
+    return ipHistory(this.db, formatIp(ipArgument(ip)), query);
   }
 
   @Get('pools/:name/history')
-  @ApiOkResponse({ type: EventPageDto, description: "the pool's own events, oldest first" })
-  @ApiRoute('reader', "A pool's own events, oldest first", 400, 404)
-  async poolHistory(@Param() { name }: PoolNameParams, @Query() query: StreamPageQueryDto): Promise<EventPageDto> {
-    const events = await readStream(this.db, `${PoolAggregate.streamPrefix}-${name}`, query.after ?? 0, { limit: query.limit });
-    if (events.length === 0 && !query.after) throw new DomainError('POOL_NOT_FOUND', `pool "${name}" has no history`);
-    const last = events.at(-1);
-    return { items: events.map(toEventDto), next: events.length === query.limit && last ? String(last.version) : null };
+  @ApiOkResponse({ type: PoolHistoryDto, description: "the pool's own events, oldest first" })
+  @ApiRoute('reader', "A pool's own events, oldest first, a page at a time", 400, 404)
+  async poolHistory(@Param() { name }: PoolNameParams, @Query() query: ListQueryDto): Promise<PoolHistoryDto> {
+    const page = await poolHistory(this.db, `${PoolAggregate.streamPrefix}-${name}`, query);
+    if (page.items.length === 0 && !query.continue) throw new DomainError('POOL_NOT_FOUND', `pool "${name}" has no history`);
+    return { items: page.items.map(toEventDto), continue: page.continue };
   }
 
   @Get('audit/head')

@@ -1,6 +1,6 @@
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { toErrorResponse } from './error-mapping';
+import { errorHeaders, toErrorResponse } from './error-mapping';
 
 const logger = new Logger('http');
 
@@ -19,5 +19,5 @@ export function answerError(reply: FastifyReply, err: unknown): void {
   // a dependency away (503) is an outage to notice, not a bug to debug: one line, no stack
   if (body.statusCode === 503) logger.warn(`${body.code}: ${err instanceof Error ? err.message : String(err)}`);
   else if (body.statusCode >= 500) logger.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-  void reply.status(body.statusCode).send(body);
+  void reply.status(body.statusCode).headers(errorHeaders(err)).send(body);
 }

@@ -13,7 +13,7 @@ const DESCRIPTIONS: Record<number, string> = {
   404: 'the object does not exist',
   409: 'refused by the current state (code says why), nothing changed',
   413: 'PAYLOAD_TOO_LARGE: the body is over 1 MiB',
-  503: 'UNAVAILABLE: the database (or bus) is away or too slow; retry',
+  503: 'UNAVAILABLE: the database (or bus) is away or too slow, or (`?at=`) this replica replays as much of the past as it takes (Retry-After); retry',
 };
 
 const errors = (statuses: number[]) =>

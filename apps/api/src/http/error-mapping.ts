@@ -3,6 +3,7 @@ import { DomainError, type DomainErrorCode } from '@ipledger/domain';
 import { InvalidCursorError } from '@ipledger/event-store';
 import { isDatabaseUnavailable } from '../infrastructure/database-unavailable';
 import { errorBody, type ErrorResponse, type HTTP_ERROR_CODES } from './error-response';
+import { ReplaysBusyError } from './replays-busy.error';
 import { RequestTimeoutError } from './request-timeout.error';
 
 /** The only place where a domain refusal becomes an HTTP status. */
@@ -85,6 +86,7 @@ export function toErrorResponse(err: unknown): ErrorResponse {
     return errorBody(status, code, message);
   }
   if (err instanceof RequestTimeoutError) return errorBody(503, 'UNAVAILABLE', err.message);
+  if (err instanceof ReplaysBusyError) return errorBody(503, 'UNAVAILABLE', err.message);
   const body = bodyError(err);
   if (body) return body;
   const code = (err as { code?: string } | null)?.code;
@@ -92,4 +94,9 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   if (code === '57014') return errorBody(503, 'UNAVAILABLE', 'the database query took too long and was cancelled; retry later');
   if (isDatabaseUnavailable(err)) return errorBody(503, 'UNAVAILABLE', 'the database is unreachable; retry later');
   return errorBody(500, 'INTERNAL', 'internal error');
+}
+
+/** The headers an error's answer carries besides its body: when to come back, for a refusal that passes. */
+export function errorHeaders(err: unknown): Record<string, string> {
+  return err instanceof ReplaysBusyError ? { 'retry-after': String(err.retryAfterSeconds) } : {};
 }

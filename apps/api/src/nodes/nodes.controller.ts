@@ -25,6 +25,7 @@ import { ListBlocksQueryDto } from '../blocks/dto/list-blocks-query.dto';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { Metadata } from '../http/request-context';
+import { ReplayQueue } from '../infrastructure/replay-queue';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 import { IpamService } from '../ipam/ipam.service';
 import { NodeDto } from './dto/node.dto';
@@ -42,6 +43,7 @@ export class NodesController {
     private readonly ipam: IpamService,
     @Inject(PG_POOL) private readonly db: Pool,
     @Inject(CONFIG) private readonly config: Config,
+    private readonly replays: ReplayQueue,
   ) {}
 
   @Put(':name')
@@ -75,10 +77,13 @@ export class NodesController {
   async blocks(@Param() { name }: NodeNameParams, @Query() query: ListBlocksQueryDto): Promise<Page<BlockView>> {
     if (query.at === undefined) return listBlocks(this.db, { filter: { node: name }, limit: query.limit, continue: query.continue });
     const at = new Date(query.at);
-    const then: BlockView[] = [];
-    // one pool at a time: each is a replay of its stream
-    for (const pool of await findPoolsWithBlocksOfAt(this.db, name, at))
-      then.push(...((await findBlocksAt(this.db, pool, at)) ?? []).filter((block) => block.node === name));
+    // one pool at a time, in one of the replica's replay slots: each is a replay of its stream
+    const then = await this.replays.run(async () => {
+      const blocks: BlockView[] = [];
+      for (const pool of await findPoolsWithBlocksOfAt(this.db, name, at))
+        blocks.push(...((await findBlocksAt(this.db, pool, at)) ?? []).filter((block) => block.node === name));
+      return blocks;
+    });
     return pageOfBlocks(then, query.limit, query.continue);
   }
 

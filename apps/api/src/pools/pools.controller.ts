@@ -17,6 +17,7 @@ import { BlockListDto } from '../blocks/dto/block.dto';
 import { ListBlocksQueryDto } from '../blocks/dto/list-blocks-query.dto';
 import type { Pool } from 'pg';
 import { AtQueryDto } from '../http/at-query.dto';
+import { ReplayQueue } from '../infrastructure/replay-queue';
 import { ErrorResponse } from '../http/error-response';
 import { Metadata } from '../http/request-context';
 import { PG_POOL } from '../infrastructure/tokens';
@@ -34,6 +35,7 @@ export class PoolsController {
   constructor(
     private readonly ipam: IpamService,
     @Inject(PG_POOL) private readonly db: Pool,
+    private readonly replays: ReplayQueue,
   ) {}
 
   @Post()
@@ -63,7 +65,7 @@ export class PoolsController {
   @ApiOkResponse({ type: PoolDto })
   @ApiRoute('reader', 'Get a pool, or the pool as it was at an instant', 400, 404)
   async get(@Param() { name }: PoolNameParams, @Query() { at }: AtQueryDto = {}): Promise<PoolView> {
-    const pool = at === undefined ? await findPool(this.db, name) : await findPoolAt(this.db, name, new Date(at));
+    const pool = at === undefined ? await findPool(this.db, name) : await this.replays.run(() => findPoolAt(this.db, name, new Date(at)));
     if (!pool) throw new DomainError('POOL_NOT_FOUND', `pool "${name}" does not exist${at === undefined ? '' : ` at ${at}`}`);
     return pool;
   }
@@ -73,7 +75,7 @@ export class PoolsController {
   @ApiRoute('reader', "The pool's claimed blocks, with each block's node, used and borrowed counts, now or at an instant", 400, 404)
   async blocks(@Param() { name }: PoolNameParams, @Query() query: ListBlocksQueryDto): Promise<Page<BlockView>> {
     if (query.at !== undefined) {
-      const then = await findBlocksAt(this.db, name, new Date(query.at));
+      const then = await this.replays.run(() => findBlocksAt(this.db, name, new Date(query.at!)));
       if (!then) throw new DomainError('POOL_NOT_FOUND', `pool "${name}" does not exist at ${query.at}`);
       return pageOfBlocks(then, query.limit, query.continue);
     }

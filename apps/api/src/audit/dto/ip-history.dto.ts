@@ -26,5 +26,6 @@ export class IpHistoryItemDto {
 }
 
 export class IpHistoryDto {
-  @ApiProperty({ type: [IpHistoryItemDto] }) items!: IpHistoryItemDto[];
+  @ApiProperty({ type: [IpHistoryItemDto], description: 'oldest first' }) items!: IpHistoryItemDto[];
+  @ApiProperty({ type: String, nullable: true, description: 'token for the following page; null on the last' }) continue!: string | null;
 }
