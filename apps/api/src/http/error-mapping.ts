@@ -3,7 +3,7 @@ import { DomainError, type DomainErrorCode } from '@ipledger/domain';
 import { InvalidCursorError } from '@ipledger/event-store';
 import { isDatabaseUnavailable } from '../infrastructure/database-unavailable';
 import { errorBody, type ErrorResponse, type HTTP_ERROR_CODES } from './error-response';
-import { ReplaysBusyError } from './replays-busy.error';
+import { ReplaysBusyError } from '../infrastructure/replays-busy.error';
 import { RequestTimeoutError } from './request-timeout.error';
 
 /** The only place where a domain refusal becomes an HTTP status. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Config } from '../config';
-import { ReplaysBusyError } from '../http/replays-busy.error';
+import { ReplaysBusyError } from './replays-busy.error';
 import { CONFIG } from './tokens';
 
 /** What a refused read is told to wait: about one replay's time on a large pool. */
