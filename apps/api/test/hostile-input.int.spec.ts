@@ -248,9 +248,10 @@ describe('hostile input', () => {
       expect(params.find((p: { name: string }) => p.name === 'labelSelector').schema.maxLength).toBe(4096);
       expect(params.find((p: { name: string }) => p.name === 'limit').schema).toMatchObject({ type: 'integer', maximum: 1000 });
       const byHandle = doc.paths['/v1/allocations/{handle}'].delete.parameters;
-      // a path parameter is of its kind, with the kind's one limit (a handle: 255)
+      // a parameter is of its kind, with the kind's one limit (a handle: 255, a pod's uid: 128)
       expect(byHandle).toEqual([
         expect.objectContaining({ name: 'handle', in: 'path', 'x-kind': 'handle', schema: { type: 'string', maxLength: 255 } }),
+        expect.objectContaining({ name: 'podUid', in: 'query', 'x-kind': 'uid', schema: { type: 'string', maxLength: 128 } }),
       ]);
     });
   });
