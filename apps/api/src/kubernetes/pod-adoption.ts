@@ -7,6 +7,7 @@ import { ReadBatcher } from '../infrastructure/read-batcher';
 import { isConflict } from '../infrastructure/retry-on-conflict';
 import type { AdoptPodIpsResult } from '../allocations/adopt-pod-ips.handler';
 import { adoptionCandidates, type AdoptionCandidate } from './adoption-candidates';
+import { readPoolCidrs } from './read-pool-cidrs';
 
 /**
  * Adopting a running cluster: a running pod's addresses that lie in a pool and that nobody holds
@@ -39,7 +40,7 @@ export class PodAdoption {
 
   /** Pools created, or whose cidr changed, since the last look: the pods' addresses they now cover. */
   async poolsChanged(metadata: CommandMetadata): Promise<void> {
-    const { rows } = await this.db.query<{ name: string; cidr: string }>('SELECT name, cidr::text AS cidr FROM pools');
+    const rows = await readPoolCidrs(this.db);
     const changed = rows.filter((row) => this.pools.get(row.name) !== row.cidr).map((row) => row.name);
     if (changed.length) await this.adopt(await adoptionCandidates(this.db, null, changed), metadata);
     this.pools = new Map(rows.map((row) => [row.name, row.cidr]));
