@@ -285,7 +285,8 @@ describe('web UI at /ui, in a real headless Chromium', () => {
 
   it('shows the 404 of a node the API does not know, and no pool list', async () => {
     await page.goto(`${base}/ui/#/nodes/no-such-node`);
-    const error = page.locator('.node-page .error[data-status="404"]');
+    // the page of this node, not the last one's (a hash change re-renders after goto returns)
+    const error = page.locator('.node-page[data-node="no-such-node"] .error[data-status="404"]');
     await error.waitFor();
     expect(await error.textContent()).toContain('NODE_NOT_FOUND');
     // the pools answer (the server default's, for labels the node does not have) has come, and is not shown

@@ -40,7 +40,8 @@ export function App() {
       </header>
       <main>
         {section === 'nodes' && name ? (
-          <NodePage name={name} reload={reload} />
+          // keyed by name: another node's page starts empty, never with the last node's answers
+          <NodePage key={name} name={name} reload={reload} />
         ) : section === 'pools' && name ? (
           <PoolPage name={name} route={route} reload={reload} />
         ) : (

@@ -18,7 +18,7 @@ export function NodePage({ name, reload }: { name: string; reload: number }) {
   const node = useLoad(() => apiGet<Node>(path), [name, reload]);
   const pools = useLoad(() => apiGet<NodePools>(`${path}/pools`, { explain: true }), [name, reload]);
   return (
-    <section class="node-page">
+    <section class="node-page" data-node={name}>
       <h2>Node {name}</h2>
       {node.error ? <ErrorBox error={node.error} /> : null}
       {node.data && (
