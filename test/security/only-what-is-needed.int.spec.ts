@@ -110,7 +110,8 @@ describe('only what is needed travels (watcher -> NATS -> API -> PostgreSQL)', (
         managedFields,
       } as never,
       spec: { nodeName: 'worker-1', containers: [container], volumes: [{ name: 'creds', secret: { secretName: SECRET } }] },
-      status: { phase: 'Running', podIP: '10.72.0.1', podIPs: [{ ip: '10.72.0.1' }], containerStatuses: [{ name: 'app', image: SECRET }] },
+      // an address outside every pool: one inside would be adopted (docs/api.md, adopting a running cluster), racing the StatefulSet's reservation
+      status: { phase: 'Running', podIP: '10.99.0.7', podIPs: [{ ip: '10.99.0.7' }], containerStatuses: [{ name: 'app', image: SECRET }] },
     });
     watcher = await startWatcherProcess({ ...bus.env, KUBECONFIG: kube.writeKubeconfig(dir), IPAM_WATCHER_TIMEOUT_SECONDS: '2' });
   });
@@ -161,7 +162,7 @@ describe('only what is needed travels (watcher -> NATS -> API -> PostgreSQL)', (
       ownerReferences: [{ kind: 'StatefulSet', name: 'db', controller: true }],
     });
     expect(object.spec).toEqual({ nodeName: 'worker-1' });
-    expect(object.status).toEqual({ phase: 'Running', podIPs: [{ ip: '10.72.0.1' }] });
+    expect(object.status).toEqual({ phase: 'Running', podIPs: [{ ip: '10.99.0.7' }] });
     expect(changesOf('node')[0].object.status).toEqual({
       conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }],
     });
