@@ -173,6 +173,45 @@ describe('time travel on a pool of 200,000 events: bounded, capped, and what a f
     expect(await nodesAt(ms(second))).not.toContain('forged');
   }, 60_000);
 
+  it('drops a queued read whose client went away: it never runs, and leaves its place in the queue', async () => {
+    const replays = async () => {
+      const text = await (await fetch(`${api.base}/metrics`)).text();
+      const value = (series: string) => Number(new RegExp(`^${series} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+      return {
+        started: value('ipledger_replays_total\\{outcome="started"\\}'),
+        dropped: value('ipledger_replays_total\\{outcome="dropped"\\}'),
+        waiting: value('ipledger_replays_waiting'),
+      };
+    };
+    const until = async (what: string, holds: (r: Awaited<ReturnType<typeof replays>>) => boolean) => {
+      for (const started = Date.now(); !holds(await replays()); await new Promise((r) => setTimeout(r, 20)))
+        if (Date.now() - started > 10_000) throw new Error(`never: ${what}, ${JSON.stringify(await replays())}`);
+    };
+    const before = await replays();
+    const at = encodeURIComponent(new Date().toISOString());
+    // the replays that hold the replica's two slots wait on the snapshots, locked here until the client has gone
+    const lock = await db.pool.connect();
+    try {
+      await lock.query('BEGIN');
+      await lock.query('LOCK TABLE stream_snapshots IN ACCESS EXCLUSIVE MODE');
+      const running = [get(`/v1/allocations?pool=long&at=${at}`), get(`/v1/pools/long?at=${at}`)];
+      await until('both slots taken', (r) => r.started === before.started + 2);
+      const client = new AbortController();
+      const gone = fetch(`${api.base}/v1/allocations?pool=long&at=${at}`, { signal: client.signal }).catch((err: Error) => err.name);
+      await until('a read queued', (r) => r.waiting === 1);
+      client.abort();
+      expect(await gone).toBe('AbortError');
+      await until('the queued read dropped', (r) => r.dropped === before.dropped + 1 && r.waiting === 0);
+      await lock.query('COMMIT');
+      for (const answer of await Promise.all(running)) expect(answer.status).toBe(200);
+    } finally {
+      lock.release();
+    }
+    // a read after them runs as usual; the dropped one was never given a slot
+    expect((await get(`/v1/pools/long?at=${at}`)).status).toBe(200);
+    expect(await replays()).toEqual({ started: before.started + 3, dropped: before.dropped + 1, waiting: 0 });
+  }, 60_000);
+
   it('32 reads at once: capped (503 with Retry-After past it), under the memory limit, allocations served as usual', async () => {
     const idle: number[] = [];
     for (let i = 0; i < 40; i++) idle.push(await allocate());

@@ -3,6 +3,8 @@ import { sentStatement, type SentStatement } from '../../../test/support/sent-st
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
 import { findAllocationStarts } from './allocation-start';
 import { sameStatementProjection } from './project-events';
+import { readHeldSince } from './read-held-since';
+import { readPoolCreatedAt } from './read-pool-created-at';
 import { unreadStartPrecondition } from './unread-start';
 
 /**
@@ -23,6 +25,11 @@ describe.each([
     await db.pool.query(`INSERT INTO allocations (handle, family, ip, pool, node, namespace, pod, owner, allocated_at)
       SELECT 'h' || i, 4, ('10.' || (i / 256 / 4) || '.' || (i / 4 % 256) || '.' || (1 + i % 4))::inet, 'p' || (i / 4), 'n', 'ns', 'h' || i, 'pod', now()
       FROM generate_series(0, 19999) i`);
+    // a pool's long history: 16 addresses allocated and released in turn, 2,500 times each
+    await db.pool.query(`INSERT INTO events (stream_id, version, event_id, type, data)
+      SELECT 'pool-long', i, gen_random_uuid(), CASE WHEN i = 1 THEN 'PoolCreated' WHEN i % 2 = 0 THEN 'IpAllocated' ELSE 'IpReleased' END,
+             jsonb_build_object('pool', 'long', 'ip', '10.9.0.' || (i / 2 % 16), 'handle', 'h' || i / 2)
+      FROM generate_series(1, 80000) i`);
     if (analyzed) await db.pool.query('ANALYZE pools; ANALYZE allocations; ANALYZE events');
   });
   afterAll(() => db.drop());
@@ -32,7 +39,7 @@ describe.each([
     try {
       await client.query('SET plan_cache_mode = force_generic_plan');
       await client.query(`PREPARE hot AS ${text}`);
-      const literals = values.map((v) => client.escapeLiteral(String(v))).join(', ');
+      const literals = values.map((v) => client.escapeLiteral(Array.isArray(v) ? `{${v.join(',')}}` : String(v))).join(', ');
       const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE hot(${literals})`);
       return rows.map((row) => row['QUERY PLAN']).join('\n');
     } finally {
@@ -78,5 +85,15 @@ describe.each([
     const plan = await genericPlan(statement);
     expect(plan).toMatch(/allocations_pkey/);
     expect(plan).not.toMatch(/Seq Scan on (pools|allocations|nodes|statefulsets)/);
+  });
+
+  // a read of the past on a pool of a million events took seconds when these went by address alone (bitmap scan and sort)
+  it("time travel's probes are one backward index step each: when each held address was allocated, when the pool was created", async () => {
+    const heldSince = await genericPlan(await sentStatement((fake) => readHeldSince(fake, 'pool-long', 80_000, ['10.9.0.3', '10.9.0.7'])));
+    expect(heldSince).toMatch(/Index Scan Backward using events_held_since/);
+    expect(heldSince).not.toMatch(/Bitmap|Sort|Seq Scan on events/);
+    const created = await genericPlan(await sentStatement((fake) => readPoolCreatedAt(fake, 'pool-long', 80_000)));
+    expect(created).toMatch(/Index Scan Backward using events_pool_created/);
+    expect(created).not.toMatch(/Bitmap|Sort|Seq Scan on events/);
   });
 });

@@ -3,8 +3,8 @@ import type { Queryable } from './queryable';
 
 /**
  * When each of `ips` was last allocated in a pool's stream, up to the event at `position`: the
- * address history index (events_ip_history) read backwards from there, one probe an address, so
- * the time costs what the pool holds, not the length of its history. The last allocation or
+ * stream's address history index (events_held_since, migration 034) read backwards from there, one
+ * probe an address, so the time costs what the pool holds, not the length of its history. The last allocation or
  * release of an address a pool holds is the allocation of its holder.
  */
 export async function readHeldSince(db: Queryable, streamId: string, position: number, ips: readonly string[]): Promise<Map<string, Date>> {

@@ -1,7 +1,10 @@
 import { prepared } from '@ipledger/event-store';
 import type { Queryable } from './queryable';
 
-/** When a pool's stream last recorded its creation, at or before `version` (a deleted pool can be created again): null for none. */
+/**
+ * When a pool's stream last recorded its creation, at or before `version` (a deleted pool can be
+ * created again): null for none. One backward step of events_pool_created (migration 034).
+ */
 export async function readPoolCreatedAt(db: Queryable, streamId: string, version: number): Promise<Date | null> {
   const { rows } = await db.query<{ recorded_at: Date }>(
     prepared(

@@ -39,6 +39,17 @@ export class Metrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+  readonly replays = new Counter({
+    name: 'ipledger_replays_total',
+    help: '`?at=` replays of the past by outcome: started, dropped (its client went away while it waited), refused (503, past the queue)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly replaysWaiting = new Gauge({
+    name: 'ipledger_replays_waiting',
+    help: "`?at=` replays waiting for one of the replica's replay slots (IPAM_REPLAY_CONCURRENCY)",
+    registers: [this.registry],
+  });
   readonly allocationDuration = new Histogram({
     name: 'ipledger_allocation_duration_seconds',
     help: 'Time to decide and commit an allocation (answered or refused)',
