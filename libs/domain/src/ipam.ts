@@ -60,6 +60,8 @@ export interface IpamViews {
   };
   pool: { name: string; cidr: string; labels: Labels; nodeSelector: string | null; disabled: boolean; free: string; version: number };
   node: { name: string; labels: Labels; version: number };
+  /** a member of the fleet: the scope of its nodes, handles, StatefulSets and ip-sets */
+  cluster: { name: string; labels: Labels; version: number; createdAt: string };
   /** a claimed block: what a route controller announces towards its node */
   block: { cidr: string; pool: string; node: string; used: number; borrowed: number };
   /** a StatefulSet's continuous range */
@@ -97,6 +99,10 @@ export interface IpamCommands<V extends IpamViews = IpamViews> {
   setNodeLabels(name: string, labels: Labels, caller: IpamCaller): Promise<void>;
   /** Deletes a node. Refusals: IpamRefusals['deleteNode']. */
   deleteNode(name: string, caller: IpamCaller): Promise<void>;
+  /** Creates a cluster or replaces its labels. Refusals: IpamRefusals['setClusterLabels']. */
+  setClusterLabels(name: string, labels: Labels, caller: IpamCaller): Promise<void>;
+  /** Deletes a cluster that holds nothing (never `default`). Refusals: IpamRefusals['deleteCluster']. */
+  deleteCluster(name: string, caller: IpamCaller): Promise<void>;
   /** Reserves (or rescales) a StatefulSet's continuous range: level-triggered. Refusals: IpamRefusals['reconcileStatefulSet']. */
   reconcileStatefulSet(spec: StatefulSetSpec, caller: IpamCaller): Promise<void>;
   /** Releases a StatefulSet's range and every address its pods hold. Refusals: IpamRefusals['deleteStatefulSet']. */
@@ -137,6 +143,10 @@ export interface IpamReads<V extends IpamViews = IpamViews> {
     node: string,
     query: SelectionInput & { namespace?: string; pod?: string; network?: string; pool?: string; families?: (4 | 6)[]; explain?: boolean },
   ): Promise<V['nodePools']>;
+  /** A cluster (`default` always). Refusals: IpamRefusals['getCluster']. */
+  getCluster(name: string): Promise<V['cluster']>;
+  /** The clusters, by name. Refusals: IpamRefusals['listClusters']. */
+  listClusters(query: IpamPaging): Promise<IpamPage<V['cluster']>>;
   /** A StatefulSet's reservation. Refusals: IpamRefusals['getStatefulSet']. */
   getStatefulSet(namespace: string, name: string): Promise<V['reservation']>;
   /** The ip-sets of Deployments and ReplicaSets. Refusals: IpamRefusals['listIpSets']. */
@@ -183,6 +193,8 @@ export type IpamRefusals = RefusalsOf<{
   deletePool: 'POOL_NOT_FOUND' | 'POOL_IN_USE';
   setNodeLabels: 'INVALID_LABEL' | 'INVALID_NAME';
   deleteNode: 'NODE_NOT_FOUND';
+  setClusterLabels: 'INVALID_LABEL' | 'INVALID_NAME';
+  deleteCluster: 'INVALID_NAME' | 'CLUSTER_NOT_FOUND' | 'CLUSTER_IN_USE';
   reconcileStatefulSet: InvalidCode | 'NO_ELIGIBLE_POOL';
   deleteStatefulSet: 'STATEFULSET_NOT_FOUND';
   releaseIpSet: never;
@@ -194,6 +206,8 @@ export type IpamRefusals = RefusalsOf<{
   poolBlocks: 'INVALID_ARGUMENT' | 'POOL_NOT_FOUND';
   nodeBlocks: 'INVALID_ARGUMENT';
   getNode: 'NODE_NOT_FOUND';
+  getCluster: 'INVALID_NAME' | 'CLUSTER_NOT_FOUND';
+  listClusters: 'INVALID_ARGUMENT';
   nodePools: InvalidCode | 'NODE_NOT_FOUND' | 'POOL_NOT_FOUND';
   getStatefulSet: 'STATEFULSET_NOT_FOUND';
   listIpSets: 'INVALID_ARGUMENT';

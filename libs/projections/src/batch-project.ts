@@ -22,6 +22,8 @@ const OTHER_TYPES = [
   'NodeDeleted',
   'StatefulSetReconciled',
   'StatefulSetDeleted',
+  'ClusterLabelsSet',
+  'ClusterDeleted',
 ];
 
 /**

@@ -4,6 +4,7 @@ export * from './label-selector-sql';
 export * from './project-events';
 export * from './pool-queries';
 export * from './node-queries';
+export * from './cluster-queries';
 export * from './allocation-queries';
 export * from './allocation-start';
 export * from './unread-start';

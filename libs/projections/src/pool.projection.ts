@@ -294,6 +294,8 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
     case 'StatefulSetDeleted':
     case 'IpSetReserved':
     case 'IpSetWorkloadDeleted':
+    case 'ClusterLabelsSet':
+    case 'ClusterDeleted':
       // other read models'; a workload's own stream only guards its set (the pool's RangeReserved is its row)
       return;
     default:

@@ -1,6 +1,7 @@
 import { upcast } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import { allocationRowsCte, projectAllocationEvents } from './allocation.projection';
+import { projectClusterEvent } from './cluster.projection';
 import { projectNodeEvent, projectNodeLabelRun } from './node.projection';
 import { poolAllocationsCte, projectPoolAllocations, projectPoolEvent, projectPoolsCreated } from './pool.projection';
 import { projectStatefulSetEvent } from './statefulset.projection';
@@ -44,6 +45,7 @@ export async function projectEvents(db: Queryable, events: readonly RecordedEven
     await projectPoolEvent(db, event);
     await projectNodeEvent(db, event);
     await projectStatefulSetEvent(db, event);
+    await projectClusterEvent(db, event);
   }
 }
 

@@ -1,5 +1,6 @@
 import { unknownEvent, upcast, type DomainEvent } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
+import { clusterRow, type ClusterRow } from './cluster.projection';
 import { nodeRow, type NodeRow } from './node.projection';
 import {
   poolBlockRow,
@@ -28,6 +29,7 @@ export class ReadModelFold {
   private readonly blocks = new Map<string, Map<string, PoolBlockRow>>();
   private readonly nodes = new Map<string, NodeRow>();
   private readonly statefulSets = new Map<string, StatefulSetRow>();
+  private readonly clusters = new Map<string, ClusterRow>();
 
   apply(recorded: FoldedEvent): void {
     const event = upcast(recorded);
@@ -89,6 +91,12 @@ export class ReadModelFold {
       case 'StatefulSetDeleted':
         this.statefulSets.delete(`${e.data.namespace}/${e.data.name}`);
         return;
+      case 'ClusterLabelsSet':
+        this.clusters.set(e.data.name, clusterRow(event, this.clusters.get(e.data.name)));
+        return;
+      case 'ClusterDeleted':
+        this.clusters.delete(e.data.name);
+        return;
       case 'IpAllocated':
       case 'IpReleased':
         // batchProject derives allocations and their counts in SQL
@@ -130,6 +138,8 @@ export class ReadModelFold {
         return yield* this.nodes.values();
       case 'statefulsets':
         return yield* this.statefulSets.values();
+      case 'clusters':
+        return yield* this.clusters.values();
     }
   }
 }

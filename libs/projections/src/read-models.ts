@@ -7,6 +7,7 @@ export const READ_MODELS = [
   { table: 'nodes', key: ['name'] },
   { table: 'allocations', key: ['handle', 'family'] },
   { table: 'statefulsets', key: ['namespace', 'name'] },
+  { table: 'clusters', key: ['name'] },
 ] as const;
 
 export type ReadModel = (typeof READ_MODELS)[number];

@@ -24,6 +24,7 @@ import {
 export const TEXT_KINDS = {
   poolName: { max: DNS1123_LABEL_MAX_LENGTH, what: 'a pool name (DNS-1123 label)' },
   namespace: { max: DNS1123_LABEL_MAX_LENGTH, what: 'a namespace (DNS-1123 label)' },
+  cluster: { max: DNS1123_LABEL_MAX_LENGTH, what: 'a cluster name (DNS-1123 label)' },
   nodeName: { max: DNS1123_SUBDOMAIN_MAX_LENGTH, what: 'a node name (DNS-1123 subdomain)' },
   podName: { max: DNS1123_SUBDOMAIN_MAX_LENGTH, what: 'a pod name (DNS-1123 subdomain)' },
   workloadName: { max: DNS1123_SUBDOMAIN_MAX_LENGTH, what: 'a StatefulSet, Deployment or ReplicaSet name (DNS-1123 subdomain)' },

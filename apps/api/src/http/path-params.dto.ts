@@ -18,6 +18,11 @@ export class NodeNameParams {
 }
 
 @CheckedBySchema()
+export class ClusterNameParams {
+  @TextOf('cluster') name!: string;
+}
+
+@CheckedBySchema()
 export class HandleParams {
   @TextOf('handle') handle!: string;
 }

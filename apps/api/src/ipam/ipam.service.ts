@@ -3,11 +3,13 @@ import { CommandBus } from '@nestjs/cqrs';
 import {
   AllocateIpCommand,
   CreatePoolsCommand,
+  DeleteClusterCommand,
   DeleteNodeCommand,
   DeletePoolCommand,
   DeleteStatefulSetCommand,
   ReconcileStatefulSetCommand,
   ReleaseIpCommand,
+  SetClusterLabelsCommand,
   SetNodeLabelsCommand,
   UpdatePoolCommand,
   type AllocateIpInput,
@@ -56,6 +58,14 @@ export class IpamService implements Omit<IpamCommands<ApiViews>, 'releaseIpSet' 
 
   deleteNode(name: string, { metadata }: IpamCaller): Promise<void> {
     return this.commands.execute(new DeleteNodeCommand(name, metadata));
+  }
+
+  setClusterLabels(name: string, labels: Labels, { metadata }: IpamCaller): Promise<void> {
+    return this.commands.execute(new SetClusterLabelsCommand(name, labels, metadata));
+  }
+
+  deleteCluster(name: string, { metadata }: IpamCaller): Promise<void> {
+    return this.commands.execute(new DeleteClusterCommand(name, metadata));
   }
 
   reconcileStatefulSet(spec: StatefulSetSpec, { metadata }: IpamCaller): Promise<void> {

@@ -31,7 +31,7 @@ import { IpamService } from '../ipam/ipam.service';
 import { NodeDto } from './dto/node.dto';
 import { NodePoolsDto } from './dto/node-pools.dto';
 import { NodePoolsQueryDto } from './dto/node-pools-query.dto';
-import { PutNodeDto } from './dto/put-node.dto';
+import { PutLabelsDto } from '../http/put-labels.dto';
 import { NodeNameParams } from '../http/path-params.dto';
 import { ApiRoute } from '../http/api-route';
 import { storedSelection, type StoredSelection } from '../kubernetes/known-pods';
@@ -49,7 +49,7 @@ export class NodesController {
   @Put(':name')
   @ApiOkResponse({ type: NodeDto })
   @ApiRoute('admin', "Create or replace a node's labels", 400, 409, 413)
-  async put(@Param() { name }: NodeNameParams, @Body() body: PutNodeDto, @Metadata() metadata: CommandMetadata): Promise<NodeView> {
+  async put(@Param() { name }: NodeNameParams, @Body() body: PutLabelsDto, @Metadata() metadata: CommandMetadata): Promise<NodeView> {
     await this.ipam.setNodeLabels(name, body.labels, { metadata });
     return this.get({ name });
   }

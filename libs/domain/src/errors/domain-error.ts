@@ -32,6 +32,8 @@ export const DOMAIN_ERROR_CODES = [
   'IP_SET_NOT_FOUND',
   'IP_SET_WORKLOAD_DELETED',
   'NODE_FORBIDDEN',
+  'CLUSTER_NOT_FOUND',
+  'CLUSTER_IN_USE',
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

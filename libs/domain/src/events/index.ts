@@ -1,5 +1,7 @@
 import type { BlockClaimed } from './block-claimed.event';
 import type { BlockReleased } from './block-released.event';
+import type { ClusterDeleted } from './cluster-deleted.event';
+import type { ClusterLabelsSet } from './cluster-labels-set.event';
 import type { IpAllocated, StatefulSetRef } from './ip-allocated.event';
 import type { IpReleased } from './ip-released.event';
 import type { IpSetReserved } from './ip-set-reserved.event';
@@ -19,6 +21,8 @@ import type { ReleaseCondition, ReleaseReason } from './release-reason';
 export type {
   BlockClaimed,
   BlockReleased,
+  ClusterDeleted,
+  ClusterLabelsSet,
   IpAllocated,
   IpReleased,
   IpSetReserved,
@@ -52,4 +56,5 @@ export type PoolEvent =
 export type NodeEvent = NodeLabelsSet | NodeDeleted;
 export type StatefulSetEvent = StatefulSetReconciled | StatefulSetDeleted;
 export type IpSetEvent = IpSetReserved | IpSetWorkloadDeleted;
-export type DomainEvent = PoolEvent | NodeEvent | StatefulSetEvent | IpSetEvent;
+export type ClusterEvent = ClusterLabelsSet | ClusterDeleted;
+export type DomainEvent = PoolEvent | NodeEvent | StatefulSetEvent | IpSetEvent | ClusterEvent;

@@ -3,6 +3,7 @@ export {
   LABEL_KEY_MAX_LENGTH,
   LABEL_VALUE_MAX_LENGTH,
   MAX_LABELS,
+  sameLabels,
   validateLabelKey,
   validateLabelValue,
   validateLabels,

@@ -5,6 +5,10 @@ import { DNS1123_SUBDOMAIN_MAX_LENGTH, dns1123SubdomainViolation } from './names
 /** Node labels as Kubernetes defines them; pools select nodes by these. */
 export type Labels = Record<string, string>;
 
+/** The same keys with the same values: a PUT of them changes nothing. */
+export const sameLabels = (a: Labels, b: Labels): boolean =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+
 /** Kubernetes sets no count; a pool or node with more labels than this is a mistake or an attack. */
 export const MAX_LABELS = 256;
 

@@ -2,7 +2,7 @@ import type { AggregateType } from '../aggregate-type';
 import { DomainError } from '../errors/domain-error';
 import { unknownEvent } from '../events/unknown-event';
 import type { NodeDeleted, NodeEvent, NodeLabelsSet } from '../events';
-import type { Labels } from '../labels';
+import { sameLabels, type Labels } from '../labels';
 
 export interface NodeState {
   name: string;
@@ -27,9 +27,6 @@ export const NodeAggregate: AggregateType<NodeState> = {
   initialState: () => ({ name: '', exists: false, labels: {} }),
   evolve,
 };
-
-const sameLabels = (a: Labels, b: Labels) =>
-  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
 
 /** Null when the node already has exactly these labels: a repeated PUT appends nothing. */
 export function decideSetNodeLabels(state: NodeState, name: string, labels: Labels): NodeLabelsSet | null {

@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsObject } from 'class-validator';
-import { LIMITS } from '../../http/limits';
+import { LIMITS } from './limits';
 
-export class PutNodeDto {
+/** The body of a PUT of a labelled object (a node, a cluster): its labels, replaced as a whole. */
+export class PutLabelsDto {
   @ApiProperty({
     type: 'object',
     additionalProperties: { type: 'string', maxLength: LIMITS.labelValue },

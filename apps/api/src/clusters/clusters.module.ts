@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { ClustersController } from './clusters.controller';
+import { DeleteClusterHandler } from './delete-cluster.handler';
+import { SetClusterLabelsHandler } from './set-cluster-labels.handler';
+
+@Module({
+  controllers: [ClustersController],
+  providers: [SetClusterLabelsHandler, DeleteClusterHandler],
+})
+export class ClustersModule {}

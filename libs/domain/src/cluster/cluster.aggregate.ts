@@ -1,0 +1,47 @@
+import type { AggregateType } from '../aggregate-type';
+import { DomainError } from '../errors/domain-error';
+import { unknownEvent } from '../events/unknown-event';
+import type { ClusterDeleted, ClusterEvent, ClusterLabelsSet } from '../events';
+import { sameLabels, type Labels } from '../labels';
+import { DEFAULT_CLUSTER } from './cluster-name';
+
+/** `exists`: created by a PUT (the default cluster exists without one, its labels empty until set). */
+export interface ClusterState {
+  exists: boolean;
+  labels: Labels;
+}
+
+function evolve(_state: ClusterState, event: { type: string; data: Record<string, unknown> }): ClusterState {
+  const e = event as ClusterEvent;
+  switch (e.type) {
+    case 'ClusterLabelsSet':
+      return { exists: true, labels: e.data.labels };
+    case 'ClusterDeleted':
+      return { exists: false, labels: {} };
+    default:
+      return unknownEvent(e);
+  }
+}
+
+export const ClusterAggregate: AggregateType<ClusterState> = {
+  streamPrefix: 'cluster',
+  initialState: () => ({ exists: false, labels: {} }),
+  evolve,
+};
+
+/** Null when the cluster already has exactly these labels: a repeated PUT appends nothing. */
+export function decideSetClusterLabels(state: ClusterState, name: string, labels: Labels): ClusterLabelsSet | null {
+  if (state.exists && sameLabels(state.labels, labels)) return null;
+  return { type: 'ClusterLabelsSet', data: { name, labels } };
+}
+
+/** The default cluster is never deleted: it is the cluster of every caller that names none, and of everything written before clusters. */
+export function decideDeleteCluster(state: ClusterState, name: string): ClusterDeleted {
+  if (name === DEFAULT_CLUSTER)
+    throw new DomainError(
+      'CLUSTER_IN_USE',
+      `cluster "${DEFAULT_CLUSTER}" always exists: it is the cluster of every caller that names none`,
+    );
+  if (!state.exists) throw new DomainError('CLUSTER_NOT_FOUND', `cluster "${name}" does not exist`);
+  return { type: 'ClusterDeleted', data: { name } };
+}

@@ -1,0 +1,8 @@
+import type { CommandMetadata } from '../command-metadata';
+
+export class DeleteClusterCommand {
+  constructor(
+    readonly name: string,
+    readonly metadata: CommandMetadata,
+  ) {}
+}

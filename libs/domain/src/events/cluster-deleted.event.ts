@@ -1,0 +1,4 @@
+export interface ClusterDeleted {
+  type: 'ClusterDeleted';
+  data: { name: string };
+}
