@@ -9,8 +9,8 @@ import type { Queryable } from './queryable';
 export interface BlockView {
   cidr: string;
   pool: string;
-  /** the pool's isolated network (null: the shared space): a route controller announces the block in that network's routing */
-  network: string | null;
+  /** the pool's isolated network, present when it has one: a route controller announces the block in that network's routing */
+  network?: string;
   node: string;
   used: number;
   borrowed: number;
@@ -43,7 +43,9 @@ export async function listBlocks(db: Queryable, query: BlockListQuery): Promise<
       values,
     ),
   );
-  const items = rows.slice(0, query.limit).map((row) => ({ ...row, cidr: canonicalCidr(row.cidr) }));
+  const items = rows
+    .slice(0, query.limit)
+    .map(({ network, ...row }) => ({ ...row, ...(network ? { network } : {}), cidr: canonicalCidr(row.cidr) }));
   const last = items.at(-1);
   return { items, continue: rows.length > query.limit && last ? encodeContinue([last.pool, last.cidr]) : null };
 }

@@ -138,7 +138,7 @@ export async function findBlocksAt(db: Pool, pool: string, at: Date): Promise<Bl
     .map((block) => ({
       cidr: blockCidr(withBlocks, block.first),
       pool,
-      network: withBlocks.network,
+      ...(withBlocks.network === null ? {} : { network: withBlocks.network }),
       node: block.node,
       ...(counts.get(block.first) ?? { used: 0, borrowed: 0 }),
     }));
