@@ -17,6 +17,8 @@ export interface Pool {
   nodeSelector: string | null;
   reserved: string[];
   disabled: boolean;
+  /** the isolated network whose address space it is in; null (absent from an older API): the shared space */
+  network?: string | null;
   capacity: string;
   allocated: string;
   reservedCount: string;
@@ -40,6 +42,8 @@ export interface Allocation {
   pod: string;
   family: 4 | 6;
   statefulSet?: { namespace: string; name: string; ordinal: number };
+  /** the CNI network it was asked for through */
+  network?: string;
   allocatedAt: string;
   /** taken from another node's block (blockAffinity borrow) */
   borrowed?: boolean;
@@ -74,6 +78,8 @@ export interface IpHistoryItem {
   type: string;
   handle: string | null;
   pool: string;
+  /** the pool's isolated network; null: the shared space */
+  network?: string | null;
   node: string | null;
   namespace: string | null;
   pod: string | null;

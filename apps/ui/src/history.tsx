@@ -38,19 +38,29 @@ export function PoolHistory({
   );
 }
 
-/** Every time one address was allocated, released or reserved (GET /v1/ips/{ip}/history). */
+/**
+ * Every time one address was allocated, released or reserved (GET /v1/ips/{ip}/history), in the
+ * isolated network `network` only when given (the same address may be held in other networks).
+ */
 export function IpHistory({
   ip,
+  network,
   reload,
   onClose,
   onPick,
 }: {
   ip: string;
+  network: string | null;
   reload: number;
   onClose: () => void;
   onPick: (at: string) => void;
 }) {
-  const history = useLoad(async () => ({ items: await listAll<IpHistoryItem>(`/v1/ips/${encodeURIComponent(ip)}/history`) }), [ip, reload]);
+  const history = useLoad(
+    async () => ({
+      items: await listAll<IpHistoryItem>(`/v1/ips/${encodeURIComponent(ip)}/history`, network === null ? {} : { network }),
+    }),
+    [ip, network, reload],
+  );
   return (
     <section class="ip-history" data-ip={ip}>
       <header>
@@ -72,6 +82,7 @@ export function IpHistory({
                   : item.ipSet
                     ? `ip-set of ${item.ipSet.kind} ${item.namespace}/${item.ipSet.name}`
                     : `StatefulSet ${item.namespace}/${item.statefulSet}`}
+                {item.network ? <span class="network"> · network {item.network}</span> : null}
               </span>
               <time>
                 {formatTime(item.at)}

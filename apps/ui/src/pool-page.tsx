@@ -53,6 +53,11 @@ export function PoolPage({ name, route, reload }: { name: string; route: Route; 
           <div class="facts">
             <code>{pool.cidr}</code>
             <span>IPv{pool.family}</span>
+            {pool.network ? (
+              <span data-network={pool.network}>
+                network <code>{pool.network}</code>
+              </span>
+            ) : null}
             {pool.gateway ? (
               <span>
                 <i class="dot gateway" /> gateway <code>{pool.gateway}</code>
@@ -100,7 +105,13 @@ export function PoolPage({ name, route, reload }: { name: string; route: Route; 
         </div>
         <aside class="pool-side">
           {ip && (
-            <IpHistory ip={ip} reload={reload} onClose={() => setParams({ ip: null })} onPick={(t) => setParams({ at: justAfter(t) })} />
+            <IpHistory
+              ip={ip}
+              network={pool?.network ?? null}
+              reload={reload}
+              onClose={() => setParams({ ip: null })}
+              onPick={(t) => setParams({ at: justAfter(t) })}
+            />
           )}
           <section>
             <h3>Pool history</h3>

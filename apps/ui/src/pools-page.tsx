@@ -138,6 +138,7 @@ export function PoolsPage({ route, reload }: { route: Route; reload: number }) {
                   </td>
                   <td>
                     <code>{pool.cidr}</code>
+                    {pool.network ? <span class="badge network">{pool.network}</span> : null}
                   </td>
                   <td>IPv{pool.family}</td>
                   <td>

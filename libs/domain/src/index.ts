@@ -24,6 +24,7 @@ export * from './selection/pool-explanation';
 export * from './selection/selection-rule';
 export * from './selection/pool-annotations';
 export * from './allocation/allocation-request';
+export * from './network-name';
 export * from './allocation/allocation-owner';
 export * from './allocation/node-restriction';
 export * from './commands/create-pools.command';

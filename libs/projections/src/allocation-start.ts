@@ -1,7 +1,7 @@
 import { prepared } from '@ipledger/event-store';
 import { ALLOCATION_SELECT, toAllocationView, type AllocationRow, type AllocationView } from './allocation-queries';
 import { NODE_SELECT, type NodeView } from './node-queries';
-import { canonicalPool, POOL_COLUMNS, type PoolView } from './pool-queries';
+import { allocationSpaceSql, canonicalPool, POOL_COLUMNS, type PoolView } from './pool-queries';
 import type { Queryable } from './queryable';
 import { canonicalReservation, STATEFULSET_SELECT, type ReservationView } from './statefulset-queries';
 
@@ -14,6 +14,8 @@ export interface AllocationStartKey {
   node: string | null;
   /** the pools a `pools` rule names, read here for the eligibility check; empty for other rules */
   pools: readonly string[];
+  /** the CNI network the request names, whose space (allocationSpaceSql) is read here; absent: none */
+  network?: string;
 }
 
 export interface AllocationStart {
@@ -24,6 +26,8 @@ export interface AllocationStart {
   node: NodeView | null;
   /** the named pools that exist, in the order named */
   pools: PoolView[];
+  /** the network's space: that network when some pool has it, else null (the shared space) */
+  space: string | null;
 }
 
 // LIMIT 2: a handle holds one address per family at most (the primary key), and the limit keeps
@@ -31,15 +35,17 @@ export interface AllocationStart {
 const QUERY = `SELECT (SELECT coalesce(json_agg(h ORDER BY h.family), '[]') FROM (${ALLOCATION_SELECT} WHERE a.handle = r.handle LIMIT 2) h) AS held,
     (SELECT row_to_json(s) FROM (${STATEFULSET_SELECT} WHERE namespace = r.namespace AND name = r.statefulset) s) AS reservation,
     (SELECT row_to_json(n) FROM (${NODE_SELECT} WHERE name = r.node) n) AS node,
-    (SELECT coalesce(json_agg(p), '[]') FROM (SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY(r.pools)) p) AS pools
-  FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (handle text, namespace text, statefulset text, node text, pools text[]))
-    WITH ORDINALITY r (handle, namespace, statefulset, node, pools, i) ORDER BY r.i`;
+    (SELECT coalesce(json_agg(p), '[]') FROM (SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY(r.pools)) p) AS pools,
+    ${allocationSpaceSql('r.network')} AS space
+  FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (handle text, namespace text, statefulset text, node text, pools text[], network text))
+    WITH ORDINALITY r (handle, namespace, statefulset, node, pools, network, i) ORDER BY r.i`;
 
 interface Row {
   held: AllocationRow[];
   reservation: ReservationView | null;
   node: NodeView | null;
   pools: PoolView[];
+  space: string | null;
 }
 
 /**
@@ -54,6 +60,7 @@ export async function findAllocationStarts(db: Queryable, keys: readonly Allocat
     statefulset: k.statefulSet,
     node: k.node,
     pools: k.pools,
+    network: k.network ?? null,
   }));
   const { rows } = await db.query<Row>(prepared(QUERY, [JSON.stringify(records)]));
   return rows.map((row, i) => {
@@ -63,6 +70,7 @@ export async function findAllocationStarts(db: Queryable, keys: readonly Allocat
       reservation: row.reservation && canonicalReservation(row.reservation),
       node: row.node,
       pools: keys[i].pools.flatMap((name) => byName.get(name) ?? []),
+      space: row.space,
     };
   });
 }

@@ -14,10 +14,10 @@ export const ALLOCATION_ROW = `SELECT data ->> 'handle' AS handle, (data ->> 'fa
   data ->> 'podUid' AS pod_uid,
   COALESCE(data ->> 'owner', CASE WHEN data ->> 'podUid' IS NULL THEN 'external' ELSE 'pod' END) AS owner, date_trunc('milliseconds', recorded_at) AS allocated_at,
   data -> 'statefulSet' ->> 'name' AS statefulset, (data -> 'statefulSet' ->> 'ordinal')::integer AS ordinal, data ->> 'network' AS network,
-  (data ->> 'borrowed')::boolean AS borrowed, (data ->> 'adopted')::boolean AS adopted`;
+  (data ->> 'borrowed')::boolean AS borrowed, (data ->> 'adopted')::boolean AS adopted, data ->> 'poolNetwork' AS pool_network`;
 
 export const ALLOCATION_COLUMNS =
-  'handle, family, ip, pool, node, namespace, pod, pod_uid, owner, allocated_at, statefulset, ordinal, network, borrowed, adopted';
+  'handle, family, ip, pool, node, namespace, pod, pod_uid, owner, allocated_at, statefulset, ordinal, network, borrowed, adopted, pool_network';
 
 const INSERT = `INSERT INTO allocations (${ALLOCATION_COLUMNS}) ${ALLOCATION_ROW} FROM unnest($1::jsonb[], $2::timestamptz[]) e (data, recorded_at)`;
 const DELETE = 'DELETE FROM allocations a USING unnest($1::text[], $2::inet[]) r (handle, ip) WHERE a.handle = r.handle AND a.ip = r.ip';
@@ -36,8 +36,8 @@ export function allocationRowsCte(type: 'IpAllocated' | 'IpReleased'): string {
 }
 
 /**
- * allocations: who holds which address now. Its unique ip index is the second line against double
- * use. A group commit's events arrive together: each run of one type is one statement (an address or
+ * allocations: who holds which address now. Its unique (ip, pool_network) index is the second line
+ * against double use: an address is held once within its pool's network (null: the shared space). A group commit's events arrive together: each run of one type is one statement (an address or
  * a handle appears at most once in a run; a release and a re-allocation are in different runs).
  */
 export async function projectAllocationEvents(db: Queryable, events: readonly RecordedEvent[]): Promise<void> {

@@ -9,6 +9,8 @@ import type { Queryable } from './queryable';
 export interface BlockView {
   cidr: string;
   pool: string;
+  /** the pool's isolated network, present when it has one: a route controller announces the block in that network's routing */
+  network?: string;
   node: string;
   used: number;
   borrowed: number;
@@ -31,7 +33,7 @@ export async function listBlocks(db: Queryable, query: BlockListQuery): Promise<
   if (after) where.push(`(b.pool, b.cidr) > ($${values.push(after[0])}, $${values.push(continueCidr(after[1]))}::cidr)`);
   const { rows } = await db.query<BlockView>(
     prepared(
-      `SELECT b.cidr::text AS cidr, b.pool, b.node, c.used, c.borrowed
+      `SELECT b.cidr::text AS cidr, b.pool, (SELECT p.network FROM pools p WHERE p.name = b.pool) AS network, b.node, c.used, c.borrowed
          FROM pool_blocks b,
          LATERAL (SELECT count(*)::int AS used, (count(*) FILTER (WHERE a.node <> b.node))::int AS borrowed
                     FROM allocations a
@@ -41,7 +43,9 @@ export async function listBlocks(db: Queryable, query: BlockListQuery): Promise<
       values,
     ),
   );
-  const items = rows.slice(0, query.limit).map((row) => ({ ...row, cidr: canonicalCidr(row.cidr) }));
+  const items = rows
+    .slice(0, query.limit)
+    .map(({ network, ...row }) => ({ ...row, ...(network ? { network } : {}), cidr: canonicalCidr(row.cidr) }));
   const last = items.at(-1);
   return { items, continue: rows.length > query.limit && last ? encodeContinue([last.pool, last.cidr]) : null };
 }

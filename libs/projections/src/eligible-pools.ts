@@ -1,15 +1,36 @@
-import { DomainError, explainPool, filterEligible, type Exclusion, type Labels, type SelectionRule } from '@ipledger/domain';
+import { prepared } from '@ipledger/event-store';
+import {
+  DomainError,
+  explainPool,
+  filterEligible,
+  networkExclusion,
+  type Exclusion,
+  type Labels,
+  type SelectionRule,
+} from '@ipledger/domain';
 import { findNode, type NodeView } from './node-queries';
-import { findPoolsByName, listPools, type PoolFilter, type PoolView } from './pool-queries';
+import { allocationSpaceSql, findPoolsByName, listPools, type PoolFilter, type PoolView } from './pool-queries';
 import type { Queryable } from './queryable';
 
 /** How the node and the pools a `pools` rule names are read: queries of their own, or what the caller has read already. */
 export interface ByNameReads {
   node(name: string): Promise<NodeView | null>;
   pools(names: readonly string[]): Promise<PoolView[]>;
+  /** the space of an allocation naming this network (allocationSpaceSql), when the caller has read it; else read on its own */
+  space?(network: string): Promise<string | null>;
 }
 
 const directReads = (db: Queryable): ByNameReads => ({ node: (name) => findNode(db, name), pools: (names) => findPoolsByName(db, names) });
+
+/** The space an allocation naming `network` takes its address in: that network when some pool has it, else the shared space (null). */
+async function readSpace(db: Queryable, network: string | null, pools: readonly PoolView[], reads: ByNameReads): Promise<string | null> {
+  if (network === null) return null;
+  // a named pool of the network answers without a read
+  if (pools.some((pool) => pool.network === network)) return network;
+  if (reads.space) return reads.space(network);
+  const { rows } = await db.query<{ space: string | null }>(prepared(`SELECT ${allocationSpaceSql('$1')} AS space`, [network]));
+  return rows[0].space;
+}
 
 export interface EligiblePools {
   eligible: PoolView[];
@@ -47,8 +68,10 @@ function checkNode(rule: SelectionRule, nodeName: string, node: NodeView | null)
 /**
  * The pools a node may allocate from, page by page in the order allocation tries them, so a
  * caller that finds a free address on the first page never reads the rest. Candidates come from
- * the rule through the labels index; the always-applied rules (family, disabled, nodeSelector)
- * then say which are eligible and why the others are not.
+ * the rule through the labels index, in the address space of the request's `network` (the CNI
+ * network name; null: none): that network's pools when some pool has it, else the pools of no
+ * network. The always-applied rules (family, disabled, nodeSelector) then say which are eligible
+ * and why the others are not.
  */
 export async function* eligiblePoolPages(
   db: Queryable,
@@ -57,16 +80,27 @@ export async function* eligiblePoolPages(
   families: readonly (4 | 6)[],
   pageSize = 100,
   reads: ByNameReads = directReads(db),
+  network: string | null = null,
 ): AsyncGenerator<EligiblePools> {
   if (rule.kind === 'pools') {
     // the node and the pools are independent: one round trip's wait for both
     const [node, found] = await Promise.all([reads.node(nodeName), reads.pools(rule.names)]);
     const missing = rule.names.filter((name) => !found.some((pool) => pool.name === name));
-    const page = filterEligible(found, checkNode(rule, nodeName, node), families);
-    yield { eligible: page.eligible, excluded: [...missing.map((pool) => ({ pool, reason: 'not found' })), ...page.excluded] };
+    const space = await readSpace(db, network, found, reads);
+    const outside = found.flatMap((pool) => {
+      const reason = networkExclusion(pool, space);
+      return reason ? [{ pool: pool.name, reason }] : [];
+    });
+    const page = filterEligible(
+      found.filter((pool) => networkExclusion(pool, space) === null),
+      checkNode(rule, nodeName, node),
+      families,
+    );
+    yield { eligible: page.eligible, excluded: [...missing.map((pool) => ({ pool, reason: 'not found' })), ...outside, ...page.excluded] };
     return;
   }
-  const filter = candidateFilter(rule, nodeName);
+  // the space is decided inside the page query (allocationSpaceSql)
+  const filter = { ...candidateFilter(rule, nodeName), spaceOf: network };
   const [node, first] = await Promise.all([reads.node(nodeName), listPools(db, { filter, limit: pageSize })]);
   const nodeLabels = checkNode(rule, nodeName, node);
   let page = first;
@@ -84,9 +118,10 @@ export async function findEligiblePools(
   nodeName: string,
   families: readonly (4 | 6)[],
   reads?: ByNameReads,
+  network: string | null = null,
 ): Promise<EligiblePools> {
   const all: EligiblePools = { eligible: [], excluded: [] };
-  for await (const page of eligiblePoolPages(db, rule, nodeName, families, 1000, reads)) {
+  for await (const page of eligiblePoolPages(db, rule, nodeName, families, 1000, reads, network)) {
     all.eligible.push(...page.eligible);
     all.excluded.push(...page.excluded);
   }
@@ -106,11 +141,13 @@ export async function explainPoolForNode(
   poolName: string,
   families: readonly (4 | 6)[],
   reads: ByNameReads = directReads(db),
+  network: string | null = null,
 ): Promise<EligiblePools> {
   const [node, [pool]] = await Promise.all([reads.node(nodeName), reads.pools([poolName])]);
   if (!pool) throw new DomainError('POOL_NOT_FOUND', `pool "${poolName}" does not exist`);
+  const space = await readSpace(db, network, [pool], reads);
   // a node without the rule's label is one more reason, said of the pool, rather than a refusal
-  const excluded = explainPool(rule, pool, { name: nodeName, labels: nodeLabels(rule, nodeName, node) }, families);
+  const excluded = explainPool(rule, pool, { name: nodeName, labels: nodeLabels(rule, nodeName, node) }, families, space);
   return excluded ? { eligible: [], excluded: [excluded] } : { eligible: [pool], excluded: [] };
 }
 

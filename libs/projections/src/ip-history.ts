@@ -9,6 +9,8 @@ export interface IpHistoryItem {
   type: 'IpAllocated' | 'IpReleased' | 'RangeReserved';
   handle: string | null;
   pool: string;
+  /** the pool's isolated network, the space the address was held or reserved in; null: the shared space */
+  network: string | null;
   node: string | null;
   namespace: string | null;
   pod: string | null;
@@ -23,20 +25,30 @@ export interface IpHistoryItem {
 /**
  * The allocations and releases of one address, and the StatefulSet ranges and ip-sets reserved over
  * it, oldest first, read from the log itself (the read models only know the present): a page of
- * `limit` after the `continue` token's position, however often the address was reused.
+ * `limit` after the `continue` token's position, however often the address was reused. Each names
+ * its pool's network (the event's poolNetwork; absent: the shared space); `network` narrows to
+ * that network's.
  */
-export async function ipHistory(db: Queryable, ip: string, page: { limit: number; continue?: string }): Promise<Page<IpHistoryItem>> {
+export async function ipHistory(
+  db: Queryable,
+  ip: string,
+  page: { limit: number; continue?: string; network?: string },
+): Promise<Page<IpHistoryItem>> {
   const [after] = decodeContinue(page.continue, ['bigint']) ?? [0];
+  const narrowed = `($4::text IS NULL OR data ->> 'poolNetwork' = $4)`;
   const { rows } = await db.query<Omit<IpHistoryItem, 'ipSet'> & { position: string }>(
     prepared(
-      `SELECT type, data ->> 'handle' AS handle, data ->> 'pool' AS pool, data ->> 'node' AS node, data ->> 'namespace' AS namespace,
-              data ->> 'pod' AS pod, NULL AS "statefulSet", ${rfc3339('recorded_at')} AS at, metadata ->> 'actor' AS actor, position
-         FROM events WHERE type IN ('IpAllocated', 'IpReleased') AND data ->> 'ip' = $1 AND position > $2
+      `SELECT type, data ->> 'handle' AS handle, data ->> 'pool' AS pool, data ->> 'poolNetwork' AS network, data ->> 'node' AS node,
+              data ->> 'namespace' AS namespace, data ->> 'pod' AS pod, NULL AS "statefulSet", ${rfc3339('recorded_at')} AS at,
+              metadata ->> 'actor' AS actor, position
+         FROM events WHERE type IN ('IpAllocated', 'IpReleased') AND data ->> 'ip' = $1 AND position > $2 AND ${narrowed}
        UNION ALL
-       SELECT type, NULL, data ->> 'pool', NULL, data ->> 'namespace', NULL, data ->> 'name', ${rfc3339('recorded_at')}, metadata ->> 'actor', position
+       SELECT type, NULL, data ->> 'pool', data ->> 'poolNetwork', NULL, data ->> 'namespace', NULL, data ->> 'name', ${rfc3339('recorded_at')},
+              metadata ->> 'actor', position
          FROM events WHERE type = 'RangeReserved' AND $1::inet BETWEEN (data ->> 'start')::inet AND (data ->> 'end')::inet AND position > $2
+          AND ${narrowed}
        ORDER BY position LIMIT $3`,
-      [ip, after, page.limit + 1],
+      [ip, after, page.limit + 1, page.network ?? null],
     ),
   );
   const items = rows.slice(0, page.limit).map(({ position: _position, ...item }) => {

@@ -61,6 +61,7 @@ export async function findPoolAt(db: Pool, name: string, at: Date): Promise<Pool
     ...state.blocks,
     reuseDelaySeconds: state.reuseDelaySeconds,
     allowSpecialRanges: state.allowSpecialRanges,
+    network: state.network,
     capacity: counts.capacity.toString(),
     allocated: counts.allocated.toString(),
     reservedCount: counts.reservedCount.toString(),
@@ -137,6 +138,7 @@ export async function findBlocksAt(db: Pool, pool: string, at: Date): Promise<Bl
     .map((block) => ({
       cidr: blockCidr(withBlocks, block.first),
       pool,
+      ...(withBlocks.network === null ? {} : { network: withBlocks.network }),
       node: block.node,
       ...(counts.get(block.first) ?? { used: 0, borrowed: 0 }),
     }));

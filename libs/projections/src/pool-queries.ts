@@ -16,6 +16,8 @@ export interface StatefulSetRangeView {
 
 /** A pool as the API shows it: its definition, its counts (decimal strings), its StatefulSet ranges and its history stamps. */
 export interface PoolView extends PoolSpec {
+  /** the isolated network whose address space it is in; null: the shared space */
+  network: string | null;
   reuseDelaySeconds: number;
   allowSpecialRanges: boolean;
   capacity: string;
@@ -41,7 +43,7 @@ export const POOL_COLUMNS = `p.name, p.cidr::text AS cidr, p.family, host(p.gate
   (SELECT coalesce(json_agg(json_build_object('namespace', r.namespace, 'name', r.name, 'start', host(r.first_ip), 'end', host(r.last_ip))
                             ORDER BY r.first_ip), '[]')
      FROM pool_ranges r WHERE r.pool = p.name) AS "statefulSetRanges",
-  p.block_size AS "blockSize", p.block_affinity AS "blockAffinity", p.block_release_seconds AS "blockReleaseSeconds"`;
+  p.block_size AS "blockSize", p.block_affinity AS "blockAffinity", p.block_release_seconds AS "blockReleaseSeconds", p.network`;
 
 /** PostgreSQL prints some IPv6 networks dotted: rows show the service's one canonical text. */
 export const canonicalPool = <T extends { cidr: string; blockSize?: number | null }>(row: T): T => {
@@ -65,18 +67,28 @@ export async function findPoolsByName(db: Queryable, names: readonly string[]): 
 
 /**
  * Existing pools that overlap any of these CIDRs, an IPv4 address and its IPv4-mapped IPv6 form
- * counting as one (through the GiST index of the exclusion constraint, on the same expression).
+ * counting as one (through the GiST index of the exclusion constraint, on the same expression),
+ * with their networks: only those of the same network are in the way (sameNetwork).
  */
-export async function findOverlappingPools(db: Queryable, cidrs: readonly string[]): Promise<Array<{ name: string; cidr: string }>> {
+export async function findOverlappingPools(
+  db: Queryable,
+  cidrs: readonly string[],
+): Promise<Array<{ name: string; cidr: string; network: string | null }>> {
   const { rows } = await db.query(
     prepared(
-      `SELECT name, cidr::text AS cidr FROM pools
+      `SELECT name, cidr::text AS cidr, network FROM pools
         WHERE pool_address_space(cidr) && ANY(ARRAY(SELECT pool_address_space(c) FROM unnest($1::cidr[]) c)) ORDER BY name`,
       [cidrs],
     ),
   );
-  return (rows as Array<{ name: string; cidr: string }>).map(canonicalPool);
+  return (rows as Array<{ name: string; cidr: string; network: string | null }>).map(canonicalPool);
 }
+
+/**
+ * The space an allocation naming `network` allocates in, as SQL over a parameter (`$n`): that
+ * network when some pool has it (pools_network index), else the shared space (null).
+ */
+export const allocationSpaceSql = (param: string) => `(SELECT s.network FROM pools s WHERE s.network = ${param} LIMIT 1)`;
 
 /** Which pools a list or a selection covers; no filter is every pool. */
 export interface PoolFilter {
@@ -84,6 +96,11 @@ export interface PoolFilter {
   labelSelector?: LabelSelector;
   /** matchLabel: pools whose label `key` has node `node`'s value for it, looked up inside the same query */
   sameLabelAs?: { node: string; key: string };
+  /**
+   * Pools in the space an allocation naming this network allocates in (null: it names none):
+   * that network's pools when some pool has it, else the pools of no network.
+   */
+  spaceOf?: string | null;
 }
 
 export interface PoolListQuery {
@@ -111,6 +128,11 @@ export function poolPageSql(filter: PoolFilter, after: string | null, limit: num
     );
   } else if (driving) {
     where.push(labelRowsSql(driving, 'l', values));
+  }
+  if (filter.spaceOf !== undefined) {
+    where.push(
+      `p.network IS NOT DISTINCT FROM ${filter.spaceOf === null ? 'NULL' : allocationSpaceSql(`$${values.push(filter.spaceOf)}`)}`,
+    );
   }
   const others = (selector?.requirements ?? []).filter((r) => r !== driving);
   if (others.length) where.push(requirementsSql(others, 'p.name', values));

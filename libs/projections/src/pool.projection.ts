@@ -34,6 +34,7 @@ export interface PoolRow {
   block_size: number | null;
   block_affinity: string | null;
   block_release_seconds: number | null;
+  network: string | null;
 }
 
 const COLUMNS: readonly (keyof PoolRow)[] = [
@@ -57,6 +58,7 @@ const COLUMNS: readonly (keyof PoolRow)[] = [
   'block_size',
   'block_affinity',
   'block_release_seconds',
+  'network',
 ];
 const INSERT_ROWS = insertRowsSql('pools', COLUMNS);
 
@@ -133,6 +135,7 @@ export function poolCreatedRow(event: Pick<RecordedEvent, 'data' | 'version' | '
     block_size: d.blockSize ?? null,
     block_affinity: d.blockAffinity ?? null,
     block_release_seconds: d.blockReleaseSeconds ?? null,
+    network: d.network ?? null,
   };
 }
 

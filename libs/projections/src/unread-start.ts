@@ -6,6 +6,8 @@ export interface UnreadStart {
   statefulSet: string | null;
   /** the version of that StatefulSet's reservation the decision used (its stream's); null: it used none */
   reservationVersion: number | null;
+  /** a network the request names that the decision took to be in no pool (it allocated in the shared space) */
+  networkInNoPool?: string;
 }
 
 // Both by primary key, whatever the batch and the statistics: allocations (handle, family),
@@ -15,14 +17,17 @@ const CONDITION = `NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text($2::jsonb
                    WHERE (SELECT true FROM allocations a WHERE a.handle = h.handle LIMIT 1))
   AND NOT EXISTS (SELECT 1 FROM jsonb_to_recordset($2::jsonb -> 'statefulSets') AS g (namespace text, name text, version bigint)
                    WHERE (SELECT s.version FROM statefulsets s WHERE s.namespace = g.namespace AND s.name = g.name LIMIT 1)
-                     IS DISTINCT FROM g.version)`;
+                     IS DISTINCT FROM g.version)
+  AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text($2::jsonb -> 'networks') w (network)
+                   WHERE (SELECT true FROM pools p WHERE p.network = w.network LIMIT 1))`;
 
 /**
  * The precondition of allocations decided without their start read, for the append's own
  * statement (appendToStreams' precondition): what that read would have found is still what the
  * decision assumed, no handle holds an address (a retried request) and each pod's StatefulSet has
  * the reservation the decision used (an ordinal's pinned address), at its version, or none when it
- * used none. Where either is not so, nothing is appended and they read and decide again.
+ * used none, and no pool has a network the decision took to be in none (its request's space was
+ * the shared one). Where any is not so, nothing is appended and they read and decide again.
  */
 export function unreadStartPrecondition(starts: readonly UnreadStart[]): { condition: string; value: unknown } {
   return {
@@ -32,6 +37,7 @@ export function unreadStartPrecondition(starts: readonly UnreadStart[]): { condi
       statefulSets: starts.flatMap(({ namespace, statefulSet, reservationVersion }) =>
         statefulSet === null ? [] : [{ namespace, name: statefulSet, version: reservationVersion }],
       ),
+      networks: starts.flatMap((start) => (start.networkInNoPool === undefined ? [] : [start.networkInNoPool])),
     },
   };
 }

@@ -148,6 +148,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
         statefulSet: pod?.statefulSet ?? null,
         node: spec.node,
         pools: rule.kind === 'pools' ? rule.names : [],
+        network: spec.network,
       });
       if (start.held.length > 0) return { created: false, items: start.held };
       if (pod && start.reservation) this.cacheReservation(spec.namespace, pod.statefulSet);
@@ -158,7 +159,11 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
         this.clock.now(),
       );
       // the eligibility check's node and named pools came with the start
-      const known: ByNameReads = { node: () => Promise.resolve(start.node), pools: () => Promise.resolve(start.pools) };
+      const known: ByNameReads = {
+        node: () => Promise.resolve(start.node),
+        pools: () => Promise.resolve(start.pools),
+        space: () => Promise.resolve(start.space),
+      };
       // fenced work (the Kubernetes consumer), and a set's reservation (two streams), append in a transaction of their own
       return families.length === 1 && !currentFence() && !families[0].workload
         ? this.allocateOne(families[0], rule, known, metadata)
@@ -204,7 +209,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const named = rule.kind === 'pools' && rule.names.length === 1 ? rule.names[0] : null;
     const pool = pinnedTo ?? named;
     // a pinned address is taken in its pool as the read path's walk does, without the eligibility check
-    const eligible = (state: PoolView) => pinnedTo !== null || eligibleWithoutNode(state, request);
+    const eligible = (state: PoolView) => pinnedTo !== null || (eligibleWithoutNode(state, request) && inAskedSpace(state, request));
     const cached = pool && this.writer.repository.cached(PoolAggregate, pool);
     if (!pool || !cached || !eligible(cached.state)) return null;
     const tried = await this.groupCommit.run(pool, {
@@ -214,6 +219,8 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
         namespace: spec.namespace,
         statefulSet: pod?.statefulSet ?? null,
         reservationVersion: owner?.version ?? null,
+        // a pool of no network serves a network only while no pool has it
+        ...(pinnedTo === null && cached.state.network === null && spec.network !== undefined ? { networkInNoPool: spec.network } : {}),
       },
       decide: (state) => {
         const plan = eligible(state) ? planOrNull(pool, state, request) : null;
@@ -358,7 +365,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const excluded: Exclusion[] = [];
     let passedOver: PassedOver[] = [];
     let eligibleSeen = 0;
-    for await (const page of eligiblePoolPages(this.db, rule, request.node, [request.family], undefined, known)) {
+    for await (const page of eligiblePoolPages(this.db, rule, request.node, [request.family], undefined, known, request.network ?? null)) {
       excluded.push(...page.excluded);
       for (const candidate of page.eligible) {
         eligibleSeen++;
@@ -437,6 +444,11 @@ function reservationRecord({ workload, request }: FamilyRequest, plan: Allocatio
 /** A `pools` rule's pool that is eligible whatever the node's labels: it exists, is of the family, enabled, and selects no nodes. */
 function eligibleWithoutNode(state: PoolView, request: AllocationPlanRequest): boolean {
   return state.exists && state.cidr?.family === request.family && !state.disabled && state.nodeSelector === null;
+}
+
+/** A pool the request's network may take it from without a read: of that network, or of none (then checked in the append: unreadStartPrecondition). */
+function inAskedSpace(state: PoolView, request: AllocationPlanRequest): boolean {
+  return state.network === null || state.network === request.network;
 }
 
 /** The plan in this pool alone; null for a refusal, which the read path then gives with its full reasons. */

@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Param, Query, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { DomainError, ipArgument, PoolAggregate } from '@ipledger/domain';
+import { DomainError, ipArgument, PoolAggregate, validateNetwork } from '@ipledger/domain';
 import { GENESIS_HASH } from '@ipledger/event-store';
 import { formatIp } from '@ipledger/ip';
 import { ipHistory, poolHistory } from '@ipledger/projections';
@@ -10,6 +10,7 @@ import { PG_POOL } from '../infrastructure/tokens';
 import { ChainSealer } from './chain-sealer';
 import { AuditHeadDto } from './dto/audit-head.dto';
 import { IpHistoryDto } from './dto/ip-history.dto';
+import { IpHistoryQueryDto } from './dto/ip-history-query.dto';
 import { PoolHistoryDto } from './dto/pool-history.dto';
 import { ListQueryDto } from '../http/list-query.dto';
 import { IpParams, PoolNameParams } from '../http/path-params.dto';
@@ -27,7 +28,8 @@ export class AuditController {
   @Get('ips/:ip/history')
   @ApiOkResponse({ type: IpHistoryDto })
   @ApiRoute('reader', 'Every allocation, release and reservation of an address, oldest first, a page at a time', 400)
-  async ipHistory(@Param() { ip }: IpParams, @Query() query: ListQueryDto): Promise<IpHistoryDto> {
+  async ipHistory(@Param() { ip }: IpParams, @Query() query: IpHistoryQueryDto): Promise<IpHistoryDto> {
+    if (query.network !== undefined) validateNetwork(query.network);
     return ipHistory(this.db, formatIp(ipArgument(ip)), query);
   }
 

@@ -79,6 +79,7 @@ async function podsGone(db: Queryable, syncId: string): Promise<CheckProblem[]> 
   }));
 }
 
+// a pod's status names its addresses on the cluster's own network: the shared space, never an isolated network's pools
 async function podIps(db: Queryable, syncId: string): Promise<CheckProblem[]> {
   const { rows } = await db.query<{
     pod: string;
@@ -94,10 +95,10 @@ async function podIps(db: Queryable, syncId: string): Promise<CheckProblem[]> {
        FROM kubernetes_sync_items i
        JOIN kubernetes_objects o ON o.kind = 'pod' AND o.key = i.key AND o.uid = i.uid AND NOT o.deleted
        CROSS JOIN LATERAL (SELECT (x ->> 'ip')::inet AS ip FROM jsonb_array_elements(coalesce(o.object -> 'status' -> 'podIPs', '[]')) x) p
-       LEFT JOIN allocations a ON a.ip = p.ip
+       LEFT JOIN allocations a ON a.ip = p.ip AND a.pool_network IS NULL
       WHERE i.sync_id = $1 AND o.object -> 'status' ->> 'phase' = 'Running'
         AND coalesce(o.object -> 'spec' ->> 'hostNetwork', 'false') <> 'true'
-        AND EXISTS (SELECT 1 FROM pools pl WHERE pl.cidr >>= p.ip)
+        AND EXISTS (SELECT 1 FROM pools pl WHERE pl.cidr >>= p.ip AND pl.network IS NULL)
         AND (a.handle IS NULL OR a.namespace || '/' || a.pod <> o.key OR a.pod_uid <> o.uid)
       ORDER BY o.key, p.ip`,
     [syncId],
@@ -131,13 +132,13 @@ async function duplicates(db: Queryable, syncId: string): Promise<CheckProblem[]
     `SELECT host(p.ip) AS "podIp",
             json_agg(json_build_object('pod', o.key, 'podUid', o.uid, 'node', o.object -> 'spec' ->> 'nodeName') ORDER BY o.key) AS pods,
             (SELECT json_build_object('handle', a.handle, 'holder', a.namespace || '/' || a.pod, 'holderUid', a.pod_uid)
-               FROM allocations a WHERE a.ip = p.ip) AS holder
+               FROM allocations a WHERE a.ip = p.ip AND a.pool_network IS NULL) AS holder
        FROM kubernetes_sync_items i
        JOIN kubernetes_objects o ON o.kind = 'pod' AND o.key = i.key AND o.uid = i.uid AND NOT o.deleted
        CROSS JOIN LATERAL (SELECT (x ->> 'ip')::inet AS ip FROM jsonb_array_elements(coalesce(o.object -> 'status' -> 'podIPs', '[]')) x) p
       WHERE i.sync_id = $1 AND o.object -> 'status' ->> 'phase' = 'Running'
         AND coalesce(o.object -> 'spec' ->> 'hostNetwork', 'false') <> 'true'
-        AND EXISTS (SELECT 1 FROM pools pl WHERE pl.cidr >>= p.ip)
+        AND EXISTS (SELECT 1 FROM pools pl WHERE pl.cidr >>= p.ip AND pl.network IS NULL)
       GROUP BY p.ip HAVING count(*) > 1
       ORDER BY p.ip`,
     [syncId],

@@ -11,7 +11,7 @@ import { deleteOnce, type ApplyContext } from './apply-context';
 
 /**
  * An IPPool object (ipam.ipledger.io/v1alpha1) is the whole pool: spec {cidr, gateway, nodeSelector,
- * reserved, disabled, reuseDelaySeconds, blockSize, blockAffinity, blockReleaseSeconds, allowSpecialRanges}, labels from
+ * reserved, disabled, reuseDelaySeconds, blockSize, blockAffinity, blockReleaseSeconds, allowSpecialRanges, network}, labels from
  * its metadata. A deleted IPPool whose pool
  * still has addresses, or a cidr the pool cannot take (POOL_IN_USE, POOL_OVERLAP...), is refused,
  * and the refusal is recorded as the object's status.
@@ -46,6 +46,7 @@ export async function applyIpPool({ commands, metadata, findPool }: ApplyContext
     allowSpecialRanges: specField(spec, 'allowSpecialRanges', (v) => v === undefined || typeof v === 'boolean', 'true or false') as
       | boolean
       | undefined,
+    network: specField(spec, 'network', (v) => v === undefined || typeof v === 'string', 'a string') as string | undefined,
   });
   const plan = planPoolApply(await findPool(name), desired);
   if ('create' in plan) {

@@ -98,8 +98,8 @@ export class NodesController {
     const asked = families ?? (query.families ? (query.families.split(',').map(Number) as (4 | 6)[]) : [4, 6]);
     const { eligible, excluded } =
       query.pool === undefined
-        ? await findEligiblePools(this.db, rule, name, asked, selection?.reads)
-        : await explainPoolForNode(this.db, rule, name, query.pool, asked, selection?.reads);
+        ? await findEligiblePools(this.db, rule, name, asked, selection?.reads, query.network ?? null)
+        : await explainPoolForNode(this.db, rule, name, query.pool, asked, selection?.reads, query.network ?? null);
     return query.explain ? { items: eligible, excluded, chosenBy: source } : { items: eligible };
   }
 

@@ -51,7 +51,9 @@ export class UpdatePoolHandler implements ICommandHandler<UpdatePoolCommand, voi
       try {
         await this.writer.append([{ type: PoolAggregate, loaded, events }], metadata);
       } catch (err) {
-        if (cidr && isOverlap(err)) await refuseOverlapWithExisting(this.db, [{ name, cidr: formatCidr(cidr) }]);
+        if (cidr && isOverlap(err)) {
+          await refuseOverlapWithExisting(this.db, [{ name, cidr: formatCidr(cidr), network: loaded.state.network }]);
+        }
         throw err;
       }
     });

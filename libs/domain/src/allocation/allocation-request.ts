@@ -3,6 +3,7 @@ import type { AllocateIpInput } from '../commands/allocate-ip.command';
 import { ALLOCATION_OWNERS, allocationOwner, type AllocationOwner } from './allocation-owner';
 import { InvalidInputError } from '../errors/domain-error';
 import { ipArgument } from '../ip-input';
+import { validateNetwork } from '../network-name';
 import { validateDns1123Label, validateDns1123Subdomain } from '../labels';
 
 export interface AllocationRequestSpec {
@@ -41,20 +42,6 @@ function families(requested: number[] | undefined, ip: IpAddress | null, ipText?
     );
   }
   return distinct as (4 | 6)[];
-}
-
-export const MAX_NETWORK_LENGTH = 253;
-/** The CNI specification's rule for a network name. */
-const NETWORK_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
-
-function validateNetwork(network: string): string {
-  if (network.length > MAX_NETWORK_LENGTH || !NETWORK_NAME.test(network)) {
-    throw new InvalidInputError(
-      'INVALID_ARGUMENT',
-      `network "${network.slice(0, 64)}" must be 1 to ${MAX_NETWORK_LENGTH} characters: a letter or digit, then letters, digits, "_", "." or "-"`,
-    );
-  }
-  return network;
 }
 
 function owner(input: AllocateIpInput): AllocationOwner {

@@ -30,5 +30,7 @@ export interface IpAllocated {
     borrowed?: true;
     /** present (true) when a running pod already used the address before ipledger knew it (adoption: a cluster moving from another IPAM) */
     adopted?: true;
+    /** the pool's isolated network, the space the address is unique in; absent: the shared space */
+    poolNetwork?: string;
   };
 }

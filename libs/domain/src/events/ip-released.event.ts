@@ -13,5 +13,7 @@ export interface IpReleased {
     pod: string | null;
     /** present when the watcher released it (the pod was deleted, or leak collection found it gone) */
     reason?: ReleaseReason;
+    /** the pool's isolated network (absent: the shared space), so an address's history narrows to one network */
+    poolNetwork?: string;
   };
 }

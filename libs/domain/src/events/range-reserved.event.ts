@@ -5,5 +5,6 @@
  */
 export interface RangeReserved {
   type: 'RangeReserved';
-  data: { pool: string; namespace: string; name: string; start: string; end: string };
+  /** poolNetwork: the pool's isolated network (absent: the shared space), for an address's history */
+  data: { pool: string; namespace: string; name: string; start: string; end: string; poolNetwork?: string };
 }

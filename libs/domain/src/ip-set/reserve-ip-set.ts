@@ -4,6 +4,7 @@ import type { RangeReserved } from '../events';
 import { findFreeRange, isFreeSpan, largestFreeRun } from '../pool/free-range-finder';
 import type { PoolView } from '../pool/pool-state';
 import { rangeOwner } from '../pool/range-owner';
+import { inNetwork } from '../pool/pool-network';
 import { ipSetRangeName, type IpSetRef, type IpSetWanted } from './ip-set';
 
 const describe = (ref: IpSetRef) => `${ref.kind} ${ref.namespace}/${ref.name}`;
@@ -30,7 +31,14 @@ export function decideReserveIpSet(pool: PoolView, ref: IpSetRef, wanted: IpSetW
   const show = (value: bigint) => formatIp({ family, value });
   return {
     type: 'RangeReserved',
-    data: { pool: pool.name, namespace: ref.namespace, name: ipSetRangeName(ref), start: show(range.start), end: show(range.end) },
+    data: {
+      pool: pool.name,
+      namespace: ref.namespace,
+      name: ipSetRangeName(ref),
+      start: show(range.start),
+      end: show(range.end),
+      ...inNetwork(pool),
+    },
   };
 }
 

@@ -14,9 +14,11 @@ export type PoolApply =
 /**
  * An IPPool object is the whole desired pool (level-triggered): create it, or patch what a pool may
  * change. A new cidr goes to the pool's own rules (grow, or shrink while nothing is in the way);
- * the gateway, the reserved list and the blocks cannot change under the addresses handed out, so a
- * new one is refused with the reason, and the pool stays as it is.
+ * the gateway, the reserved list, the blocks and the network cannot change under the addresses
+ * handed out, so a new one is refused with the reason, and the pool stays as it is.
  */
+const describeNetwork = (spec: PoolSpec) => (spec.network ? `network "${spec.network}"` : 'the shared space (no network)');
+
 export function planPoolApply(current: PoolSpec | null, desired: PoolSpec): PoolApply {
   if (!current) return { create: desired };
   if ((current.gateway ?? null) !== desired.gateway) {
@@ -37,6 +39,12 @@ export function planPoolApply(current: PoolSpec | null, desired: PoolSpec): Pool
     throw new InvalidInputError(
       'INVALID_ARGUMENT',
       `pool "${desired.name}" has blocks ${blocks(current)}; its blocks cannot change (asked: ${blocks(desired)})`,
+    );
+  }
+  if ((current.network ?? null) !== (desired.network ?? null)) {
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `pool "${desired.name}" is in ${describeNetwork(current)}; it cannot move to ${describeNetwork(desired)}`,
     );
   }
   const { labels, nodeSelector, disabled } = desired;

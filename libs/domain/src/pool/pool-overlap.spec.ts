@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { cidrsOverlap, formatCidr, parseCidr } from '@ipledger/ip';
-import { firstOverlap, poolsOverlap } from './pool-overlap';
+import { firstOverlap, poolsOverlap, sameNetwork } from './pool-overlap';
 
 describe('firstOverlap', () => {
   it('finds nested and equal CIDRs, and none among disjoint or other-family ones', () => {
@@ -54,6 +54,58 @@ describe('firstOverlap', () => {
         const found = firstOverlap(pools);
         expect(found !== null).toBe(naive);
         if (found) expect(cidrsOverlap(parseCidr(found[0].cidr), parseCidr(found[1].cidr))).toBe(true);
+      }),
+    );
+  });
+
+  it('finds overlaps within one network only: isolated networks may reuse the same CIDRs', () => {
+    const names = (pools: Array<{ name: string; cidr: string; network?: string | null }>) =>
+      firstOverlap(pools)?.map((p) => p.name) ?? null;
+    expect(
+      names([
+        { name: 'blue', cidr: '10.0.0.0/24', network: 'blue' },
+        { name: 'red', cidr: '10.0.0.0/24', network: 'red' },
+        { name: 'shared', cidr: '10.0.0.0/16' },
+      ]),
+    ).toBeNull();
+    // absent and null are one network, the shared space
+    expect(
+      names([
+        { name: 'a', cidr: '10.0.0.0/16', network: null },
+        { name: 'b', cidr: '10.0.5.0/24' },
+      ]),
+    ).toEqual(['a', 'b']);
+    // a pool of another network between two of one network does not hide their overlap
+    expect(
+      names([
+        { name: 'blue-1', cidr: '10.0.0.0/16', network: 'blue' },
+        { name: 'red-1', cidr: '10.0.1.0/24', network: 'red' },
+        { name: 'blue-2', cidr: '10.0.2.0/24', network: 'blue' },
+      ]),
+    ).toEqual(['blue-1', 'blue-2']);
+    expect(sameNetwork({ network: 'blue' }, { network: 'red' })).toBe(false);
+    expect(sameNetwork({}, { network: null })).toBe(true);
+  });
+
+  it('agrees with comparing every pair of the same network', () => {
+    const pool = fc.tuple(fc.integer({ min: 0, max: 15 }), fc.integer({ min: 28, max: 32 }), fc.constantFrom(undefined, null, 'a', 'b'));
+    fc.assert(
+      fc.property(fc.array(pool, { maxLength: 12 }), (specs) => {
+        const pools = specs.map(([octet, prefix, network], i) => ({
+          name: `p${i}`,
+          cidr: formatCidr({
+            family: 4,
+            network: 0x0a000000n | (BigInt(octet) & (((1n << 32n) - 1n) << BigInt(32 - prefix))),
+            prefixLength: prefix,
+          }),
+          network,
+        }));
+        const naive = pools.some((a, i) =>
+          pools.some((b, j) => i < j && sameNetwork(a, b) && cidrsOverlap(parseCidr(a.cidr), parseCidr(b.cidr))),
+        );
+        const found = firstOverlap(pools);
+        expect(found !== null).toBe(naive);
+        if (found) expect(sameNetwork(found[0], found[1])).toBe(true);
       }),
     );
   });

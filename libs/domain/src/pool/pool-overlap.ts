@@ -20,17 +20,26 @@ export function poolsOverlap(a: Cidr, b: Cidr): boolean {
 }
 
 /**
- * The first two pools of a list whose CIDRs overlap (poolsOverlap), or null. Sorting by first
- * address makes any overlap show between neighbours (CIDRs nest or are disjoint, also across the
- * mapping), so this is O(n log n).
+ * Whether two pools are in one address space: the same isolated network, or both in none (the
+ * shared space). Pools of different networks may hold the same addresses (VRFs, tenant overlays).
  */
-export function firstOverlap<P extends { name: string; cidr: string }>(pools: readonly P[]): [P, P] | null {
+export const sameNetwork = (a: { network?: string | null }, b: { network?: string | null }): boolean =>
+  (a.network ?? null) === (b.network ?? null);
+
+/**
+ * The first two pools of a list, in one network, whose CIDRs overlap (poolsOverlap), or null.
+ * Sorting by network, then first address makes any overlap show between neighbours (CIDRs nest or
+ * are disjoint, also across the mapping), so this is O(n log n).
+ */
+export function firstOverlap<P extends { name: string; cidr: string; network?: string | null }>(pools: readonly P[]): [P, P] | null {
   const spans = pools
-    .map((pool) => ({ pool, span: span(parseCidr(pool.cidr)) }))
-    .sort((a, b) => (a.span[0] < b.span[0] ? -1 : a.span[0] > b.span[0] ? 1 : 0));
+    .map((pool) => ({ pool, network: pool.network ?? '', span: span(parseCidr(pool.cidr)) }))
+    .sort((a, b) =>
+      a.network !== b.network ? (a.network < b.network ? -1 : 1) : a.span[0] < b.span[0] ? -1 : a.span[0] > b.span[0] ? 1 : 0,
+    );
   for (let i = 1; i < spans.length; i++) {
     const [a, b] = [spans[i - 1], spans[i]];
-    if (b.span[0] <= a.span[1]) return [a.pool, b.pool];
+    if (a.network === b.network && b.span[0] <= a.span[1]) return [a.pool, b.pool];
   }
   return null;
 }

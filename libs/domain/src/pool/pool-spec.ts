@@ -4,6 +4,7 @@ import { cidrArgument, ipArgument, rangeArgument } from '../ip-input';
 import { usableSpan } from './usable-span';
 import { parseBlocks, type BlockAffinity, type PoolBlocks } from './pool-blocks';
 import { refuseSpecialRange } from './special-range';
+import { validateNetwork } from '../network-name';
 import { LabelSelector, validateDns1123Label, validateLabels, type Labels } from '../labels';
 
 export interface PoolSpecInput {
@@ -20,6 +21,8 @@ export interface PoolSpecInput {
   reuseDelaySeconds?: number;
   /** lets the CIDR lie in or over a special range (special-range.ts) */
   allowSpecialRanges?: boolean;
+  /** the isolated network whose address space the pool is in (pool-overlap.ts); null: the shared space */
+  network?: string | null;
 }
 
 /** A pool definition that passed every rule, in canonical text forms: the data of PoolCreated. */
@@ -38,6 +41,12 @@ export type PoolSpec = {
   reuseDelaySeconds?: number;
   /** present only when true: the CIDR may lie in or over a special range (special-range.ts) */
   allowSpecialRanges?: boolean;
+  /**
+   * The isolated network (a CNI network name) whose own address space the pool is in; immutable.
+   * Present only when set: absent, and null in a read model's row, is the shared space, as every
+   * PoolCreated recorded before networks were.
+   */
+  network?: string | null;
 } & Partial<PoolBlocks>;
 
 /** The longest reuse delay: the cooling addresses a pool tracks grow with its release rate times this. */
@@ -109,5 +118,6 @@ export function parsePoolSpec(input: PoolSpecInput): PoolSpec {
     ...parseBlocks(input, cidr),
     ...reuseDelayField(input.reuseDelaySeconds),
     ...(input.allowSpecialRanges ? { allowSpecialRanges: true } : {}),
+    ...(input.network === undefined || input.network === null ? {} : { network: validateNetwork(input.network) }),
   };
 }

@@ -5,7 +5,7 @@ import type { Labels } from '../labels';
 import type { PoolBlocks } from './pool-blocks';
 
 /** Who holds an address: what IpAllocated recorded, less what the pool itself knows (name, address, family). */
-export type Holder = Omit<IpAllocated['data'], 'pool' | 'ip' | 'family'>;
+export type Holder = Omit<IpAllocated['data'], 'pool' | 'ip' | 'family' | 'poolNetwork'>;
 
 export interface AddressRange {
   start: bigint;
@@ -40,6 +40,8 @@ export interface PoolState {
   reuseDelaySeconds: number;
   /** the CIDR may lie in or over a special range (special-range.ts) */
   allowSpecialRanges: boolean;
+  /** the isolated network whose address space the pool is in; null: the shared space */
+  network: string | null;
   /** the addresses that can ever be handed out: the CIDR less IPv4 network and broadcast */
   usableFirst: bigint;
   usableLast: bigint;
@@ -82,6 +84,7 @@ export interface PoolView {
   readonly disabled: boolean;
   readonly reuseDelaySeconds: number;
   readonly allowSpecialRanges: boolean;
+  readonly network: string | null;
   readonly usableFirst: bigint;
   readonly usableLast: bigint;
   readonly reservedSet: ReadonlyRangeSet;

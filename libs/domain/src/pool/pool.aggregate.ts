@@ -35,6 +35,7 @@ import { CoolingQueue } from './cooling-queue';
 import { findFreeRange, isFreeSpan } from './free-range-finder';
 import { describeRangeOwner, rangeOwner } from './range-owner';
 import { ipSetAddress } from '../ip-set/reserve-ip-set';
+import { inNetwork } from './pool-network';
 import {
   blockCidr,
   blockedPool,
@@ -93,6 +94,7 @@ function emptyPool(): PoolState {
     disabled: false,
     reuseDelaySeconds: 0,
     allowSpecialRanges: false,
+    network: null,
     usableFirst: 0n,
     usableLast: -1n,
     reservedSet: new RangeSet(),
@@ -143,6 +145,8 @@ function created(data: PoolCreated['data']): PoolState {
     disabled: data.disabled,
     reuseDelaySeconds: data.reuseDelaySeconds ?? 0,
     allowSpecialRanges: data.allowSpecialRanges ?? false,
+    // absent from PoolCreated recorded before networks were: the shared space
+    network: data.network ?? null,
     used: space.reservedSet.clone(),
   };
 }
@@ -302,7 +306,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
     serialize(state): PoolSnapshot {
       if (!state.exists || !state.cidr) return { name: state.name, created: null, ranges: [], holders: [] };
       const show = (value: bigint) => formatIp({ family: state.cidr!.family, value });
-      const { name, labels, nodeSelector, reserved, disabled, reuseDelaySeconds, allowSpecialRanges } = state;
+      const { name, labels, nodeSelector, reserved, disabled, reuseDelaySeconds, allowSpecialRanges, network } = state;
       return {
         name,
         created: {
@@ -317,6 +321,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
           ...state.blocks,
           ...(reuseDelaySeconds > 0 ? { reuseDelaySeconds } : {}),
           ...(allowSpecialRanges ? { allowSpecialRanges } : {}),
+          ...(network !== null ? { network } : {}),
         },
         ranges: [...state.ranges].map(([owner, { start, end }]) => {
           const [namespace, rangeName] = owner.split('/');
@@ -570,7 +575,13 @@ function decidePlaced(pool: PoolView & { cidr: Cidr }, request: AllocationReques
         : { type: 'BlockClaimed', data: { pool: pool.name, cidr: blockCidr(blockedPool(pool)!, claim), node: request.node } },
     event: {
       type: 'IpAllocated',
-      data: { pool: pool.name, ip: formatIp({ family: pool.cidr.family, value: ip }), family: pool.cidr.family, ...holder },
+      data: {
+        pool: pool.name,
+        ip: formatIp({ family: pool.cidr.family, value: ip }),
+        family: pool.cidr.family,
+        ...holder,
+        ...inNetwork(pool),
+      },
     },
   };
 }
@@ -617,6 +628,7 @@ export function decideRelease(state: PoolView, handle: string, condition: Releas
     node,
     namespace,
     pod,
+    ...inNetwork(state),
   };
   return { type: 'IpReleased', data: condition.reason ? { ...data, reason: condition.reason } : data };
 }
@@ -635,7 +647,7 @@ export function decideReserveRange(state: PoolView, namespace: string, name: str
   return (
     range && {
       type: 'RangeReserved',
-      data: { pool: pool.name, namespace, name, start: show(pool, range.start), end: show(pool, range.end) },
+      data: { pool: pool.name, namespace, name, start: show(pool, range.start), end: show(pool, range.end), ...inNetwork(pool) },
     }
   );
 }
@@ -653,7 +665,10 @@ export function decideResizeRange(state: PoolView, namespace: string, name: stri
   const end = range.start + length - 1n;
   if (end === range.end || length < 1n) return null;
   if (end > range.end && !isFreeSpan(pool, range.end + 1n, end)) return null;
-  return { type: 'RangeReserved', data: { pool: pool.name, namespace, name, start: show(pool, range.start), end: show(pool, end) } };
+  return {
+    type: 'RangeReserved',
+    data: { pool: pool.name, namespace, name, start: show(pool, range.start), end: show(pool, end), ...inNetwork(pool) },
+  };
 }
 
 /** The pool's empty blocks whose blockReleaseSeconds have passed at `now` (milliseconds, the database clock) go back. */

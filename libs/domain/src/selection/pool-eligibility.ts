@@ -42,3 +42,16 @@ export function eligibilityReasons(pool: PoolCandidate, nodeLabels: Labels, fami
   }
   return reasons;
 }
+
+/**
+ * Why a pool lies outside the address space an allocation takes its address in, or null when it
+ * lies inside. `space`: the network the request names when some pool has it, else null (the pools
+ * of no network, the shared space).
+ */
+export function networkExclusion(pool: { network?: string | null }, space: string | null): string | null {
+  const network = pool.network ?? null;
+  if (network === space) return null;
+  return network === null
+    ? `network: the pool is in the shared space, the request's is network "${space}"`
+    : `network: the pool is in network "${network}", the request's is ${space === null ? 'the shared space' : `network "${space}"`}`;
+}

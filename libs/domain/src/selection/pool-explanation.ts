@@ -1,10 +1,11 @@
 import type { Labels } from '../labels';
-import { eligibilityReasons, type Exclusion, type PoolCandidate } from './pool-eligibility';
+import { eligibilityReasons, networkExclusion, type Exclusion, type PoolCandidate } from './pool-eligibility';
 import type { SelectionRule } from './selection-rule';
 
 /** A pool asked about by name (GET /v1/nodes/{name}/pools?explain=true&pool=), with what the rules read of it. */
 export interface ExplainedPool extends PoolCandidate {
   labels: Labels;
+  network?: string | null;
   /** addresses neither allocated nor reserved (a decimal string: an IPv6 pool's count exceeds a number) */
   free: string;
 }
@@ -42,13 +43,21 @@ export function ruleExclusion(rule: SelectionRule, pool: ExplainedPool, node: Ex
 
 /**
  * Everything that keeps allocation for `node` from taking an address of `pool`, in the order it
- * is decided: the rule, the always-applied rules (family, disabled, nodeSelector), then room (no
- * free address). Null: allocation would try it and find an address. A new rule (the cluster
- * selector of clusters) is one more reason here and in eligibilityReasons.
+ * is decided: the rule, the network's address space (`space`, see networkExclusion), the
+ * always-applied rules (family, disabled, nodeSelector), then room (no free address). Null:
+ * allocation would try it and find an address. A new rule (the cluster selector of clusters) is
+ * one more reason here and in eligibilityReasons.
  */
-export function explainPool(rule: SelectionRule, pool: ExplainedPool, node: ExplainedNode, families: readonly (4 | 6)[]): Exclusion | null {
+export function explainPool(
+  rule: SelectionRule,
+  pool: ExplainedPool,
+  node: ExplainedNode,
+  families: readonly (4 | 6)[],
+  space: string | null = null,
+): Exclusion | null {
   const reasons = [
     ruleExclusion(rule, pool, node),
+    networkExclusion(pool, space),
     ...eligibilityReasons(pool, node.labels, families),
     BigInt(pool.free) === 0n ? 'exhausted: no free address (every address is allocated or reserved)' : null,
   ].filter((reason): reason is string => reason !== null);

@@ -13,6 +13,7 @@ export const IPPOOL_SPEC_FIELDS = [
   'blockAffinity',
   'blockReleaseSeconds',
   'allowSpecialRanges',
+  'network',
 ] as const;
 
 export function trimIpPool(object: KubeObject): KubeObject {

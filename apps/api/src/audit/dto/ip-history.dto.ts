@@ -9,6 +9,8 @@ export class IpHistoryItemDto {
   @ApiProperty({ enum: ['IpAllocated', 'IpReleased', 'RangeReserved'] }) type!: string;
   @ApiProperty({ type: String, nullable: true }) handle!: string | null;
   @ApiProperty() pool!: string;
+  @ApiProperty({ type: String, nullable: true, example: 'blue', description: "the pool's isolated network; null: the shared space" })
+  network!: string | null;
   @ApiProperty({ type: String, nullable: true }) node!: string | null;
   @ApiProperty({ type: String, nullable: true }) namespace!: string | null;
   @ApiProperty({ type: String, nullable: true }) pod!: string | null;

@@ -32,7 +32,8 @@ export class NodePoolsQueryDto {
   @TextOf('network', {
     required: false,
     example: 'storage',
-    description: 'the CNI network name, for the `ipam.ipledger.io/networks` annotation',
+    description:
+      'the CNI network name an allocation would name: its own pools when some pool has that network (isolated networks), else the pools of no network; and its `ipam.ipledger.io/networks` annotation entry',
   })
   network?: string;
 

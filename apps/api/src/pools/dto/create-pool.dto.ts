@@ -102,4 +102,14 @@ export class CreatePoolDto {
   @OptionalField()
   @IsBoolean()
   allowSpecialRanges?: boolean;
+
+  @ValidateIf((_, value) => value !== undefined && value !== null)
+  @TextOf('network', {
+    required: false,
+    nullable: true,
+    example: 'blue',
+    description:
+      'the isolated network (a CNI network name: a letter or digit, then letters, digits, "_", "." or "-", at most 253) whose own address space the pool is in: 409 POOL_OVERLAP only against pools of the same network, and an allocation naming the network takes its address from that network\'s pools. Null (the default): the shared space. Immutable.',
+  })
+  network?: string | null;
 }

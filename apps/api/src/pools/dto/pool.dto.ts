@@ -21,6 +21,13 @@ export class PoolDto {
   reuseDelaySeconds!: number;
   @ApiProperty({ description: 'the CIDR may lie in or over a special range (loopback, multicast, IPv4-mapped, ...)' })
   allowSpecialRanges!: boolean;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'blue',
+    description: 'the isolated network whose address space the pool is in; null: the shared space',
+  })
+  network!: string | null;
   @ApiProperty({ example: '254', description: 'addresses that can ever be handed out (decimal string)' }) capacity!: string;
   @ApiProperty({ example: '3', description: 'addresses held by a handle (decimal string)' }) allocated!: string;
   @ApiProperty({ example: '5', description: 'addresses held back without a handle (decimal string)' }) reservedCount!: string;
