@@ -16,3 +16,4 @@ export * from './pool-history';
 export * from './verify-projections';
 export * from './rebuild-projections';
 export * from './block-queries';
+export * from './kubernetes';

@@ -7,12 +7,14 @@ import {
   DurableConsumer,
   ensureStream,
   objectKey,
+  trimObject,
   type Delivery,
   type ObjectChange,
   type Outcome,
   type Prepared,
   type Work,
 } from '@ipledger/messaging';
+import { streamEpoch, trimStoredObjects } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import type { Config, KubernetesConsumerConfig } from '../config';
 import { EventWriter } from '../infrastructure/event-writer';
@@ -23,13 +25,11 @@ import { BusConnection } from './bus-connection';
 import { ConsumerMetrics } from './consumer-metrics';
 import { HeldAddressTimer } from './held-address-timer';
 import { MalformedMessage, parseKubeMessage } from './kube-message';
-import { trimStoredObjects } from './kubernetes-objects';
 import { ObjectReconciler } from './object-reconciler';
 import { Parking } from './parking';
 import { PeriodicWork } from './periodic-work';
 import { PodAdoption } from './pod-adoption';
 import type { Reconciled } from './reconciler';
-import { streamEpoch } from './stream-epochs';
 import { SyncCleanup } from './sync-cleanup';
 import { Unparking } from './unparking';
 
@@ -109,7 +109,7 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     const nc = await this.bus.ready;
     const jsm = await nc.jetstreamManager();
     if (this.stopped) return;
-    const trimmed = await trimStoredObjects(this.db);
+    const trimmed = await trimStoredObjects(this.db, trimObject);
     if (trimmed) this.logger.log(`trimmed ${trimmed} object(s) an older release stored whole`);
     this.consumer = new DurableConsumer(
       nc.jetstream(),

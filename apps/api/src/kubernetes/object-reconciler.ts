@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import { objectKey, type Delivery, type ObjectChange } from '@ipledger/messaging';
+import type { StreamPosition } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import type { EventWriter } from '../infrastructure/event-writer';
 import { ReadBatcher } from '../infrastructure/read-batcher';
@@ -15,7 +16,6 @@ import type { PodAdoption } from './pod-adoption';
 import { onlyRecorded } from './pod.applier';
 import { ACK, afterFailure, positionOf, type Delivered, type Reconciled, type Reconciler } from './reconciler';
 import { refusalAsStatus, type StatusOf } from './refusal-as-status';
-import type { StreamPosition } from './stream-epochs';
 
 /**
  * Reconciles one object's message: its kind's applier (APPLIERS) decides, and the message is

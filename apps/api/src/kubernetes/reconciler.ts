@@ -1,7 +1,7 @@
 import type { Delivery } from '@ipledger/messaging';
 import { isDatabaseUnavailable } from '../infrastructure/database-unavailable';
 import { conflictDelayMs, isConflict } from '../infrastructure/retry-on-conflict';
-import type { StreamPosition } from './stream-epochs';
+import type { StreamPosition } from '@ipledger/projections';
 
 /**
  * What reconciling one message decided, as controller-runtime's Reconcile answers: done

@@ -2,18 +2,27 @@ import type { Logger } from '@nestjs/common';
 import type { CommandBus } from '@nestjs/cqrs';
 import { DeletePoolCommand, type CommandMetadata } from '@ipledger/domain';
 import { objectKey, type Delivery, type KubeObject, type SyncMarker } from '@ipledger/messaging';
+import {
+  markSyncDone,
+  previousSync,
+  recordMisses,
+  recordSyncChunk,
+  refusedDeletes,
+  setObjectStatus,
+  statefulSetsWithoutRange,
+  type CompleteSync,
+  type VanishedObject,
+} from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { conflictsGoUp } from '../infrastructure/retry-on-conflict';
 import type { Metrics } from '../metrics/metrics';
 import { deleteOnce, messageMetadata, type ApplyContexts } from './apply-context';
 import { APPLIERS } from './appliers';
-import { refusedDeletes, setStatus, statefulSetsWithoutRange } from './kubernetes-objects';
 import { collectLeaks } from './leak-collector';
 import type { PodAdoption } from './pod-adoption';
 import { ACK, afterFailure, positionOf, type Delivered, type Reconciled, type Reconciler } from './reconciler';
 import { refusalAsStatus, type StatusOf } from './refusal-as-status';
 import { applyStatefulSet } from './statefulset.applier';
-import { markSyncDone, previousSync, recordMisses, recordSyncChunk, type CompleteSync, type VanishedObject } from './sync-markers';
 
 export interface SyncCleanupConfig {
   maxAttempts: number;
@@ -75,7 +84,7 @@ export class SyncCleanup implements Reconciler<SyncMarker> {
       const status = await this.statusOf('ippool', `DELETED ${name}`, () =>
         deleteOnce(this.commands.execute(new DeletePoolCommand(name, metadata)), 'POOL_NOT_FOUND'),
       );
-      await setStatus(this.db, 'ippool', name, status);
+      await setObjectStatus(this.db, 'ippool', name, status);
     }
   }
 
@@ -85,7 +94,7 @@ export class SyncCleanup implements Reconciler<SyncMarker> {
       const status = await this.statusOf('statefulset', `again ${objectKey(object)}`, () =>
         applyStatefulSet(this.contexts.for(metadata), { kind: 'statefulset', type: 'MODIFIED', object }),
       );
-      await setStatus(this.db, 'statefulset', objectKey(object), status);
+      await setObjectStatus(this.db, 'statefulset', objectKey(object), status);
     }
   }
 
@@ -105,7 +114,7 @@ export class SyncCleanup implements Reconciler<SyncMarker> {
               APPLIERS[sync.kind](this.contexts.for(metadata), { kind: sync.kind, type: 'DELETED', object }),
             );
       this.logger.warn(`${sync.kind} ${key} was missing from syncs ${missedBy.map((m) => m.syncId).join(', ')}: ${status}`);
-      await setStatus(this.db, sync.kind, key, status, true);
+      await setObjectStatus(this.db, sync.kind, key, status, true);
     }
   }
 }

@@ -2,7 +2,7 @@ import type { Logger } from '@nestjs/common';
 import { toDelivery, type Delivery, type Outcome, type Prepared } from '@ipledger/messaging';
 import type { JetStreamManager, StoredMsg } from 'nats';
 import type { Pool } from 'pg';
-import { requestUnpark, setStatus, takeUnparkRequests, type ParkedMessage } from './kubernetes-objects';
+import { requestUnpark, setObjectStatus, takeUnparkRequests, type ParkedMessage } from '@ipledger/projections';
 
 /** How the consumer reads a message and counts what came of it: the same for a parked message applied again. */
 export interface Consuming {
@@ -30,7 +30,7 @@ export class Unparking {
       if (!stored) {
         const status =
           'parked: the message is no longer in the stream (aged out, or the stream was made again); the next change or sync of the object applies it';
-        await setStatus(this.db, request.kind, request.key, status);
+        await setObjectStatus(this.db, request.kind, request.key, status);
         this.logger.warn(`${request.kind} ${request.key} ${status}`);
         continue;
       }
