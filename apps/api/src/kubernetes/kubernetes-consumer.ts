@@ -132,7 +132,17 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     );
     await this.consumer.start();
     this.started = true;
-    const unparking = new Unparking(this.db, jsm, this.config.names.stream, this.config.maxAttempts, this.consuming, this.logger);
+    const unparking = new Unparking(
+      this.db,
+      jsm,
+      this.config.names.stream,
+      this.config.maxAttempts,
+      {
+        prepare: (delivery) => this.prepare(delivery),
+        settled: (delivery, outcome) => this.measured.settled(delivery, outcome),
+      },
+      this.logger,
+    );
     this.periodic.every(UNPARK_POLL_MS, 'unpark requests not read', () => unparking.redeliverRequested());
     this.periodic.every(this.held.intervalMs, 'held addresses not checked', () => this.held.tick());
     this.periodic.every(POOL_ADOPTION_POLL_MS, 'pools not looked at for running pods to adopt', () =>
@@ -155,11 +165,6 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     await this.periodic.stop();
     await this.consumer?.stop();
   }
-
-  private readonly consuming = {
-    prepare: (delivery: Delivery) => this.prepare(delivery),
-    settled: (delivery: Delivery, outcome: Outcome) => this.measured.settled(delivery, outcome),
-  };
 
   /** A message read into its work: each object's change keyed by the object, a sync marker a barrier keyed by its kind. */
   private prepare(delivery: Delivery): Prepared {
