@@ -1,14 +1,13 @@
 import { DomainError, ipArgument, NodeAggregate, PoolAggregate, StatefulSetAggregate, upcast } from '@ipledger/domain';
 import { runMigrations, verifyChain, verifySnapshots, type ExpectedHead } from '@ipledger/event-store';
 import { formatIp } from '@ipledger/ip';
-import { ipHistory, rebuildProjections, verifyProjections } from '@ipledger/projections';
+import { ipHistory, listParked, rebuildProjections, requestUnpark, verifyProjections } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { checkCluster } from './check/cluster-check';
 import { loadConfig } from './config';
 import { dataCommand } from './data-folders';
 import { openDatabase } from './database';
 import { createPgPool } from './infrastructure/pg-pool';
-import { listParked, requestUnpark } from './kubernetes/kubernetes-objects';
 import type { CliStreams } from './backup/cli-streams';
 import { exportCommand } from './backup/export-command';
 import { importCommand } from './backup/import-command';

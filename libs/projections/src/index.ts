@@ -17,3 +17,4 @@ export * from './pool-history';
 export * from './verify-projections';
 export * from './rebuild-projections';
 export * from './block-queries';
+export * from './kubernetes';

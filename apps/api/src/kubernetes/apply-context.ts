@@ -1,7 +1,9 @@
 import type { CommandBus } from '@nestjs/cqrs';
 import { DomainError, type CommandMetadata, type DomainErrorCode } from '@ipledger/domain';
-import type { PoolView } from '@ipledger/projections';
+import type { Delivery } from '@ipledger/messaging';
+import { findPoolsByName, type PoolView } from '@ipledger/projections';
 import type { Pool } from 'pg';
+import { ReadBatcher } from '../infrastructure/read-batcher';
 import type { Metrics } from '../metrics/metrics';
 
 /** What an object applier needs: the bus its commands go through, the read models, and the audit metadata. */
@@ -15,6 +17,41 @@ export interface ApplyContext {
   /** a pool as the read model holds it (reads that meet are made together) */
   findPool: (name: string) => Promise<PoolView | null>;
 }
+
+/** Makes the contexts of the consumer's work, all sharing one batcher of pool reads (every IPPool message makes one). */
+export class ApplyContexts {
+  private readonly pools: ReadBatcher<string, PoolView | null>;
+
+  constructor(private readonly base: Omit<ApplyContext, 'metadata' | 'findPool'>) {
+    this.pools = new ReadBatcher(async (names) => {
+      const found = new Map((await findPoolsByName(base.db, names)).map((pool) => [pool.name, pool]));
+      return names.map((name) => found.get(name) ?? null);
+    });
+  }
+
+  for(metadata: CommandMetadata): ApplyContext {
+    return { ...this.base, metadata, findPool: (name) => this.pools.read(name) };
+  }
+}
+
+/** The metadata of the commands a message runs: audited under the message, its position recorded. */
+export const messageMetadata = (delivery: Delivery, correlationId: string): CommandMetadata => ({
+  actor: 'watcher',
+  source: 'kubernetes',
+  correlationId,
+  causationId: delivery.messageId,
+  messageId: delivery.messageId,
+  streamSequence: delivery.streamSequence,
+  streamEpoch: delivery.streamEpoch,
+});
+
+/** The metadata of work the consumer does of its own accord (a timer), not for a message. */
+export const ownMetadata = (correlationId: string): CommandMetadata => ({
+  actor: 'watcher',
+  source: 'kubernetes',
+  correlationId,
+  causationId: correlationId,
+});
 
 /** A Kubernetes delete is a fact, not a request: "not found" means an earlier delivery already applied it. */
 export async function deleteOnce(command: Promise<unknown>, notFound: DomainErrorCode): Promise<string> {

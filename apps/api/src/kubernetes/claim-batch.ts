@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { BatchQueue } from '../infrastructure/batch-queue';
 import { isDatabaseUnavailable } from '../infrastructure/database-unavailable';
 import { claimObjects, StaleMessage, type Claim } from './kubernetes-objects';
-import { olderThan } from './stream-epochs';
+import { olderThan } from '@ipledger/projections';
 
 interface Waiting {
   claim: Claim;

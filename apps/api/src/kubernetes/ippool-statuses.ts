@@ -1,17 +1,7 @@
 import type { IpPoolCondition, IpPoolStatusMessage } from '@ipledger/messaging';
-import type { Queryable } from '@ipledger/projections';
+import { readIpPoolStatusRows, type Queryable } from '@ipledger/projections';
 
-interface Row {
-  name: string;
-  uid: string;
-  status: string;
-  generation: string | null;
-  capacity: string | null;
-  allocated: string | null;
-  free: string | null;
-}
-
-/** `refused: <CODE>: <message>`, as the consumer records a refusal (kubernetes-consumer.ts). */
+/** `refused: <CODE>: <message>`, as the consumer records a refusal (refusal-as-status.ts). */
 const REFUSED = /^refused: ([A-Z_]+): ([\s\S]*)$/;
 
 /**
@@ -21,14 +11,7 @@ const REFUSED = /^refused: ([A-Z_]+): ([\s\S]*)$/;
  * applied ('applying') is left out: its outcome comes at the next read.
  */
 export async function ipPoolStatuses(db: Queryable): Promise<IpPoolStatusMessage[]> {
-  const { rows } = await db.query<Row>(
-    `SELECT o.key AS name, o.uid, o.status, o.object->'metadata'->>'generation' AS generation,
-            p.capacity::text AS capacity, p.allocated::text AS allocated,
-            (p.capacity - p.allocated - p.reserved_count - p.range_reserved)::text AS free
-       FROM kubernetes_objects o LEFT JOIN pools p ON p.name = o.key
-      WHERE o.kind = 'ippool' AND NOT o.deleted AND o.status <> 'applying'
-      ORDER BY o.key`,
-  );
+  const rows = await readIpPoolStatusRows(db);
   return rows.map((row) => {
     const observedGeneration = row.generation === null ? undefined : Number(row.generation);
     const refused = REFUSED.exec(row.status);

@@ -1,26 +1,17 @@
 import { DomainError, parseIpSetAnnotation, parsePoolAnnotations, podIpSetRef, type IpSetRef } from '@ipledger/domain';
-import { prepared } from '@ipledger/event-store';
 import {
   canonicalPool,
   findPoolsByName,
-  NODE_SELECT,
-  POOL_COLUMNS,
+  liveObjectUid,
+  readStoredPod,
   type ByNameReads,
-  type NodeView,
-  type PoolView,
   type Queryable,
+  type StoredPodRow,
 } from '@ipledger/projections';
 import type { PodRef, StoredPod } from '../allocations/pod-lookup';
 
 /** How often an allocation waiting for its pod looks again: short against IPAM_POD_WAIT_MS, long against a query. */
 const POLL_MS = 50;
-
-type StoredMeta = {
-  annotations?: Record<string, unknown>;
-  labels?: Record<string, string>;
-  ownerReferences?: Array<{ kind?: string; name?: string; controller?: boolean }>;
-  creationTimestamp?: string;
-};
 
 /** The stored annotations, and what a node's eligibility check reads (eligiblePoolPages). */
 export interface StoredSelection {
@@ -54,28 +45,6 @@ export async function storedSelection(
   };
 }
 
-// $3 null (an allocation, whose start reads node and pools anyway) reads neither node nor pools;
-// `named` are the names looked up, so a caller knows a pool missing from `pools` does not exist
-const STORED_QUERY = `WITH objects AS (
-    SELECT kind, uid, deleted, object -> 'metadata' AS meta, object -> 'spec' ->> 'nodeName' AS node FROM kubernetes_objects
-     WHERE (kind = 'pod' AND key = $1) OR (kind = 'namespace' AND key = $2)
-  ), named AS (
-    SELECT DISTINCT trim(name) AS name
-      FROM objects o, unnest(string_to_array(o.meta -> 'annotations' ->> 'ipam.ipledger.io/pools', ',')) name
-     WHERE NOT o.deleted AND $3::text IS NOT NULL
-  )
-  SELECT (SELECT coalesce(json_agg(o), '[]') FROM objects o) AS objects,
-    (SELECT row_to_json(n) FROM (${NODE_SELECT} WHERE name = $3) n) AS node,
-    (SELECT coalesce(array_agg(name), '{}') FROM named) AS named,
-    (SELECT coalesce(json_agg(p), '[]') FROM (SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY (ARRAY(SELECT name FROM named))) p) AS pools`;
-
-interface StoredRow {
-  objects: Array<{ kind: 'pod' | 'namespace'; uid: string; deleted: boolean; meta: StoredMeta | null; node: string | null }>;
-  node: NodeView | null;
-  named: string[];
-  pools: PoolView[];
-}
-
 /**
  * The pool annotations of a namespace and of one of its pods (none asked: `pod` null) as the
  * Kubernetes consumer last applied them (kubernetes_objects), one query for both, with the pod's
@@ -87,9 +56,8 @@ async function readStored(
   namespace: string,
   pod: { name: string; uid: string | null } | null,
   node: string | null,
-): Promise<{ stored: StoredPod; row: StoredRow }> {
-  const { rows } = await db.query<StoredRow>(prepared(STORED_QUERY, [pod ? `${namespace}/${pod.name}` : null, namespace, node]));
-  const [row] = rows;
+): Promise<{ stored: StoredPod; row: StoredPodRow }> {
+  const row = await readStoredPod(db, pod ? `${namespace}/${pod.name}` : null, namespace, node);
   const podRow = pod && row.objects.find((o) => o.kind === 'pod' && !o.deleted && (pod.uid === null || o.uid === pod.uid));
   const namespaceRow = row.objects.find((o) => o.kind === 'namespace' && !o.deleted);
   const podMeta = podRow ? (podRow.meta ?? {}) : null;
@@ -134,12 +102,6 @@ export async function awaitPodAnnotations(db: Queryable, ref: PodRef, waitMs: nu
 }
 
 /** The uid of the Deployment or ReplicaSet of this name the consumer last applied as live; null when it knows none. */
-export async function liveWorkloadUid(db: Queryable, ref: IpSetRef): Promise<string | null> {
-  const { rows } = await db.query<{ uid: string }>(
-    prepared('SELECT uid FROM kubernetes_objects WHERE kind = $1 AND key = $2 AND NOT deleted', [
-      ref.kind.toLowerCase(),
-      `${ref.namespace}/${ref.name}`,
-    ]),
-  );
-  return rows[0]?.uid ?? null;
+export function liveWorkloadUid(db: Queryable, ref: IpSetRef): Promise<string | null> {
+  return liveObjectUid(db, ref.kind.toLowerCase(), `${ref.namespace}/${ref.name}`);
 }

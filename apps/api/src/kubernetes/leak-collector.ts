@@ -1,16 +1,14 @@
 import { ReleaseIpCommand, type ReleaseReason } from '@ipledger/domain';
+import {
+  forgetLeakSuspect,
+  podSeenSince,
+  readLeakSuspects,
+  readMissedPodAddresses,
+  replaceLeakSuspects,
+  type CompleteSync,
+  type SyncRef,
+} from '@ipledger/projections';
 import type { ApplyContext } from './apply-context';
-import type { CompleteSync, SyncRef } from './sync-markers';
-
-interface Missing {
-  handle: string;
-  namespace: string;
-  pod: string;
-  pod_uid: string | null;
-  allocated_at: Date;
-  /** older than the grace period, by the database's clock */
-  past_grace: boolean;
-}
 
 export interface LeakReport {
   suspects: number;
@@ -36,22 +34,11 @@ export async function collectLeaks(
   graceSeconds: number,
 ): Promise<LeakReport> {
   const { db } = ctx;
-  const { rows: missing } = await db.query<Missing>(
-    `SELECT handle, min(namespace) AS namespace, min(pod) AS pod, min(pod_uid) AS pod_uid, min(allocated_at) AS allocated_at,
-            max(allocated_at) <= now() - make_interval(secs => $2::integer) AS past_grace
-       FROM allocations a
-      WHERE a.owner = 'pod' AND a.allocated_at < (SELECT received_at FROM kubernetes_syncs WHERE sync_id = $1)
-        AND NOT EXISTS (SELECT 1 FROM kubernetes_held_addresses h WHERE h.handle = a.handle)
-        AND NOT EXISTS (SELECT 1 FROM kubernetes_sync_items i
-                         WHERE i.sync_id = $1 AND i.key = a.namespace || '/' || a.pod AND (a.pod_uid IS NULL OR i.uid = a.pod_uid))
-      GROUP BY handle`,
-    [sync.syncId, graceSeconds],
+  const missing = await readMissedPodAddresses(db, sync.syncId, graceSeconds);
+  const earlier = await readLeakSuspects(
+    db,
+    missing.map((m) => m.handle),
   );
-  const { rows: suspects } = await db.query<{ handle: string; syncs: SyncRef[] }>(
-    'SELECT handle, syncs FROM kubernetes_leak_suspects WHERE handle = ANY ($1)',
-    [missing.map((m) => m.handle)],
-  );
-  const earlier = new Map(suspects.map((s) => [s.handle, s.syncs]));
   const thisSync: SyncRef = { syncId: sync.syncId, listedAt: sync.listedAt.toISOString() };
   const suspected = missing.map((m) => {
     const before = earlier.get(m.handle) ?? [];
@@ -60,17 +47,11 @@ export async function collectLeaks(
     const syncs = last === sync.syncId ? before : last !== undefined && last === previous ? [...before, thisSync] : [thisSync];
     return { ...m, syncs };
   });
-  await db.query('DELETE FROM kubernetes_leak_suspects WHERE NOT (handle = ANY ($1))', [suspected.map((s) => s.handle)]);
-  await db.query(
-    `INSERT INTO kubernetes_leak_suspects (handle, namespace, pod, pod_uid, syncs)
-     SELECT * FROM jsonb_to_recordset($1::jsonb) AS s(handle text, namespace text, pod text, pod_uid text, syncs jsonb)
-     ON CONFLICT (handle) DO UPDATE SET syncs = EXCLUDED.syncs`,
-    [JSON.stringify(suspected.map(({ handle, namespace, pod, pod_uid, syncs }) => ({ handle, namespace, pod, pod_uid, syncs })))],
-  );
+  await replaceLeakSuspects(db, suspected);
   const due = suspected.filter((s) => s.syncs.length >= 2 && s.past_grace);
   const released: string[] = [];
   for (const leak of due) {
-    if (!(await podSeenSince(ctx, leak))) {
+    if (!(await podSeenSince(db, `${leak.namespace}/${leak.pod}`, leak.pod_uid))) {
       const reason: ReleaseReason = {
         cause: 'pod-missing',
         syncs: leak.syncs,
@@ -80,16 +61,7 @@ export async function collectLeaks(
       await ctx.commands.execute(new ReleaseIpCommand(leak.handle, ctx.metadata, { podUid: leak.pod_uid ?? undefined, reason }));
       released.push(leak.handle);
     }
-    await db.query('DELETE FROM kubernetes_leak_suspects WHERE handle = $1', [leak.handle]);
+    await forgetLeakSuspect(db, leak.handle);
   }
   return { suspects: suspected.length - due.length, released };
-}
-
-/** The re-check: a watch event may have reported the pod (this uid, or any uid when none was recorded) after the sync. */
-async function podSeenSince({ db }: ApplyContext, leak: Missing): Promise<boolean> {
-  const { rows } = await db.query(
-    `SELECT 1 FROM kubernetes_objects WHERE kind = 'pod' AND key = $1 AND NOT deleted AND missing_syncs IS NULL AND ($2::text IS NULL OR uid = $2)`,
-    [`${leak.namespace}/${leak.pod}`, leak.pod_uid],
-  );
-  return rows.length > 0;
 }

@@ -1,7 +1,8 @@
 import { DeleteNodeCommand, SetNodeLabelsCommand } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
+import { forgetNodeReadiness, recordNodeReadiness } from '@ipledger/projections';
 import { deleteOnce, type ApplyContext } from './apply-context';
-import { forgetReadiness, nodeReadiness, recordReadiness, releaseForDeletedNode } from './held-for-node';
+import { nodeReadiness, releaseForDeletedNode } from './held-for-node';
 
 /** Nodes carry the labels pools are chosen by (PUT semantics), and the Ready condition held addresses wait on. */
 export async function applyNode(ctx: ApplyContext, { type, object }: ObjectChange): Promise<string> {
@@ -9,13 +10,13 @@ export async function applyNode(ctx: ApplyContext, { type, object }: ObjectChang
   const { name, labels } = object.metadata;
   if (type === 'DELETED') {
     const released = await releaseForDeletedNode(ctx, name);
-    await forgetReadiness(db, name);
+    await forgetNodeReadiness(db, name);
     const status = await deleteOnce(commands.execute(new DeleteNodeCommand(name, metadata)), 'NODE_NOT_FOUND');
     return released.length ? `${status}; released ${released.length} handle(s) held for it` : status;
   }
   await commands.execute(new SetNodeLabelsCommand(name, labels ?? {}, metadata));
   const ready = nodeReadiness(object);
   if (ready === null) return 'labels applied';
-  await recordReadiness(db, name, ready, { streamEpoch: metadata.streamEpoch ?? 0, streamSequence: metadata.streamSequence ?? 0 });
+  await recordNodeReadiness(db, name, ready, { streamEpoch: metadata.streamEpoch ?? 0, streamSequence: metadata.streamSequence ?? 0 });
   return `labels applied; ${ready ? 'Ready' : 'not Ready'}`;
 }

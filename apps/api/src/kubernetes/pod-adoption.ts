@@ -2,12 +2,11 @@ import type { Logger } from '@nestjs/common';
 import type { CommandBus } from '@nestjs/cqrs';
 import { AdoptPodIpsCommand, DomainError, type CommandMetadata } from '@ipledger/domain';
 import { objectKey, type KubeObject } from '@ipledger/messaging';
+import { adoptionCandidates, readPoolCidrs, type AdoptionCandidate } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { ReadBatcher } from '../infrastructure/read-batcher';
 import { isConflict } from '../infrastructure/retry-on-conflict';
 import type { AdoptPodIpsResult } from '../allocations/adopt-pod-ips.handler';
-import { adoptionCandidates, type AdoptionCandidate } from './adoption-candidates';
-import { readPoolCidrs } from './read-pool-cidrs';
 
 /**
  * Adopting a running cluster: a running pod's addresses that lie in a pool and that nobody holds

@@ -1,8 +1,8 @@
 import { parseIpSetAnnotation, parsePoolAnnotations, ReleaseIpCommand } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
-import { findPodHandles } from '@ipledger/projections';
+import { findPodHandles, holdForNode, readNodeReadiness } from '@ipledger/projections';
 import type { ApplyContext } from './apply-context';
-import { holdCause, holdForNode, podNode, readiness } from './held-for-node';
+import { holdCause, podNode } from './held-for-node';
 
 const POD_SEEN = 'seen';
 
@@ -27,7 +27,7 @@ export async function applyPod({ commands, db, metadata }: ApplyContext, { type,
   const handles = (await findPodHandles(db, namespace, name)).filter((h) => h.podUid === null || h.podUid === uid);
   if (handles.length === 0) return 'deleted';
   const node = podNode(object);
-  const cause = node ? holdCause(object, await readiness(db, node)) : null;
+  const cause = node ? holdCause(object, await readNodeReadiness(db, node)) : null;
   if (node && cause) {
     await holdForNode(
       db,

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ObjectChange } from '@ipledger/messaging';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
-import { recordReadiness } from './held-for-node';
+import { recordMisses, recordNodeReadiness, recordSyncChunk, streamEpoch, type StreamPosition } from '@ipledger/projections';
 import { alreadyApplied, claimObjects, parkObject } from './kubernetes-objects';
-import { recordMisses, recordSyncChunk } from './sync-markers';
-import { streamEpoch, type StreamPosition } from './stream-epochs';
 
 const pod = (name: string, type: ObjectChange['type'] = 'MODIFIED'): ObjectChange => ({
   kind: 'pod',
@@ -102,14 +100,14 @@ describe('stream epochs', () => {
 
     it("keeps a node's readiness from the newest message, across streams", async () => {
       const ready = async () => (await db.pool.query(`SELECT ready FROM kubernetes_node_readiness WHERE node = 'n1'`)).rows[0]?.ready;
-      await recordReadiness(db.pool, 'n1', true, at(0, 500));
-      await recordReadiness(db.pool, 'n1', false, at(1, 2));
+      await recordNodeReadiness(db.pool, 'n1', true, at(0, 500));
+      await recordNodeReadiness(db.pool, 'n1', false, at(1, 2));
       expect(await ready()).toBe(false);
-      await recordReadiness(db.pool, 'n1', true, at(0, 900));
+      await recordNodeReadiness(db.pool, 'n1', true, at(0, 900));
       expect(await ready()).toBe(false);
-      await recordReadiness(db.pool, 'n1', true, at(1, 1));
+      await recordNodeReadiness(db.pool, 'n1', true, at(1, 1));
       expect(await ready()).toBe(false);
-      await recordReadiness(db.pool, 'n1', true, at(1, 3));
+      await recordNodeReadiness(db.pool, 'n1', true, at(1, 3));
       expect(await ready()).toBe(true);
     });
 

@@ -1,4 +1,4 @@
-import type { Queryable } from '@ipledger/projections';
+import type { Queryable } from '../queryable';
 
 /** Every pool's name and CIDR: what adoption compares with its last look to find pools created or resized since. */
 export async function readPoolCidrs(db: Queryable): Promise<Array<{ name: string; cidr: string }>> {

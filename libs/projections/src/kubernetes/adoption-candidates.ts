@@ -1,4 +1,4 @@
-import type { Queryable } from '@ipledger/projections';
+import type { Queryable } from '../queryable';
 
 /** An address a running pod reports that it may adopt: inside a pool, held by nobody. */
 export interface AdoptionCandidate {
