@@ -28,6 +28,7 @@ import { InventoryMetrics } from './metrics/inventory.metrics';
 import { Metrics } from './metrics/metrics';
 import { NodesModule } from './nodes/nodes.module';
 import { ClustersModule } from './clusters/clusters.module';
+import { ExternalIpamModule } from './external-ipam/external-ipam.module';
 import { PoolsModule } from './pools/pools.module';
 import { StatefulSetsModule } from './statefulsets/statefulsets.module';
 
@@ -81,6 +82,7 @@ export class AppModule implements OnApplicationShutdown {
         PoolsModule,
         NodesModule,
         ClustersModule,
+        ExternalIpamModule,
         AllocationsModule,
         StatefulSetsModule,
         IpSetsModule,

@@ -21,6 +21,7 @@ import { refuseLongPathParams, refuseNulInUrl, refuseUnroutableUrl } from './htt
 import { validationPipe } from './http/validation.pipe';
 import { serveUi } from './ui/serve-ui';
 import { useSecurityHeaders } from './http/security-headers';
+import { answerProblemsUnderExternalIpam } from './external-ipam/problem-details';
 
 import { MAX_BODY_BYTES } from './http/error-mapping';
 
@@ -56,6 +57,7 @@ export async function createApp(config: Config, options: { logger?: false | AppL
   fastify.addHook('onRequest', refuseNulInUrl);
   fastify.addHook('onRequest', authorize(app.get(TokenRegistry), app.get(TokenReviewer)));
   fastify.addHook('onRoute', declarePluginAccess);
+  fastify.addHook('onSend', answerProblemsUnderExternalIpam);
   fastify.addHook('preValidation', resumeRequestContext);
   if (logger) logRequests(fastify, logger);
   measureRequests(fastify, app.get(Metrics));

@@ -84,15 +84,16 @@ describe('the OpenAPI document (/docs-json)', () => {
     for (const { route, operation } of operations()) {
       const errors = Object.entries(operation.responses).filter(([status]) => Number(status) >= 400);
       if (!PUBLIC.includes(route)) expect(errors.map(([status]) => status)).toEqual(expect.arrayContaining(['401', '403', '503']));
+      // the external IPAM contract answers RFC 9457 problem details (API.md "External IPAM contract")
+      const [type, schema] = route.includes(' /external-ipam/')
+        ? ['application/problem+json', '#/components/schemas/ProblemDetails']
+        : ['application/json', '#/components/schemas/ErrorResponse'];
       for (const [status, response] of errors) {
-        expect({ route, status, schema: response.content?.['application/json']?.schema.$ref }).toEqual({
-          route,
-          status,
-          schema: '#/components/schemas/ErrorResponse',
-        });
+        expect({ route, status, schema: response.content?.[type]?.schema.$ref }).toEqual({ route, status, schema });
       }
     }
     expect(doc.paths['/v1/pools'].post.responses['413']).toBeDefined();
     expect(doc.paths['/v1/pools/{name}'].get.responses['404']).toBeDefined();
+    expect(doc.paths['/external-ipam/v1/allocate'].post.responses['409']).toBeDefined();
   });
 });

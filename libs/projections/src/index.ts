@@ -3,6 +3,8 @@ export * from './continue-token';
 export * from './label-selector-sql';
 export * from './project-events';
 export * from './pool-queries';
+export * from './network-pools';
+export * from './count-network-holds';
 export * from './node-queries';
 export * from './cluster-queries';
 export * from './allocation-queries';

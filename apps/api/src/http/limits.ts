@@ -32,6 +32,8 @@ export const TEXT_KINDS = {
   network: { max: MAX_NETWORK_LENGTH, what: 'a CNI network name' },
   handle: { max: MAX_HANDLE_LENGTH, what: "an allocation's handle (CNI container id and interface)" },
   uid: { max: 128, what: "a pod's uid" },
+  workloadId: { max: 512, what: "an external IPAM caller's `workload_id` (OVN-Kubernetes: `namespace/pod`)" },
+  externalOwner: { max: 253, what: "an external IPAM caller's `owner` (a stable identity, e.g. an IPAMClaim)" },
   owner: { max: 32, what: "an allocation's owner (`pod`, `external`)" },
   address: { max: 100, what: 'an address, a CIDR or a range of two addresses' },
   labelKey: { max: LABEL_KEY_MAX_LENGTH, what: 'a label key (a 253-character prefix, `/` and a 63-character name)' },
@@ -54,6 +56,12 @@ export const LIMITS = {
   reuseDelaySeconds: MAX_REUSE_DELAY_SECONDS,
   /** names in an allocation's `pools` */
   pools: 100,
+  /** `subnets` of an external IPAM registration or allocation */
+  subnets: 16,
+  /** addresses of an external IPAM `requested_ips` or `ips` */
+  externalIps: 16,
+  /** entries of an external IPAM `metadata` (logged by nobody, bounded all the same) */
+  externalMetadata: 64,
   /** any path parameter, before its route's own check (a guard for routes of plugins too) */
   pathParam: 1024,
 } as const;

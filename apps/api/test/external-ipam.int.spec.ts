@@ -1,0 +1,240 @@
+import { startTestApi, type TestApi } from '../../../test/support/test-api';
+
+/**
+ * The external IPAM contract (API.md "External IPAM contract", OKEP-6831) as OVN-Kubernetes'
+ * cluster-manager calls it, from two clusters (east and west, each with its own token), over the
+ * real database: register, allocate, release, deregister, status, and every error as problem+json.
+ */
+describe('external IPAM contract (OKEP-6831)', () => {
+  let api: TestApi;
+  const EAST = 'east-token';
+  const WEST = 'west-token';
+
+  beforeAll(async () => {
+    api = await startTestApi('external_ipam', {
+      env: { IPAM_TOKENS: `${EAST}:allocator:east-cm,${WEST}:allocator:west-cm,r-token:reader,scoped-token:allocator:scoped:default` },
+    });
+  });
+  afterAll(() => api.close());
+
+  const call = (path: string, token: string, body: Record<string, unknown>) =>
+    api.http().post(`/external-ipam/v1/${path}`).set('authorization', `Bearer ${token}`).send(body);
+  const east = (path: string, body: Record<string, unknown>) => call(path, EAST, { cluster: 'east', ...body });
+  const west = (path: string, body: Record<string, unknown>) => call(path, WEST, { cluster: 'west', ...body });
+  const status = async () => (await api.http().get('/external-ipam/v1/status').set('authorization', 'Bearer r-token').expect(200)).body;
+
+  /** An RFC 9457 answer of `status` and `code`, after which the log is as it was. */
+  async function problem(
+    status: number,
+    code: string,
+    send: () => Promise<{ status: number; headers: Record<string, string>; body: unknown }>,
+  ) {
+    const events = await api.eventCount();
+    const answer = await send();
+    expect({
+      status: answer.status,
+      type: answer.headers['content-type'],
+      body: answer.body,
+      events: await api.eventCount(),
+    }).toEqual({
+      status,
+      type: 'application/problem+json; charset=utf-8',
+      body: { type: `urn:ipledger:problem:${code}`, title: expect.any(String), status, detail: expect.any(String), code },
+      events,
+    });
+    return answer.body as { detail: string };
+  }
+
+  describe('register', () => {
+    it('makes one pool a subnet of the network, with exclude_ips reserved, and answers 204 with no body', async () => {
+      const res = await east('register', { network: 'tenant_blue', subnets: ['10.50.0.0/16', 'fd00:50::/64'], exclude_ips: ['10.50.0.1'] });
+      expect({ status: res.status, text: res.text }).toEqual({ status: 204, text: '' });
+      const pools = (await api.http().get('/v1/pools').set('authorization', 'Bearer r-token').expect(200)).body.items as Array<{
+        cidr: string;
+        network: string;
+        reserved: string[];
+        name: string;
+      }>;
+      expect(pools.map(({ cidr, network, reserved }) => ({ cidr, network, reserved }))).toEqual(
+        expect.arrayContaining([
+          { cidr: '10.50.0.0/16', network: 'tenant_blue', reserved: ['10.50.0.1'] },
+          { cidr: 'fd00:50::/64', network: 'tenant_blue', reserved: [] },
+        ]),
+      );
+      for (const { name } of pools) expect(name).toMatch(/^ext-tenant-blue-[0-9a-f]{12}$/);
+    });
+
+    it('answers 204 to the same subnets again, from the other cluster and in another order, and changes nothing', async () => {
+      const events = await api.eventCount();
+      expect((await west('register', { network: 'tenant_blue', subnets: ['fd00:50::/64', '10.50.0.0/16'] })).status).toBe(204);
+      expect((await east('register', { network: 'tenant_blue', subnets: ['10.50.0.0/16', 'fd00:50::/64'] })).status).toBe(204);
+      expect(await api.eventCount()).toBe(events);
+    });
+
+    it('refuses different subnets for a registered network (409), naming both', async () => {
+      const body = await problem(409, 'POOL_EXISTS', () => west('register', { network: 'tenant_blue', subnets: ['10.50.0.0/17'] }));
+      expect(body.detail).toMatch(/10\.50\.0\.0\/16, fd00:50::\/64.*10\.50\.0\.0\/17/);
+    });
+
+    it('refuses a malformed subnet or an excluded address outside every subnet (400)', async () => {
+      await problem(400, 'INVALID_CIDR', () => east('register', { network: 'bad', subnets: ['10.60.0.0/33'] }));
+      await problem(400, 'INVALID_ARGUMENT', () =>
+        east('register', { network: 'bad', subnets: ['10.60.0.0/24'], exclude_ips: ['10.61.0.1'] }),
+      );
+      await problem(400, 'INVALID_ARGUMENT', () => east('register', { network: 'bad', subnets: 'not-a-list' }));
+    });
+  });
+
+  describe('allocate', () => {
+    it('gives one address a family with its subnet’s prefix length, never an excluded one', async () => {
+      const res = await east('allocate', { network: 'tenant_blue', subnets: ['10.50.0.0/16'], workload_id: 'ns1/pod-a' });
+      expect(res.status).toBe(200);
+      expect(res.body.ips).toEqual([expect.stringMatching(/^10\.50\.\d+\.\d+\/16$/), expect.stringMatching(/^fd00:50::[0-9a-f]*\/64$/)]);
+      expect(res.body.ips).not.toContain('10.50.0.1/16');
+    });
+
+    it('is idempotent on (network, cluster, workload_id): a retry gets the same addresses and appends nothing', async () => {
+      const first = await east('allocate', { network: 'tenant_blue', workload_id: 'ns1/pod-b' });
+      const events = await api.eventCount();
+      const again = await east('allocate', { network: 'tenant_blue', workload_id: 'ns1/pod-b' });
+      expect({ status: again.status, ips: again.body.ips, events: await api.eventCount() }).toEqual({
+        status: 200,
+        ips: first.body.ips,
+        events,
+      });
+      // the same workload_id from another cluster is another workload
+      const other = await west('allocate', { network: 'tenant_blue', workload_id: 'ns1/pod-b' });
+      expect(other.status).toBe(200);
+      expect(other.body.ips).toHaveLength(2);
+      expect(other.body.ips.some((ip: string) => first.body.ips.includes(ip))).toBe(false);
+    });
+
+    it('gives exactly a requested address, written bare or with its prefix; 409 when held, 409 excluded, 400 outside', async () => {
+      const bare = await east('allocate', { network: 'tenant_blue', workload_id: 'vm/a', requested_ips: ['10.50.7.7'] });
+      expect({ status: bare.status, ips: bare.body.ips }).toEqual({ status: 200, ips: ['10.50.7.7/16'] });
+      const prefixed = await west('allocate', { network: 'tenant_blue', workload_id: 'vm/b', requested_ips: ['10.50.7.8/16'] });
+      expect({ status: prefixed.status, ips: prefixed.body.ips }).toEqual({ status: 200, ips: ['10.50.7.8/16'] });
+      await problem(409, 'IP_IN_USE', () =>
+        west('allocate', { network: 'tenant_blue', workload_id: 'vm/c', requested_ips: ['10.50.7.7'] }),
+      );
+      await problem(409, 'IP_RESERVED', () =>
+        west('allocate', { network: 'tenant_blue', workload_id: 'vm/c', requested_ips: ['10.50.0.1'] }),
+      );
+      await problem(400, 'IP_NOT_IN_POOL', () =>
+        west('allocate', { network: 'tenant_blue', workload_id: 'vm/c', requested_ips: ['10.99.0.1'] }),
+      );
+      await problem(400, 'INVALID_IP', () =>
+        west('allocate', { network: 'tenant_blue', workload_id: 'vm/c', requested_ips: ['10.50.7.9/40'] }),
+      );
+    });
+
+    it('answers 404 for a network nobody registered', async () => {
+      const body = await problem(404, 'POOL_NOT_FOUND', () => east('allocate', { network: 'nowhere', workload_id: 'ns/p' }));
+      expect(body.detail).toMatch(/network "nowhere" is not registered/);
+    });
+
+    it('answers 409 once the network is exhausted', async () => {
+      expect((await east('register', { network: 'tiny', subnets: ['10.70.0.0/30'] })).status).toBe(204);
+      expect((await east('allocate', { network: 'tiny', workload_id: 'w1' })).body.ips).toEqual(['10.70.0.1/30']);
+      expect((await west('allocate', { network: 'tiny', workload_id: 'w2' })).body.ips).toEqual(['10.70.0.2/30']);
+      await problem(409, 'POOL_EXHAUSTED', () => west('allocate', { network: 'tiny', workload_id: 'w3' }));
+    });
+
+    it('ignores unknown fields and metadata, and refuses owner clearly (not served by this version)', async () => {
+      const res = await east('allocate', { network: 'tenant_blue', workload_id: 'ns1/pod-z', metadata: { pod: 'x' }, future_field: 1 });
+      expect(res.status).toBe(200);
+      const body = await problem(400, 'INVALID_ARGUMENT', () =>
+        east('allocate', { network: 'tenant_blue', workload_id: 'ns1/vm-x', owner: 'tenant/vm-x' }),
+      );
+      expect(body.detail).toMatch(/owner is not served/);
+    });
+  });
+
+  describe('release and deregister', () => {
+    it('releases (204), again (204), and the address is free for another workload', async () => {
+      expect((await east('register', { network: 'relnet', subnets: ['10.80.0.0/24'] })).status).toBe(204);
+      const { ips } = (await east('allocate', { network: 'relnet', workload_id: 'w', requested_ips: ['10.80.0.9'] })).body;
+      expect((await east('release', { network: 'relnet', ips, workload_id: 'w' })).status).toBe(204);
+      expect((await east('release', { network: 'relnet', ips, workload_id: 'w' })).status).toBe(204);
+      const taken = await west('allocate', { network: 'relnet', workload_id: 'w', requested_ips: ['10.80.0.9'] });
+      expect({ status: taken.status, ips: taken.body.ips }).toEqual({ status: 200, ips: ['10.80.0.9/24'] });
+    });
+
+    it('refuses deregister while the cluster holds addresses on the network (409) and frees nothing; 204 once released', async () => {
+      const body = await problem(409, 'POOL_IN_USE', () => west('deregister', { network: 'relnet' }));
+      expect(body.detail).toMatch(/cluster "west" still holds 1 address on network "relnet"/);
+      // still held: the same requested address is refused to anyone else
+      await problem(409, 'IP_IN_USE', () => east('allocate', { network: 'relnet', workload_id: 'x', requested_ips: ['10.80.0.9'] }));
+      // east holds nothing on relnet any more
+      expect((await east('deregister', { network: 'relnet' })).status).toBe(204);
+      expect((await west('release', { network: 'relnet', ips: ['10.80.0.9/24'], workload_id: 'w' })).status).toBe(204);
+      expect((await west('deregister', { network: 'relnet' })).status).toBe(204);
+      expect((await west('deregister', { network: 'never-registered' })).status).toBe(204);
+    });
+  });
+
+  it('holds the same address in two networks of the same subnet at once', async () => {
+    expect((await east('register', { network: 'red', subnets: ['10.90.0.0/24'] })).status).toBe(204);
+    expect((await west('register', { network: 'green', subnets: ['10.90.0.0/24'] })).status).toBe(204);
+    const red = await east('allocate', { network: 'red', workload_id: 'p', requested_ips: ['10.90.0.5'] });
+    const green = await west('allocate', { network: 'green', workload_id: 'p', requested_ips: ['10.90.0.5'] });
+    expect([red.status, red.body.ips, green.status, green.body.ips]).toEqual([200, ['10.90.0.5/24'], 200, ['10.90.0.5/24']]);
+    await problem(409, 'IP_IN_USE', () => west('allocate', { network: 'red', workload_id: 'q', requested_ips: ['10.90.0.5'] }));
+  });
+
+  it('status: versions, capabilities, each network’s subnets, and usage by family', async () => {
+    const body = await status();
+    expect(body).toMatchObject({ api_version: 'v1', supported_api_versions: ['v1'], ready: true, capabilities: ['requested-ips'] });
+    expect(body.pools).toEqual({
+      tenant_blue: { subnets: expect.arrayContaining(['10.50.0.0/16', 'fd00:50::/64']) },
+      tiny: { subnets: ['10.70.0.0/30'] },
+      relnet: { subnets: ['10.80.0.0/24'] },
+      red: { subnets: ['10.90.0.0/24'] },
+      green: { subnets: ['10.90.0.0/24'] },
+    });
+    // IPv4 held: tenant_blue pod-a, pod-b (east, west), vm/a, vm/b, pod-z; tiny 2; red 1; green 1
+    // IPv4 free: /16 65534 - 1 excluded - 6 held; /30 0; /24 254 (relnet) + 253 + 253
+    expect(body.usage.IPv4).toEqual({ allocated: 10, available: 65533 - 6 + 254 + 253 + 253 });
+    // IPv6: one each for pod-a, pod-b (east, west), pod-z; a /64 does not fit a JSON number
+    expect(body.usage.IPv6).toEqual({ allocated: 4 });
+  });
+
+  describe('access and errors', () => {
+    it('needs a token (401) on every route, an allocator to allocate (403), any role for status', async () => {
+      await problem(401, 'UNAUTHENTICATED', () => api.http().post('/external-ipam/v1/allocate').send({}));
+      await problem(401, 'UNAUTHENTICATED', () => api.http().get('/external-ipam/v1/status'));
+      await problem(403, 'FORBIDDEN', () => call('allocate', 'r-token', { cluster: 'east', network: 'tenant_blue', workload_id: 'r' }));
+      await problem(403, 'FORBIDDEN', () => call('register', 'r-token', { cluster: 'east', network: 'n', subnets: ['10.1.0.0/24'] }));
+    });
+
+    it('refuses a token scoped to a cluster that names another cluster (403 CLUSTER_FORBIDDEN)', async () => {
+      await problem(403, 'CLUSTER_FORBIDDEN', () =>
+        call('allocate', 'scoped-token', { cluster: 'east', network: 'tenant_blue', workload_id: 's' }),
+      );
+      const own = await call('allocate', 'scoped-token', { cluster: 'default', network: 'tenant_blue', workload_id: 's' });
+      expect(own.status).toBe(200);
+    });
+
+    it('answers malformed input, a body that is no object, an oversized field and an unknown route as problems', async () => {
+      await problem(400, 'INVALID_ARGUMENT', () => east('allocate', { network: 'tenant_blue' }));
+      await problem(400, 'INVALID_ARGUMENT', () =>
+        api
+          .http()
+          .post('/external-ipam/v1/allocate')
+          .set('authorization', `Bearer ${EAST}`)
+          .set('content-type', 'application/json')
+          .send('[1]'),
+      );
+      await problem(400, 'INVALID_ARGUMENT', () => east('allocate', { network: 'tenant_blue', workload_id: 'x'.repeat(513) }));
+      await problem(400, 'INVALID_NAME', () => call('allocate', EAST, { cluster: 'East_1', network: 'tenant_blue', workload_id: 'x' }));
+      await problem(404, 'NOT_FOUND', () => api.http().get('/external-ipam/v1/nothing').set('authorization', 'Bearer r-token'));
+    });
+  });
+
+  it('records allocations in the audit history like any other, by the caller’s token', async () => {
+    const { ips } = (await east('allocate', { network: 'red', workload_id: 'audited', requested_ips: ['10.90.0.77'] })).body;
+    expect(ips).toEqual(['10.90.0.77/24']);
+    const history = await api.http().get('/v1/ips/10.90.0.77/history?network=red').set('authorization', 'Bearer r-token').expect(200);
+    expect(history.body.items).toEqual([expect.objectContaining({ type: 'IpAllocated', handle: 'ext:east:red:audited', network: 'red' })]);
+  });
+});
