@@ -1,4 +1,8 @@
-import { startTestApi, type TestApi } from '../../../test/support/test-api';
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { tcpSwitch, type TcpSwitch } from '../../../test/support/tcp-switch';
+import { listenApi, startTestApi, type TestApi } from '../../../test/support/test-api';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
 
 /**
  * The external IPAM contract (API.md "External IPAM contract", OKEP-6831) as OVN-Kubernetes'
@@ -236,5 +240,46 @@ describe('external IPAM contract (OKEP-6831)', () => {
     expect(ips).toEqual(['10.90.0.77/24']);
     const history = await api.http().get('/v1/ips/10.90.0.77/history?network=red').set('authorization', 'Bearer r-token').expect(200);
     expect(history.body.items).toEqual([expect.objectContaining({ type: 'IpAllocated', handle: 'ext:east:red:audited', network: 'red' })]);
+  });
+});
+
+/** The database goes away under the API (its connections reset, new ones refused): the caller is told to come back. */
+describe('external IPAM contract while the database is away', () => {
+  let db: TestDatabase;
+  let database: TcpSwitch;
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('external_ipam_away');
+    const url = new URL(db.url);
+    database = await tcpSwitch({ host: url.hostname, port: Number(url.port || 5432) });
+    url.host = database.hostPort;
+    app = await listenApi(url.toString());
+    await request(app.getHttpServer())
+      .post('/external-ipam/v1/register')
+      .send({ network: 'n', subnets: ['10.40.0.0/24'], cluster: 'c' })
+      .expect(204);
+  });
+  afterAll(async () => {
+    await app.close();
+    await db.drop();
+  });
+
+  it('answers 503 problem+json with Retry-After to an allocation, and status 200 with ready false', async () => {
+    await database.cut();
+    const res = await request(app.getHttpServer())
+      .post('/external-ipam/v1/allocate')
+      .send({ network: 'n', workload_id: 'w', cluster: 'c' });
+    expect({ status: res.status, type: res.headers['content-type'], retryAfter: res.headers['retry-after'], body: res.body }).toEqual({
+      status: 503,
+      type: 'application/problem+json; charset=utf-8',
+      retryAfter: expect.stringMatching(/^\d+$/),
+      body: expect.objectContaining({ type: 'urn:ipledger:problem:UNAVAILABLE', status: 503, code: 'UNAVAILABLE' }),
+    });
+    const status = await request(app.getHttpServer()).get('/external-ipam/v1/status');
+    expect({ status: status.status, body: status.body }).toEqual({
+      status: 200,
+      body: { api_version: 'v1', supported_api_versions: ['v1'], capabilities: ['requested-ips'], ready: false },
+    });
   });
 });
