@@ -6,6 +6,8 @@ export const HTTP_ERROR_CODES = [
   'INVALID_ARGUMENT',
   'UNAUTHENTICATED',
   'FORBIDDEN',
+  /** a token scoped to a cluster naming another (external-ipam/caller-cluster.ts) */
+  'CLUSTER_FORBIDDEN',
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
   'PAYLOAD_TOO_LARGE',
