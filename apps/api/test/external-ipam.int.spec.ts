@@ -16,7 +16,9 @@ describe('external IPAM contract (OKEP-6831)', () => {
 
   beforeAll(async () => {
     api = await startTestApi('external_ipam', {
-      env: { IPAM_TOKENS: `${EAST}:allocator:east-cm,${WEST}:allocator:west-cm,r-token:reader,scoped-token:allocator:scoped:default` },
+      env: {
+        IPAM_TOKENS: `${EAST}:allocator:east-cm,${WEST}:allocator:west-cm,r-token:reader,scoped-token:allocator:scoped:default,node-token:allocator:cni-n1:default:n1`,
+      },
     });
   });
   afterAll(() => api.close());
@@ -217,6 +219,13 @@ describe('external IPAM contract (OKEP-6831)', () => {
       );
       const own = await call('allocate', 'scoped-token', { cluster: 'default', network: 'tenant_blue', workload_id: 's' });
       expect(own.status).toBe(200);
+    });
+
+    it('refuses a credential bound to a node (the CNI plugin’s) to register, deregister or allocate (403 NODE_FORBIDDEN)', async () => {
+      const node = (path: string, body: Record<string, unknown>) => call(path, 'node-token', { cluster: 'default', ...body });
+      await problem(403, 'NODE_FORBIDDEN', () => node('register', { network: 'squat', subnets: ['10.31.0.0/24'] }));
+      await problem(403, 'NODE_FORBIDDEN', () => node('deregister', { network: 'tenant_blue' }));
+      await problem(403, 'NODE_FORBIDDEN', () => node('allocate', { network: 'tenant_blue', workload_id: 'n1-pod' }));
     });
 
     it('answers malformed input, a body that is no object, an oversized field and an unknown route as problems', async () => {

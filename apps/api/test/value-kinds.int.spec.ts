@@ -95,11 +95,13 @@ describe('one limit for each kind of value, the same answer at every route that 
     for (const t of taken) {
       const max = TEXT_KINDS[t.kind!].max;
       const over = await requestWith(api, t, 'a'.repeat(max + 1));
-      const said = { status: over.status, code: over.body?.code, says: String(over.body?.message).includes(tooLong(t, max)) };
+      // /external-ipam answers problem details: the message is their `detail`
+      const message = (body: { message?: string; detail?: string } | undefined) => String(body?.message ?? body?.detail);
+      const said = { status: over.status, code: over.body?.code, says: message(over.body).includes(tooLong(t, max)) };
       if (said.status !== 400 || said.code !== 'INVALID_ARGUMENT' || !said.says)
         wrong.push(`${t.method.toUpperCase()} ${t.path} ${t.where} ${t.name} (${t.kind}) at ${max + 1}: ${JSON.stringify(over.body)}`);
       const at = await requestWith(api, t, 'a'.repeat(max));
-      if (String(at.body?.message).includes(`${t.name} must be shorter`))
+      if (message(at.body).includes(`${t.name} must be shorter`))
         wrong.push(`${t.method.toUpperCase()} ${t.path} ${t.where} ${t.name} (${t.kind}) at ${max}: ${JSON.stringify(at.body)}`);
     }
     expect(wrong).toEqual([]);

@@ -30,6 +30,7 @@ export class ExternalIpamAdapter {
 
   /** One pool a subnet, made once: the same subnets again (from any cluster) find them; others are a conflict. */
   async register(body: RegisterDto, cluster: string, caller: IpamCaller): Promise<void> {
+    refuseNodeCredential(caller, 'register a network');
     checkNames({ cluster, network: body.network });
     if (body.subnets.length === 0) throw new InvalidInputError('INVALID_ARGUMENT', 'subnets must name at least one CIDR');
     const subnets = subnetsOf(body.subnets);
@@ -45,7 +46,8 @@ export class ExternalIpamAdapter {
   }
 
   /** Nothing to undo (the pools are the network's, shared by every cluster): refused while the cluster still holds addresses on it. */
-  async deregister(body: DeregisterDto, cluster: string): Promise<void> {
+  async deregister(body: DeregisterDto, cluster: string, caller: IpamCaller): Promise<void> {
+    refuseNodeCredential(caller, 'deregister a network');
     checkNames({ cluster, network: body.network });
     const held = await countNetworkHolds(this.db, body.network, clusterHandlePrefix(cluster));
     if (held > 0) {
@@ -119,6 +121,15 @@ export class ExternalIpamAdapter {
       `network "${network}" is registered with subnets ${have.join(', ')}; this registration names ${want.join(', ')}`,
     );
   }
+}
+
+/**
+ * A credential bound to a node (the CNI plugin's) allocates for its node's pods only: it may not
+ * make a network's pools (a squatted network name would refuse the real registration), as it may
+ * not allocate an external address (the allocation command refuses that).
+ */
+function refuseNodeCredential({ restriction }: IpamCaller, what: string): void {
+  if (restriction) throw new DomainError('NODE_FORBIDDEN', `a credential bound to node "${restriction.node}" may not ${what}`);
 }
 
 /** Held and free addresses of one family's pools; `available` only while it fits a JSON number exactly. */

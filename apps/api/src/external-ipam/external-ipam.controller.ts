@@ -25,8 +25,9 @@ export class ExternalIpamController {
     @OkepBody(RegisterDto) body: RegisterDto,
     @Grant() grant: TokenGrant | null,
     @Metadata() metadata: CommandMetadata,
+    @Restriction() restriction: NodeRestriction | null,
   ): Promise<void> {
-    await this.adapter.register(body, callerCluster(grant, body.cluster), { metadata });
+    await this.adapter.register(body, callerCluster(grant, body.cluster), { metadata, restriction });
   }
 
   @Post('deregister')
@@ -34,8 +35,13 @@ export class ExternalIpamController {
   @ApiBody({ type: DeregisterDto })
   @ApiNoContentResponse({ description: 'the cluster holds nothing on the network (also for an unknown network)' })
   @ExternalIpamRoute('allocator', 'Deregister a cluster from a network (409 while it holds addresses there)', 400, 409, 413)
-  async deregister(@OkepBody(DeregisterDto) body: DeregisterDto, @Grant() grant: TokenGrant | null): Promise<void> {
-    await this.adapter.deregister(body, callerCluster(grant, body.cluster));
+  async deregister(
+    @OkepBody(DeregisterDto) body: DeregisterDto,
+    @Grant() grant: TokenGrant | null,
+    @Metadata() metadata: CommandMetadata,
+    @Restriction() restriction: NodeRestriction | null,
+  ): Promise<void> {
+    await this.adapter.deregister(body, callerCluster(grant, body.cluster), { metadata, restriction });
   }
 
   @Post('allocate')
