@@ -1,5 +1,6 @@
 export * from './aggregate-type';
 export * from './command-metadata';
+export * from './unit-of-work';
 export * from './errors/domain-error';
 export * from './events';
 export * from './events/event-versions';
