@@ -13,15 +13,10 @@ import { projectEvents, sameStatementProjection } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { ReadBatcher } from './read-batcher';
 import { PG_POOL } from './tokens';
+import type { Change } from './change';
 import { attempts, DeferredWrites, FencedWrites, writesOf } from './unit-of-work';
 
-export interface Change<S = unknown> {
-  type: AggregateType<S>;
-  loaded: Loaded<S>;
-  events: DomainEvent[];
-  /** per event, when the events come from different commands (a group commit); else the append's */
-  metadata?: CommandMetadata[];
-}
+export type { Change } from './change';
 
 /**
  * The one way commands write: every changed stream in one transaction at its expected version,
@@ -101,9 +96,7 @@ export class EventWriter {
     const recorded = await appendToStreams(
       this.db,
       writes.map((change) => toAppend(change)),
-      sameStatement
-        ? { sameStatement, precondition }
-        : { inTransaction: (client, events) => projectEvents(client, events), precondition },
+      sameStatement ? { sameStatement, precondition } : { inTransaction: (client, events) => projectEvents(client, events), precondition },
     );
     await this.committed(writes, recorded);
     return recorded;

@@ -4,7 +4,7 @@ import { ConcurrencyError } from '@ipledger/event-store';
 import { backoffDelayMs } from '@ipledger/runtime';
 import type { PoolClient } from 'pg';
 import { isDatabaseUnavailable } from './database-unavailable';
-import type { Change } from './event-writer';
+import type { Change } from './change';
 
 /**
  * The command appends in transactions of its own (its events and their projections in one
@@ -99,7 +99,10 @@ export async function attempts<T>(unit: UnitOfWork, work: (attempt: number) => P
       }
       if (!isConflict(err)) throw err;
       if (attempt >= ATTEMPTS || signal?.aborted) {
-        throw new DomainError('CONCURRENCY_CONFLICT', `gave up after ${attempt} attempts: too many concurrent writers on the same objects; retry`);
+        throw new DomainError(
+          'CONCURRENCY_CONFLICT',
+          `gave up after ${attempt} attempts: too many concurrent writers on the same objects; retry`,
+        );
       }
       await conflictPause(attempt);
     }
