@@ -148,6 +148,8 @@ describe('claims: addresses that outlive a pod', () => {
     expect((await post(launcher('i1', 'vm-i', 'worker-1', { ip: '10.80.0.50' })).expect(409)).body.code).toBe('IP_IN_USE');
     expect(ips(await post(launcher('i1', 'vm-i', 'worker-1', { ip: '10.80.0.51' })).expect(201))).toEqual(['10.80.0.51']);
     expect((await post(launcher('j1', 'vm-j', 'worker-1', { ip: '10.80.0.51' })).expect(409)).body.code).toBe('IP_IN_USE');
+    // a claim holding an address is not given another
+    expect((await post(launcher('i2', 'vm-i', 'worker-1', { ip: '10.80.0.52' })).expect(409)).body.code).toBe('IP_IN_USE');
     // the claim's own address, asked for by a second reference, is its
     expect(ips(await post(launcher('i2', 'vm-i', 'worker-1', { ip: '10.80.0.51' })).expect(200))).toEqual(['10.80.0.51']);
   });
