@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import {
+  AllocateForClaimCommand,
   AllocateIpCommand,
+  assertCallerHandle,
+  DeleteClaimCommand,
+  DropClaimReferenceCommand,
+  PutClaimCommand,
+  type ClaimSpec,
   CreatePoolsCommand,
   DeleteClusterCommand,
   DeleteNodeCommand,
@@ -36,11 +42,28 @@ export class IpamService implements Omit<IpamCommands<ApiViews>, 'releaseIpSet' 
   constructor(private readonly commands: CommandBus) {}
 
   allocate(input: AllocateIpInput, { metadata, restriction = null }: IpamCaller): Promise<AllocateResult<ApiViews>> {
+    const { claim } = input;
+    if (claim !== undefined)
+      return this.commands.execute<AllocateForClaimCommand, AllocateResult<ApiViews>>(
+        new AllocateForClaimCommand({ ...input, claim }, metadata, ownTransaction(), restriction),
+      );
+    assertCallerHandle(input.handle);
     return this.commands.execute<AllocateIpCommand, AllocateResult<ApiViews>>(new AllocateIpCommand(input, metadata, ownTransaction(), restriction));
   }
 
-  release(handle: string, { metadata, restriction = null }: IpamCaller, condition: ReleaseCondition = {}): Promise<void> {
-    return this.commands.execute(new ReleaseIpCommand(handle, metadata, ownTransaction(), condition, restriction));
+  /** The handle's own addresses, and its claim reference if it is one (each idempotent). */
+  async release(handle: string, { metadata, restriction = null }: IpamCaller, condition: ReleaseCondition = {}): Promise<void> {
+    assertCallerHandle(handle);
+    await this.commands.execute(new ReleaseIpCommand(handle, metadata, ownTransaction(), condition, restriction));
+    await this.commands.execute(new DropClaimReferenceCommand(handle, metadata, ownTransaction(), restriction));
+  }
+
+  putClaim(name: string, spec: ClaimSpec, { metadata }: IpamCaller): Promise<void> {
+    return this.commands.execute(new PutClaimCommand(name, spec, metadata, ownTransaction()));
+  }
+
+  deleteClaim(name: string, { metadata }: IpamCaller): Promise<void> {
+    return this.commands.execute(new DeleteClaimCommand(name, metadata, ownTransaction()));
   }
 
   createPools(inputs: PoolSpecInput[], { metadata }: IpamCaller): Promise<void> {

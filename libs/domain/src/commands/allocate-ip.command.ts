@@ -14,6 +14,8 @@ export interface AllocateIpInput extends SelectionInput {
   owner?: string;
   ip?: string;
   families?: number[];
+  /** a claim whose addresses the handle takes as one of its references (IpamService routes such a request to AllocateForClaimCommand) */
+  claim?: string;
 }
 
 export class AllocateIpCommand {
