@@ -176,9 +176,10 @@ describe('claims: addresses that outlive a pod', () => {
       ['ClaimReferenceAdded', 'h1', 'vm-h', 'default', 'virt-launcher-h1', 'worker-1'],
       ['ClaimReferenceAdded', 'h2', 'vm-h', 'default', 'virt-launcher-h2', 'worker-2'],
       ['ClaimReferenceDropped', 'h1', 'vm-h', 'default', 'virt-launcher-h1', 'worker-1'],
-      // the last reference and the address go in one transaction, the pool's event first
-      ['IpReleased', '@vm-h', null, null, 'virt-launcher-h1', 'worker-1'],
+      // the last reference and the address go in one transaction (a multi-stream append is
+      // positioned in stream-id order: the claim's stream before the pool's)
       ['ClaimReferenceDropped', 'h2', 'vm-h', 'default', 'virt-launcher-h2', 'worker-2'],
+      ['IpReleased', '@vm-h', null, null, 'virt-launcher-h1', 'worker-1'],
     ]);
   });
 
