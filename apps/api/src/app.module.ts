@@ -27,6 +27,7 @@ import { KubernetesModule } from './kubernetes/kubernetes.module';
 import { InventoryMetrics } from './metrics/inventory.metrics';
 import { Metrics } from './metrics/metrics';
 import { NodesModule } from './nodes/nodes.module';
+import { ClaimsModule } from './claims/claims.module';
 import { ClustersModule } from './clusters/clusters.module';
 import { ExternalIpamModule } from './external-ipam/external-ipam.module';
 import { PoolsModule } from './pools/pools.module';
@@ -82,6 +83,7 @@ export class AppModule implements OnApplicationShutdown {
         PoolsModule,
         NodesModule,
         ClustersModule,
+        ClaimsModule,
         ExternalIpamModule,
         AllocationsModule,
         StatefulSetsModule,

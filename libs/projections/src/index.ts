@@ -7,6 +7,7 @@ export * from './network-pools';
 export * from './count-network-holds';
 export * from './node-queries';
 export * from './cluster-queries';
+export * from './claim-queries';
 export * from './allocation-queries';
 export * from './allocation-start';
 export * from './unread-start';
