@@ -146,13 +146,79 @@ describe('external IPAM contract (OKEP-6831)', () => {
       await problem(409, 'POOL_EXHAUSTED', () => west('allocate', { network: 'tiny', workload_id: 'w3' }));
     });
 
-    it('ignores unknown fields and metadata, and refuses owner clearly (not served by this version)', async () => {
+    it('ignores unknown fields and metadata', async () => {
       const res = await east('allocate', { network: 'tenant_blue', workload_id: 'ns1/pod-z', metadata: { pod: 'x' }, future_field: 1 });
       expect(res.status).toBe(200);
-      const body = await problem(400, 'INVALID_ARGUMENT', () =>
-        east('allocate', { network: 'tenant_blue', workload_id: 'ns1/vm-x', owner: 'tenant/vm-x' }),
+    });
+  });
+
+  describe('owner references: a VM’s address across a live migration, within a cluster or between two', () => {
+    const launcher = (cluster: typeof east, name: string, extra: Record<string, unknown> = {}) =>
+      cluster('allocate', { network: 'vmnet', workload_id: `tenant/${name}`, owner: 'tenant/vm-a', ...extra });
+    let address: string;
+
+    it('gives the owner’s first workload an address, and the same again to a retry, appending nothing', async () => {
+      expect((await east('register', { network: 'vmnet', subnets: ['10.60.0.0/24'] })).status).toBe(204);
+      const first = await launcher(east, 'virt-launcher-a');
+      expect(first.status).toBe(200);
+      [address] = first.body.ips;
+      expect(address).toMatch(/^10\.60\.0\.\d+\/24$/);
+      const events = await api.eventCount();
+      const again = await launcher(east, 'virt-launcher-a');
+      expect({ status: again.status, ips: again.body.ips, events: await api.eventCount() }).toEqual({
+        status: 200,
+        ips: [address],
+        events,
+      });
+    });
+
+    it('gives the same owner’s workload in the other cluster the same address (a second reference), and refuses a third (409)', async () => {
+      const target = await launcher(west, 'virt-launcher-b');
+      expect({ status: target.status, ips: target.body.ips }).toEqual({ status: 200, ips: [address] });
+      await problem(409, 'CLAIM_REFERENCES_FULL', () => launcher(east, 'virt-launcher-c'));
+    });
+
+    it('refuses the owner’s address to a request without that owner (409), with or without another owner', async () => {
+      const ip = address.split('/')[0];
+      await problem(409, 'IP_IN_USE', () => east('allocate', { network: 'vmnet', workload_id: 'other', requested_ips: [ip] }));
+      await problem(409, 'IP_IN_USE', () =>
+        east('allocate', { network: 'vmnet', workload_id: 'other', owner: 'tenant/vm-z', requested_ips: [ip] }),
       );
-      expect(body.detail).toMatch(/owner is not served/);
+      await problem(409, 'POOL_IN_USE', () => east('deregister', { network: 'vmnet' }));
+    });
+
+    it('keeps the address held when the source releases (migration done), and when an aborted target releases', async () => {
+      expect((await east('release', { network: 'vmnet', ips: [address], workload_id: 'tenant/virt-launcher-a' })).status).toBe(204);
+      const ip = address.split('/')[0];
+      await problem(409, 'IP_IN_USE', () => east('allocate', { network: 'vmnet', workload_id: 'other', requested_ips: [ip] }));
+      // east holds nothing on vmnet now
+      expect((await east('deregister', { network: 'vmnet' })).status).toBe(204);
+      // a migration back to east, aborted: its target's release leaves west's reference holding the address
+      expect((await launcher(east, 'virt-launcher-d')).body.ips).toEqual([address]);
+      expect((await east('release', { network: 'vmnet', ips: [address], workload_id: 'tenant/virt-launcher-d' })).status).toBe(204);
+      await problem(409, 'IP_IN_USE', () => east('allocate', { network: 'vmnet', workload_id: 'other', requested_ips: [ip] }));
+    });
+
+    it('frees the address once its last reference is released', async () => {
+      expect((await west('release', { network: 'vmnet', ips: [address], workload_id: 'tenant/virt-launcher-b' })).status).toBe(204);
+      const taken = await east('allocate', { network: 'vmnet', workload_id: 'other', requested_ips: [address] });
+      expect({ status: taken.status, ips: taken.body.ips }).toEqual({ status: 200, ips: [address] });
+    });
+
+    it('co-holds a requested address for the same owner (a VM with a static address), counted once in usage', async () => {
+      const a = await east('allocate', {
+        network: 'vmnet',
+        workload_id: 'tenant/l-1',
+        owner: 'tenant/vm-b',
+        requested_ips: ['10.60.0.200'],
+      });
+      const b = await west('allocate', {
+        network: 'vmnet',
+        workload_id: 'tenant/l-2',
+        owner: 'tenant/vm-b',
+        requested_ips: ['10.60.0.200/24'],
+      });
+      expect([a.status, a.body.ips, b.status, b.body.ips]).toEqual([200, ['10.60.0.200/24'], 200, ['10.60.0.200/24']]);
     });
   });
 
@@ -168,7 +234,7 @@ describe('external IPAM contract (OKEP-6831)', () => {
 
     it('refuses deregister while the cluster holds addresses on the network (409) and frees nothing; 204 once released', async () => {
       const body = await problem(409, 'POOL_IN_USE', () => west('deregister', { network: 'relnet' }));
-      expect(body.detail).toMatch(/cluster "west" still holds 1 address on network "relnet"/);
+      expect(body.detail).toMatch(/cluster "west" still holds addresses on network "relnet" \(1 allocation or owner reference\)/);
       // still held: the same requested address is refused to anyone else
       await problem(409, 'IP_IN_USE', () => east('allocate', { network: 'relnet', workload_id: 'x', requested_ips: ['10.80.0.9'] }));
       // east holds nothing on relnet any more
@@ -190,17 +256,24 @@ describe('external IPAM contract (OKEP-6831)', () => {
 
   it('status: versions, capabilities, each network’s subnets, and usage by family', async () => {
     const body = await status();
-    expect(body).toMatchObject({ api_version: 'v1', supported_api_versions: ['v1'], ready: true, capabilities: ['requested-ips'] });
+    expect(body).toMatchObject({
+      api_version: 'v1',
+      supported_api_versions: ['v1'],
+      ready: true,
+      capabilities: ['owner-references', 'requested-ips'],
+    });
     expect(body.pools).toEqual({
       tenant_blue: { subnets: expect.arrayContaining(['10.50.0.0/16', 'fd00:50::/64']) },
       tiny: { subnets: ['10.70.0.0/30'] },
       relnet: { subnets: ['10.80.0.0/24'] },
       red: { subnets: ['10.90.0.0/24'] },
       green: { subnets: ['10.90.0.0/24'] },
+      vmnet: { subnets: ['10.60.0.0/24'] },
     });
-    // IPv4 held: tenant_blue pod-a, pod-b (east, west), vm/a, vm/b, pod-z; tiny 2; red 1; green 1
-    // IPv4 free: /16 65534 - 1 excluded - 6 held; /30 0; /24 254 (relnet) + 253 + 253
-    expect(body.usage.IPv4).toEqual({ allocated: 10, available: 65533 - 6 + 254 + 253 + 253 });
+    // IPv4 held: tenant_blue pod-a, pod-b (east, west), vm/a, vm/b, pod-z; tiny 2; red 1; green 1;
+    // vmnet 2 (vm-a's old address, now another workload's, and vm-b's, co-held by two references, once)
+    // IPv4 free: /16 65534 - 1 excluded - 6 held; /30 0; /24s 254 (relnet) + 253 + 253 + 252
+    expect(body.usage.IPv4).toEqual({ allocated: 12, available: 65533 - 6 + 254 + 253 + 253 + 252 });
     // IPv6: one each for pod-a, pod-b (east, west), pod-z; a /64 does not fit a JSON number
     expect(body.usage.IPv6).toEqual({ allocated: 4 });
   });
@@ -288,7 +361,7 @@ describe('external IPAM contract while the database is away', () => {
     const status = await request(app.getHttpServer()).get('/external-ipam/v1/status');
     expect({ status: status.status, body: status.body }).toEqual({
       status: 200,
-      body: { api_version: 'v1', supported_api_versions: ['v1'], capabilities: ['requested-ips'], ready: false },
+      body: { api_version: 'v1', supported_api_versions: ['v1'], capabilities: ['owner-references', 'requested-ips'], ready: false },
     });
   });
 });

@@ -11,8 +11,8 @@ import type { AllocateDto, DeregisterDto, RegisterDto, ReleaseDto } from './dto/
 import type { OkepStatusDto } from './dto/okep-status.dto';
 import { addressOf, allocationOf, checkNames, clusterHandlePrefix, handleOf, ipWithPrefix, poolsOf, subnetsOf } from './okep-mapping';
 
-/** What /status says it serves: `owner-references` joins once `owner` maps to a claim. */
-export const CAPABILITIES = ['requested-ips'];
+/** What /status says it serves: `owner` is a claim (co-held by at most two references), `requested_ips` exact addresses. */
+export const CAPABILITIES = ['owner-references', 'requested-ips'];
 
 /**
  * OKEP-6831's five calls over ipledger's own use cases (libs/domain/src/ipam.ts): a registration
@@ -53,20 +53,18 @@ export class ExternalIpamAdapter {
     if (held > 0) {
       throw new DomainError(
         'POOL_IN_USE',
-        `cluster "${cluster}" still holds ${held} address${held === 1 ? '' : 'es'} on network "${body.network}": release them first`,
+        `cluster "${cluster}" still holds addresses on network "${body.network}" (${held} allocation${held === 1 ? '' : 's'} or owner reference${held === 1 ? '' : 's'}): release them first`,
       );
     }
   }
 
-  /** One address a family of the network's subnets (or exactly the requested one), idempotent on (network, cluster, workload_id). */
+  /**
+   * One address a family of the network's subnets (or exactly the requested one), idempotent on
+   * (network, cluster, workload_id); with `owner`, the owner's claim's addresses, the workload one of
+   * its at most two references (a live migration's source and target, in one cluster or two).
+   */
   async allocate(body: AllocateDto, cluster: string, caller: IpamCaller): Promise<string[]> {
     checkNames({ cluster, network: body.network });
-    if (body.owner !== undefined) {
-      throw new InvalidInputError(
-        'INVALID_ARGUMENT',
-        'owner is not served by this version (status lists no "owner-references" capability): allocate without it',
-      );
-    }
     if (Object.keys(body.metadata ?? {}).length > LIMITS.externalMetadata) {
       throw new InvalidInputError('INVALID_ARGUMENT', `metadata must have at most ${LIMITS.externalMetadata} entries`);
     }
@@ -81,7 +79,10 @@ export class ExternalIpamAdapter {
     const pools = await findNetworkPools(this.db, body.network);
     if (pools.length === 0) throw new DomainError('POOL_NOT_FOUND', `network "${body.network}" is not registered: /register it first`);
     const { items } = await this.ipam.allocate(
-      allocationOf({ cluster, network: body.network, workloadId: body.workload_id, requested: requested[0] ?? null }, pools),
+      allocationOf(
+        { cluster, network: body.network, workloadId: body.workload_id, requested: requested[0] ?? null, owner: body.owner },
+        pools,
+      ),
       caller,
     );
     return items.map(ipWithPrefix);

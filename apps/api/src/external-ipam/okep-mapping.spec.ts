@@ -1,6 +1,6 @@
 import { parseCidr } from '@ipledger/ip';
-import { validateDns1123Label } from '@ipledger/domain';
-import { addressOf, allocationOf, clusterHandlePrefix, handleOf, poolNameOf } from './okep-mapping';
+import { validateClaimName, validateDns1123Label } from '@ipledger/domain';
+import { addressOf, allocationOf, claimOf, clusterHandlePrefix, handleOf, poolNameOf } from './okep-mapping';
 
 describe('the mapping of OKEP-6831 fields onto ipledger’s', () => {
   it('names a subnet’s pool deterministically, a DNS-1123 label for any network name, distinct per network and subnet', () => {
@@ -29,6 +29,27 @@ describe('the mapping of OKEP-6831 fields onto ipledger’s', () => {
     expect(new Set(handles).size).toBe(handles.length);
     for (const handle of handles) expect(handle.length).toBeLessThanOrEqual(255);
     expect(handles.filter((h) => h.startsWith(clusterHandlePrefix('east')))).toHaveLength(5);
+  });
+
+  it('makes owner within a network a claim name: readable when it can be, a digest otherwise, distinct per network and owner', () => {
+    expect(claimOf('vmnet', 'tenant/vm-a')).toBe('ext:vmnet:tenant/vm-a');
+    const claims = [
+      claimOf('vmnet', 'tenant/vm-a'),
+      claimOf('other', 'tenant/vm-a'),
+      claimOf('vmnet', 'tenant/vm-b'),
+      claimOf('cluster_udn_blue', 'tenant/vm-a'),
+      claimOf('vmnet', 'vm a@tenant'),
+      claimOf('other', 'vm a@tenant'),
+      claimOf('vmnet', 'o'.repeat(253)),
+    ];
+    expect(claims[3]).toBe('ext:cluster_udn_blue:tenant/vm-a');
+    expect(claims[4]).toMatch(/^ext-sha256:[0-9a-f]{64}$/);
+    expect(new Set(claims).size).toBe(claims.length);
+    for (const claim of claims) expect(validateClaimName(claim)).toBe(claim);
+    expect(allocationOf({ cluster: 'east', network: 'vmnet', workloadId: 'w', requested: null, owner: 'tenant/vm-a' }, [])).toMatchObject({
+      handle: 'ext:east:vmnet:w',
+      claim: 'ext:vmnet:tenant/vm-a',
+    });
   });
 
   it('takes an address bare or with a prefix length of its family, nothing else', () => {

@@ -3,6 +3,7 @@ import {
   cidrArgument,
   InvalidInputError,
   ipArgument,
+  MAX_CLAIM_NAME_LENGTH,
   MAX_HANDLE_LENGTH,
   validateClusterName,
   validateNetwork,
@@ -24,6 +25,7 @@ import { cidrContains, formatCidr, formatIp, type Cidr, type IpAddress } from '@
  * | cluster                            | the allocation's `node` (and the handle's scope: handleOf)      |
  * | workload_id within (cluster, net)  | the handle (handleOf); `namespace`/`pod` when it is `ns/pod`    |
  * | requested_ips                      | the allocation's `ip`                                           |
+ * | owner within network               | a claim (claimOf): the workload's handle one of its references  |
  * | ips (answers)                      | `<ip>/<prefix length of the pool's CIDR>`                       |
  * | metadata                           | nothing: it must not affect allocation, and is not stored       |
  */
@@ -80,6 +82,21 @@ export function handleOf(cluster: string, network: string, workloadId: string): 
   return `${clusterHandlePrefix(cluster)}${createHash('sha256').update(`${network}\n${workloadId}`).digest('hex')}`;
 }
 
+/** What a claim name may hold (libs/domain's claim-name.ts). */
+const CLAIM_NAME = /^[A-Za-z0-9._:/-]+$/;
+
+/**
+ * `owner` within a network → the claim that holds its addresses: `ext:<network>:<owner>`, readable
+ * in the claims' listing; when that is no claim name (an owner's characters beyond `._:/-`) or
+ * too long, `ext-sha256:<sha256 of network and owner>`. The two forms start apart,
+ * so they never meet; an owner's addresses are per network, as the OKEP keeps them.
+ */
+export function claimOf(network: string, owner: string): string {
+  const readable = `ext:${network}:${owner}`;
+  if (readable.length <= MAX_CLAIM_NAME_LENGTH && CLAIM_NAME.test(readable)) return readable;
+  return `ext-sha256:${createHash('sha256').update(`${network}\n${owner}`).digest('hex')}`;
+}
+
 const POD_NAME = /^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)\/([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?)$/;
 
 /** The namespace and pod an allocation names: Kubernetes' `namespace/pod` as it is, any other workload id as a digest under `external-ipam`. */
@@ -104,7 +121,7 @@ export function addressOf(text: string): IpAddress {
 
 /** The allocation an `/allocate` asks for: one address a family of the network's pools, or exactly the requested one. */
 export function allocationOf(
-  request: { cluster: string; network: string; workloadId: string; requested: IpAddress | null },
+  request: { cluster: string; network: string; workloadId: string; requested: IpAddress | null; owner?: string },
   pools: ReadonlyArray<{ name: string; family: 4 | 6 }>,
 ): AllocateIpInput {
   const families = [...new Set(pools.map((p) => p.family))].sort();
@@ -116,6 +133,7 @@ export function allocationOf(
     owner: 'external',
     pools: pools.map((p) => p.name),
     ...(request.requested ? { ip: formatIp(request.requested) } : { families }),
+    ...(request.owner === undefined ? {} : { claim: claimOf(request.network, request.owner) }),
   };
 }
 

@@ -21,7 +21,7 @@ export class OkepStatusDto {
   @ApiProperty({ example: 'v1' }) api_version!: string;
   @ApiProperty({ example: ['v1'] }) supported_api_versions!: string[];
   @ApiProperty({ description: 'false while the database is away (pools and usage are then left out)' }) ready!: boolean;
-  @ApiProperty({ example: ['requested-ips'] }) capabilities!: string[];
+  @ApiProperty({ example: ['owner-references', 'requested-ips'] }) capabilities!: string[];
 
   @ApiPropertyOptional({
     type: 'object',
