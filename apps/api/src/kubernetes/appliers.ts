@@ -16,4 +16,7 @@ export const APPLIERS: Record<KubeKind, (ctx: ApplyContext, change: ObjectChange
   namespace: applyNamespace,
   deployment: applyDeployment,
   replicaset: applyReplicaSet,
+  virtualmachine: applyNamespace,
+  virtualmachineinstance: applyNamespace,
+  ipamclaim: applyNamespace,
 };
