@@ -7,12 +7,14 @@ import { CreatePoolsCommand, decideAllocate, PoolAggregate, type CommandMetadata
 import { loadConfig } from '../apps/api/src/config';
 import { createApp } from '../apps/api/src/create-app';
 import { EventWriter } from '../apps/api/src/infrastructure/event-writer';
+import { OwnTransaction } from '../apps/api/src/infrastructure/unit-of-work';
 import { allocationBody, call, expectStatus, freshDatabase, median, ms, percentile, startApi, timed } from './support';
 
 const RESERVATIONS = Number(process.env.BENCH_RESERVATIONS ?? 30);
 const STATEFULSETS = Number(process.env.BENCH_STATEFULSETS ?? 1000);
 const PODS = Number(process.env.BENCH_PODS ?? 2000);
 const META: CommandMetadata = { actor: 'bench', source: 'rest', correlationId: 'bench' };
+const OWN = new OwnTransaction({ retries: true });
 
 /**
  * Half of a /16 allocated at random addresses: real IpAllocated events decided by the pool
@@ -21,11 +23,11 @@ const META: CommandMetadata = { actor: 'bench', source: 'rest', correlationId: '
 async function seedFragmentedPool(url: string): Promise<void> {
   const app = await createApp(loadConfig({ DATABASE_URL: url, IPAM_KUBERNETES_CONSUMER: 'off' }), { logger: false });
   await app.init();
-  await app.get(CommandBus).execute(new CreatePoolsCommand([{ name: 'fragmented', cidr: '10.64.0.0/16' }], META));
+  await app.get(CommandBus).execute(new CreatePoolsCommand([{ name: 'fragmented', cidr: '10.64.0.0/16' }], META, OWN));
   const writer = app.get(EventWriter);
   const taken = new Set<number>();
   while (taken.size < 32_767) {
-    const loaded = await writer.load(PoolAggregate, 'fragmented');
+    const loaded = await writer.load(PoolAggregate, 'fragmented', OWN);
     const events: DomainEvent[] = [];
     while (events.length < 1000 && taken.size < 32_767) {
       const host = 1 + Math.floor(Math.random() * 65_534);
@@ -42,7 +44,7 @@ async function seedFragmentedPool(url: string): Promise<void> {
       });
       if (event) events.push(event);
     }
-    await writer.append([{ type: PoolAggregate, loaded, events }], META);
+    await writer.append(OWN, [{ type: PoolAggregate, loaded, events }], META);
   }
   await app.close();
 }

@@ -2,9 +2,11 @@ import type { INestApplication } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { CreatePoolsCommand, SetNodeLabelsCommand, type CommandMetadata } from '@ipledger/domain';
 import { formatCidr } from '@ipledger/ip';
+import { OwnTransaction } from '../../apps/api/src/infrastructure/unit-of-work';
 
 export const GROUP_SIZE = 20;
 const META: CommandMetadata = { actor: 'seed', source: 'rest', correlationId: 'seed' };
+const OWN = new OwnTransaction({ retries: true });
 
 export const poolName = (i: number) => `pool-${String(i).padStart(6, '0')}`;
 export const groupOf = (i: number) => `group-${Math.floor(i / GROUP_SIZE)}`;
@@ -24,9 +26,9 @@ export async function seedPools(app: INestApplication, count: number, from = 0):
         labels: { 'pool-group': groupOf(i) },
       });
     }
-    await bus.execute(new CreatePoolsCommand(inputs, META));
+    await bus.execute(new CreatePoolsCommand(inputs, META, OWN));
   }
   for (let g = Math.floor(from / GROUP_SIZE); g < Math.ceil((from + count) / GROUP_SIZE); g++) {
-    await bus.execute(new SetNodeLabelsCommand(`node-${g}`, { 'pool-group': `group-${g}` }, META));
+    await bus.execute(new SetNodeLabelsCommand(`node-${g}`, { 'pool-group': `group-${g}` }, META, OWN));
   }
 }

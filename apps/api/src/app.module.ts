@@ -27,6 +27,7 @@ import { KubernetesModule } from './kubernetes/kubernetes.module';
 import { InventoryMetrics } from './metrics/inventory.metrics';
 import { Metrics } from './metrics/metrics';
 import { NodesModule } from './nodes/nodes.module';
+import { ClaimsModule } from './claims/claims.module';
 import { ClustersModule } from './clusters/clusters.module';
 import { PoolsModule } from './pools/pools.module';
 import { StatefulSetsModule } from './statefulsets/statefulsets.module';
@@ -81,6 +82,7 @@ export class AppModule implements OnApplicationShutdown {
         PoolsModule,
         NodesModule,
         ClustersModule,
+        ClaimsModule,
         AllocationsModule,
         StatefulSetsModule,
         IpSetsModule,

@@ -85,6 +85,9 @@ export interface IpHistoryItem {
   pod: string | null;
   statefulSet?: string | null;
   ipSet?: { kind: string; name: string } | null;
+  /** a claim's reference taken or dropped on the address: the claim, and the reference's cluster */
+  claim?: string;
+  cluster?: string;
   at: string;
   actor?: string | null;
 }

@@ -82,6 +82,12 @@ export function IpHistory({
                   : item.ipSet
                     ? `ip-set of ${item.ipSet.kind} ${item.namespace}/${item.ipSet.name}`
                     : `StatefulSet ${item.namespace}/${item.statefulSet}`}
+                {item.claim ? (
+                  <span class="claim">
+                    {' '}
+                    · claim {item.claim} in cluster {item.cluster}
+                  </span>
+                ) : null}
                 {item.network ? <span class="network"> · network {item.network}</span> : null}
               </span>
               <time>

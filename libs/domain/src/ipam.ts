@@ -10,6 +10,7 @@
  * the full shapes (`Ipam<ItsViews>`), checked against these.
  */
 import type { AllocateIpInput } from './commands/allocate-ip.command';
+import type { ClaimSpec } from './commands/put-claim.command';
 import type { PodAddress, RunningPod } from './commands/adopt-pod-ips.command';
 import type { StatefulSetSpec } from './commands/reconcile-statefulset.command';
 import type { UpdatePoolCommand } from './commands/update-pool.command';
@@ -62,6 +63,16 @@ export interface IpamViews {
   node: { name: string; labels: Labels; version: number };
   /** a member of the fleet: the scope of its nodes, handles, StatefulSets and ip-sets */
   cluster: { name: string; labels: Labels; version: number; createdAt: string };
+  /** a stable identity owning addresses across the pods (references) that carry it */
+  claim: {
+    name: string;
+    cluster: string;
+    network: string | null;
+    persistent: boolean;
+    items: IpamViews['allocation'][];
+    references: Array<{ cluster: string; handle: string; namespace: string; pod: string; since: string }>;
+    createdAt: string;
+  };
   /** a claimed block: what a route controller announces towards its node */
   block: { cidr: string; pool: string; node: string; used: number; borrowed: number };
   /** a StatefulSet's continuous range */
@@ -69,8 +80,12 @@ export interface IpamViews {
   ipSet: { namespace: string; kind: IpSetKind; name: string; pool: string; range: { start: string; end: string }; held: number };
   /** the pools a node may use (`items`), and with `explain`, why the others are left out */
   nodePools: { items: Array<{ name: string }> };
-  /** one allocation, release or reservation of an address */
-  ipHistoryItem: { type: 'IpAllocated' | 'IpReleased' | 'RangeReserved'; pool: string; at: string };
+  /** one allocation, release or reservation of an address, or a claim's reference taken or dropped on it */
+  ipHistoryItem: {
+    type: 'IpAllocated' | 'IpReleased' | 'RangeReserved' | 'ClaimReferenceAdded' | 'ClaimReferenceDropped';
+    pool: string;
+    at: string;
+  };
   /** a page of a pool's own events, oldest first; `next` is the cursor of the following page */
   poolHistory: { items: Array<{ type: string }>; next: string | null };
   /** the allocations compared with the last complete pod sync */
@@ -85,9 +100,15 @@ export interface AllocateResult<V extends IpamViews = IpamViews> {
 
 /** Everything that changes what is allocated. Each is idempotent where its REST route says so; any may also end in CONCURRENCY_CONFLICT. */
 export interface IpamCommands<V extends IpamViews = IpamViews> {
-  /** Addresses for a handle, from the pools its rule (request, pod or namespace annotations) makes eligible on its node; a StatefulSet pod's ordinal address, a workload's ip-set. Refusals: IpamRefusals['allocate']. */
+  /**
+   * Addresses for a handle, from the pools its rule (request, pod or namespace annotations) makes eligible on its node; a StatefulSet pod's ordinal address, a workload's ip-set.
+   * With `claim`: the claim's addresses (new ones for a claim holding none, `created`), the handle one of its at most two live references. Refusals: IpamRefusals['allocate'].
+   */
   allocate(input: AllocateIpInput, caller: IpamCaller): Promise<AllocateResult<V>>;
-  /** Releases every address a handle holds (CNI DEL); `condition` releases only what still matches it. Refusals: IpamRefusals['release']. */
+  /**
+   * Releases every address a handle holds (CNI DEL); `condition` releases only what still matches it. A claim's reference is dropped, and a
+   * transient claim's addresses released with its last one. Refusals: IpamRefusals['release'].
+   */
   release(handle: string, caller: IpamCaller, condition?: ReleaseCondition): Promise<void>;
   /** Creates pools, all or none. Refusals: IpamRefusals['createPools']. */
   createPools(inputs: PoolSpecInput[], caller: IpamCaller): Promise<void>;
@@ -107,6 +128,10 @@ export interface IpamCommands<V extends IpamViews = IpamViews> {
   reconcileStatefulSet(spec: StatefulSetSpec, caller: IpamCaller): Promise<void>;
   /** Releases a StatefulSet's range and every address its pods hold. Refusals: IpamRefusals['deleteStatefulSet']. */
   deleteStatefulSet(namespace: string, name: string, caller: IpamCaller): Promise<void>;
+  /** Creates a persistent claim (or makes an allocation's transient one persistent): it keeps its addresses without references. Refusals: IpamRefusals['putClaim']. */
+  putClaim(name: string, spec: ClaimSpec, caller: IpamCaller): Promise<void>;
+  /** Deletes a claim: its references are dropped and its addresses released. Refusals: IpamRefusals['deleteClaim']. */
+  deleteClaim(name: string, caller: IpamCaller): Promise<void>;
   /**
    * A workload was deleted: releases its ip-set and (`tombstone`) records its deletion (`uid`), so
    * that no pod reserves a new set for it. True when it changed anything. Refusals: IpamRefusals['releaseIpSet'].
@@ -147,6 +172,10 @@ export interface IpamReads<V extends IpamViews = IpamViews> {
   getCluster(name: string): Promise<V['cluster']>;
   /** The clusters, by name. Refusals: IpamRefusals['listClusters']. */
   listClusters(query: IpamPaging): Promise<IpamPage<V['cluster']>>;
+  /** A claim with its addresses and live references. Refusals: IpamRefusals['getClaim']. */
+  getClaim(name: string): Promise<V['claim']>;
+  /** The claims, by name. Refusals: IpamRefusals['listClaims']. */
+  listClaims(query: IpamPaging): Promise<IpamPage<V['claim']>>;
   /** A StatefulSet's reservation. Refusals: IpamRefusals['getStatefulSet']. */
   getStatefulSet(namespace: string, name: string): Promise<V['reservation']>;
   /** The ip-sets of Deployments and ReplicaSets. Refusals: IpamRefusals['listIpSets']. */
@@ -186,8 +215,11 @@ export type IpamRefusals = RefusalsOf<{
     | 'NODE_FORBIDDEN'
     | 'IP_SET_FULL'
     | 'IP_SET_NOT_RESERVED'
-    | 'IP_SET_WORKLOAD_DELETED';
-  release: 'NODE_FORBIDDEN';
+    | 'IP_SET_WORKLOAD_DELETED'
+    | 'CLAIM_REFERENCES_FULL';
+  release: InvalidCode | 'NODE_FORBIDDEN';
+  putClaim: InvalidCode;
+  deleteClaim: InvalidCode | 'CLAIM_NOT_FOUND';
   createPools: InvalidCode | 'POOL_EXISTS' | 'POOL_OVERLAP' | 'SPECIAL_RANGE';
   updatePool: InvalidCode | 'POOL_NOT_FOUND' | 'CIDR_NOT_NESTED' | 'POOL_OVERLAP' | 'POOL_IN_USE' | 'SPECIAL_RANGE';
   deletePool: 'POOL_NOT_FOUND' | 'POOL_IN_USE';
@@ -209,6 +241,8 @@ export type IpamRefusals = RefusalsOf<{
   getCluster: 'INVALID_NAME' | 'CLUSTER_NOT_FOUND';
   listClusters: 'INVALID_ARGUMENT';
   nodePools: InvalidCode | 'NODE_NOT_FOUND' | 'POOL_NOT_FOUND';
+  getClaim: 'INVALID_NAME' | 'CLAIM_NOT_FOUND';
+  listClaims: 'INVALID_ARGUMENT';
   getStatefulSet: 'STATEFULSET_NOT_FOUND';
   listIpSets: 'INVALID_ARGUMENT';
   getIpSet: 'IP_SET_NOT_FOUND';

@@ -112,6 +112,14 @@ export function allocationFromEvent(event: RecordedEvent, pool: { cidr: string; 
   };
 }
 
+/** What each of several handles holds now, by handle, IPv4 first. */
+export async function findAllocationsByHandles(db: Queryable, handles: readonly string[]): Promise<AllocationView[]> {
+  const { rows } = await db.query<AllocationRow>(
+    prepared(`${ALLOCATION_READ} WHERE a.handle = ANY($1::text[]) ORDER BY a.handle, a.family`, [handles]),
+  );
+  return rows.map(toAllocationView);
+}
+
 /** What a handle holds now, IPv4 first. */
 export async function findAllocationsByHandle(db: Queryable, handle: string): Promise<AllocationView[]> {
   const { rows } = await db.query<AllocationRow>(prepared(`${ALLOCATION_READ} WHERE a.handle = $1 ORDER BY a.family`, [handle]));

@@ -24,6 +24,11 @@ const OTHER_TYPES = [
   'StatefulSetDeleted',
   'ClusterLabelsSet',
   'ClusterDeleted',
+  'ClaimCreated',
+  'ClaimPersisted',
+  'ClaimReferenceAdded',
+  'ClaimReferenceDropped',
+  'ClaimDeleted',
 ];
 
 /**

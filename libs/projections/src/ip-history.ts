@@ -6,7 +6,7 @@ import type { Queryable } from './queryable';
 import { rfc3339 } from './rfc3339';
 
 export interface IpHistoryItem {
-  type: 'IpAllocated' | 'IpReleased' | 'RangeReserved';
+  type: 'IpAllocated' | 'IpReleased' | 'RangeReserved' | 'ClaimReferenceAdded' | 'ClaimReferenceDropped';
   handle: string | null;
   pool: string;
   /** the pool's isolated network, the space the address was held or reserved in; null: the shared space */
@@ -18,6 +18,9 @@ export interface IpHistoryItem {
   statefulSet: string | null;
   /** the Deployment or ReplicaSet whose ip-set a range is, for reservation entries (in `namespace`) */
   ipSet: { kind: IpSetKind; name: string } | null;
+  /** for a claim's reference taken or dropped: the claim, and the reference's cluster (`handle`, `node`, `namespace`, `pod` are the reference's) */
+  claim?: string;
+  cluster?: string;
   at: string;
   actor: string | null;
 }
@@ -36,22 +39,31 @@ export async function ipHistory(
 ): Promise<Page<IpHistoryItem>> {
   const [after] = decodeContinue(page.continue, ['bigint']) ?? [0];
   const narrowed = `($4::text IS NULL OR data ->> 'poolNetwork' = $4)`;
-  const { rows } = await db.query<Omit<IpHistoryItem, 'ipSet'> & { position: string }>(
+  const { rows } = await db.query<
+    Omit<IpHistoryItem, 'ipSet' | 'claim' | 'cluster'> & { position: string; claim: string | null; cluster: string | null }
+  >(
     prepared(
       `SELECT type, data ->> 'handle' AS handle, data ->> 'pool' AS pool, data ->> 'poolNetwork' AS network, data ->> 'node' AS node,
               data ->> 'namespace' AS namespace, data ->> 'pod' AS pod, NULL AS "statefulSet", ${rfc3339('recorded_at')} AS at,
-              metadata ->> 'actor' AS actor, position
+              metadata ->> 'actor' AS actor, position, NULL AS claim, NULL AS cluster
          FROM events WHERE type IN ('IpAllocated', 'IpReleased') AND data ->> 'ip' = $1 AND position > $2 AND ${narrowed}
        UNION ALL
        SELECT type, NULL, data ->> 'pool', data ->> 'poolNetwork', NULL, data ->> 'namespace', NULL, data ->> 'name', ${rfc3339('recorded_at')},
-              metadata ->> 'actor', position
+              metadata ->> 'actor', position, NULL, NULL
          FROM events WHERE type = 'RangeReserved' AND $1::inet BETWEEN (data ->> 'start')::inet AND (data ->> 'end')::inet AND position > $2
           AND ${narrowed}
+       UNION ALL
+       SELECT e.type, data ->> 'handle', a.address ->> 'pool', NULL, data ->> 'node', data ->> 'namespace', data ->> 'pod', NULL, ${rfc3339('recorded_at')},
+              metadata ->> 'actor', position, data ->> 'name', data ->> 'cluster'
+         FROM events e CROSS JOIN LATERAL jsonb_array_elements(e.data -> 'addresses') a(address)
+        WHERE e.type IN ('ClaimReferenceAdded', 'ClaimReferenceDropped') AND e.data -> 'addresses' @> jsonb_build_array(jsonb_build_object('ip', $1::text))
+          AND a.address ->> 'ip' = $1 AND position > $2 AND $4::text IS NULL
        ORDER BY position LIMIT $3`,
       [ip, after, page.limit + 1, page.network ?? null],
     ),
   );
-  const items = rows.slice(0, page.limit).map(({ position: _position, ...item }) => {
+  const items = rows.slice(0, page.limit).map(({ position: _position, claim, cluster, ...item }) => {
+    if (claim !== null && cluster !== null) return { ...item, claim, cluster, ipSet: null };
     // an ip-set is a range named `<Kind>:<name>` (ip-set.ts): said as such, not as a StatefulSet
     const ipSet = item.statefulSet !== null && item.namespace !== null ? ipSetOfRange(item.namespace, item.statefulSet) : null;
     return ipSet ? { ...item, statefulSet: null, ipSet: { kind: ipSet.kind, name: ipSet.name } } : { ...item, ipSet: null };

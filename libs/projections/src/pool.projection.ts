@@ -299,6 +299,11 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
     case 'IpSetWorkloadDeleted':
     case 'ClusterLabelsSet':
     case 'ClusterDeleted':
+    case 'ClaimCreated':
+    case 'ClaimPersisted':
+    case 'ClaimReferenceAdded':
+    case 'ClaimReferenceDropped':
+    case 'ClaimDeleted':
       // other read models'; a workload's own stream only guards its set (the pool's RangeReserved is its row)
       return;
     default:

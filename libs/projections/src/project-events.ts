@@ -1,6 +1,7 @@
 import { upcast } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import { allocationRowsCte, projectAllocationEvents } from './allocation.projection';
+import { projectClaimEvent } from './claim.projection';
 import { projectClusterEvent } from './cluster.projection';
 import { projectNodeEvent, projectNodeLabelRun } from './node.projection';
 import { poolAllocationsCte, projectPoolAllocations, projectPoolEvent, projectPoolsCreated } from './pool.projection';
@@ -46,6 +47,7 @@ export async function projectEvents(db: Queryable, events: readonly RecordedEven
     await projectNodeEvent(db, event);
     await projectStatefulSetEvent(db, event);
     await projectClusterEvent(db, event);
+    await projectClaimEvent(db, event);
   }
 }
 

@@ -1,5 +1,6 @@
 import { unknownEvent, upcast, type DomainEvent } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
+import { claimReferenceRow, claimRow, type ClaimReferenceRow, type ClaimRow } from './claim.projection';
 import { clusterRow, type ClusterRow } from './cluster.projection';
 import { nodeRow, type NodeRow } from './node.projection';
 import {
@@ -30,6 +31,8 @@ export class ReadModelFold {
   private readonly nodes = new Map<string, NodeRow>();
   private readonly statefulSets = new Map<string, StatefulSetRow>();
   private readonly clusters = new Map<string, ClusterRow>();
+  private readonly claims = new Map<string, ClaimRow>();
+  private readonly claimReferences = new Map<string, ClaimReferenceRow>();
 
   apply(recorded: FoldedEvent): void {
     const event = upcast(recorded);
@@ -97,6 +100,24 @@ export class ReadModelFold {
       case 'ClusterDeleted':
         this.clusters.delete(e.data.name);
         return;
+      case 'ClaimCreated':
+        this.claims.set(e.data.name, claimRow(event));
+        return;
+      case 'ClaimPersisted':
+        this.touchClaim(e.data.name, event, null, true);
+        return;
+      case 'ClaimReferenceAdded':
+        this.touchClaim(e.data.name, event, e.data.network ?? null, false);
+        this.claimReferences.set(e.data.handle, claimReferenceRow(event));
+        return;
+      case 'ClaimReferenceDropped':
+        this.touchClaim(e.data.name, event, null, false);
+        this.claimReferences.delete(e.data.handle);
+        return;
+      case 'ClaimDeleted':
+        this.claims.delete(e.data.name);
+        for (const [handle, reference] of this.claimReferences) if (reference.claim === e.data.name) this.claimReferences.delete(handle);
+        return;
       case 'IpAllocated':
       case 'IpReleased':
         // batchProject derives allocations and their counts in SQL
@@ -120,6 +141,16 @@ export class ReadModelFold {
     return row;
   }
 
+  /** claim.projection.ts's TOUCH, on the folded row */
+  private touchClaim(name: string, event: FoldedEvent, network: string | null, persistent: boolean): void {
+    const row = this.claims.get(name);
+    if (!row) return;
+    row.version = event.version;
+    row.updated_at = event.recordedAt;
+    row.network ??= network;
+    row.persistent ||= persistent;
+  }
+
   *rows(table: Exclude<ReadModelTable, 'allocations'>): Iterable<object> {
     switch (table) {
       case 'pools':
@@ -140,6 +171,10 @@ export class ReadModelFold {
         return yield* this.statefulSets.values();
       case 'clusters':
         return yield* this.clusters.values();
+      case 'claims':
+        return yield* this.claims.values();
+      case 'claim_references':
+        return yield* this.claimReferences.values();
     }
   }
 }

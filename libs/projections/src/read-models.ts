@@ -8,6 +8,8 @@ export const READ_MODELS = [
   { table: 'allocations', key: ['handle', 'family'] },
   { table: 'statefulsets', key: ['namespace', 'name'] },
   { table: 'clusters', key: ['name'] },
+  { table: 'claims', key: ['name'] },
+  { table: 'claim_references', key: ['handle'] },
 ] as const;
 
 export type ReadModel = (typeof READ_MODELS)[number];

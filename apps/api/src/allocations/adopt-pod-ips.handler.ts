@@ -3,7 +3,7 @@ import { AdoptPodIpsCommand, adoptedHandle, decideAdopt, PoolAggregate } from '@
 import { parseIp } from '@ipledger/ip';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
-import { retryOnConflict } from '../infrastructure/retry-on-conflict';
+import { attempts } from '../infrastructure/unit-of-work';
 
 /** Whether the adoption appended anything (false: the pod's adoption was already recorded). */
 export interface AdoptPodIpsResult {
@@ -22,21 +22,21 @@ export class AdoptPodIpsHandler implements ICommandHandler<AdoptPodIpsCommand, A
     private readonly mutex: KeyedMutex,
   ) {}
 
-  async execute({ pod, addresses, metadata }: AdoptPodIpsCommand): Promise<AdoptPodIpsResult> {
+  async execute({ pod, addresses, metadata, unit }: AdoptPodIpsCommand): Promise<AdoptPodIpsResult> {
     const handle = adoptedHandle(pod.podUid);
     const ordered = addresses.map((a) => ({ pool: a.pool, ip: parseIp(a.ip) })).sort((a, b) => a.ip.family - b.ip.family);
-    return retryOnConflict(async () => {
+    return attempts(unit, async () => {
       const unlocks: Array<() => void> = [];
       try {
         const changes: Change[] = [];
         for (const { pool, ip } of ordered) {
           unlocks.push(await this.mutex.lockPool(pool));
-          const loaded = await this.writer.load(PoolAggregate, pool);
+          const loaded = await this.writer.load(PoolAggregate, pool, unit);
           const decision = decideAdopt(loaded.state, { handle, ...pod, owner: 'pod', ip: ip.value });
           const events = [...(decision.claim ? [decision.claim] : []), ...(decision.event ? [decision.event] : [])];
           changes.push({ type: PoolAggregate, loaded, events });
         }
-        const recorded = await this.writer.append(changes, metadata);
+        const recorded = await this.writer.append(unit, changes, metadata);
         return { adopted: recorded.length > 0 };
       } finally {
         unlocks.forEach((unlock) => unlock());

@@ -13,6 +13,7 @@ import {
   encodeContinue,
   findAllocationsAt,
   findAllocationsByHandle,
+  findReferencedAllocations,
   listAllocations,
   type AllocationView,
 } from '@ipledger/projections';
@@ -45,7 +46,7 @@ export class AllocationsController {
   @Post()
   @ApiCreatedResponse({ type: AllocationItemsDto, description: 'new addresses, one per family' })
   @ApiOkResponse({ type: AllocationItemsDto, description: 'the handle already held these addresses (a retried request)' })
-  @ApiConflictResponse({ type: ErrorResponse, description: 'POOL_EXHAUSTED, IP_IN_USE, NO_ELIGIBLE_POOL' })
+  @ApiConflictResponse({ type: ErrorResponse, description: 'POOL_EXHAUSTED, IP_IN_USE, NO_ELIGIBLE_POOL, CLAIM_REFERENCES_FULL' })
   @ApiForbiddenResponse({ type: ErrorResponse, description: NODE_FORBIDDEN })
   @ApiRoute('allocator', 'Allocate addresses to a handle (idempotent per handle)', 400, 404, 409, 413)
   async allocate(
@@ -79,9 +80,10 @@ export class AllocationsController {
 
   @Get(':handle')
   @ApiOkResponse({ type: AllocationItemsDto })
-  @ApiRoute('reader', 'Get the addresses a handle holds', 400, 404)
+  @ApiRoute('reader', "Get the addresses a handle holds (a claim's reference: the claim's, with `claim`)", 400, 404)
   async get(@Param() { handle }: HandleParams): Promise<AllocationItemsDto> {
     const items = await findAllocationsByHandle(this.db, handle);
+    if (items.length === 0) items.push(...(await findReferencedAllocations(this.db, handle)));
     if (items.length === 0) throw new DomainError('ALLOCATION_NOT_FOUND', `handle "${handle}" holds no address`);
     return { items };
   }
@@ -90,7 +92,12 @@ export class AllocationsController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'released, or nothing was held' })
   @ApiForbiddenResponse({ type: ErrorResponse, description: NODE_FORBIDDEN })
-  @ApiRoute('allocator', "Release a handle's addresses, and with podUid the pod's adopted ones (idempotent)", 400, 409)
+  @ApiRoute(
+    'allocator',
+    "Release a handle's addresses (a claim's reference: that reference only), and with podUid the pod's adopted ones (idempotent)",
+    400,
+    409,
+  )
   async release(
     @Param() { handle }: HandleParams,
     @Query() { podUid }: ReleaseAllocationQueryDto,

@@ -3,12 +3,13 @@ import { DatabaseClock } from '../infrastructure/database-clock';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { AdoptPodIpsHandler } from './adopt-pod-ips.handler';
 import { AllocateIpHandler } from './allocate-ip.handler';
+import { AllocationPipeline } from './allocation-pipeline';
 import { AllocationReads } from './allocation-reads';
 import { AllocationsController } from './allocations.controller';
 import { ReleaseIpHandler } from './release-ip.handler';
 
 @Module({
   controllers: [AllocationsController],
-  providers: [AllocateIpHandler, AdoptPodIpsHandler, ReleaseIpHandler, PoolGroupCommit, AllocationReads, DatabaseClock],
+  providers: [AllocateIpHandler, AllocationPipeline, AdoptPodIpsHandler, ReleaseIpHandler, PoolGroupCommit, AllocationReads, DatabaseClock],
 })
 export class AllocationsModule {}

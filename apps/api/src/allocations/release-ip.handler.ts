@@ -3,8 +3,7 @@ import { assertNodeMayRelease, decideRelease, PoolAggregate, ReleaseIpCommand, v
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
-import { retryOnConflict } from '../infrastructure/retry-on-conflict';
-import { currentFence } from '../infrastructure/write-fence';
+import { attempts } from '../infrastructure/unit-of-work';
 import { AllocationReads } from './allocation-reads';
 
 /**
@@ -22,18 +21,18 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
     private readonly reads: AllocationReads,
   ) {}
 
-  async execute({ handle, metadata, condition, restriction }: ReleaseIpCommand): Promise<void> {
+  async execute({ handle, metadata, unit, condition, restriction }: ReleaseIpCommand): Promise<void> {
     validateHandle(handle);
     const decide = (state: PoolView) => {
       assertNodeMayRelease(restriction, state, handle);
       return decideRelease(state, handle, condition);
     };
-    await retryOnConflict(async () => {
+    await attempts(unit, async () => {
       // IPv4 first, like allocation, so the two never wait on each other's pool locks in a cycle
       const { held } = await this.reads.start({ handle, namespace: '', statefulSet: null, node: null, pools: [] });
       const pools = [...new Set(held.map((a) => a.pool))];
-      // fenced work (the Kubernetes consumer) appends in a transaction of its own, where its fence is checked
-      if (pools.length === 1 && !currentFence()) {
+      // a fenced or deferred unit's appends are its own: only an own transaction's join the group commit
+      if (pools.length === 1 && unit.mode === 'own-transaction') {
         return this.groupCommit.run(pools[0], {
           metadata,
           decide: (state) => {
@@ -47,11 +46,11 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
         const changes: Change[] = [];
         for (const name of pools) {
           unlocks.push(await this.mutex.lockPool(name));
-          const loaded = await this.writer.load(PoolAggregate, name);
+          const loaded = await this.writer.load(PoolAggregate, name, unit);
           const event = decide(loaded.state);
           changes.push({ type: PoolAggregate, loaded, events: event ? [event] : [] });
         }
-        await this.writer.append(changes, metadata);
+        await this.writer.append(unit, changes, metadata);
       } finally {
         unlocks.forEach((unlock) => unlock());
       }

@@ -5,6 +5,7 @@ import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { BackgroundLoop } from '../infrastructure/background-loop';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
+import { OwnTransaction } from '../infrastructure/unit-of-work';
 import { BlockRelease } from './block-release';
 
 /**
@@ -38,7 +39,8 @@ export class BlockSweeper extends BackgroundLoop {
       const metadata = { actor: 'system:block-sweeper', source: 'rest' as const, correlationId: randomUUID() };
       for (const pool of pools) {
         if (this.stopped) break;
-        await this.release.idle(pool, rows[0].now, metadata);
+        // a timer's work: no request to bound it, ATTEMPTS tries
+        await this.release.idle(pool, rows[0].now, metadata, new OwnTransaction({ retries: true }));
       }
     }
     return this.intervalMs();

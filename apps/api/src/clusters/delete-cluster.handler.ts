@@ -7,8 +7,8 @@ import { EventWriter } from '../infrastructure/event-writer';
 export class DeleteClusterHandler implements ICommandHandler<DeleteClusterCommand, void> {
   constructor(private readonly writer: EventWriter) {}
 
-  async execute({ name, metadata }: DeleteClusterCommand): Promise<void> {
+  async execute({ name, metadata, unit }: DeleteClusterCommand): Promise<void> {
     validateClusterName(name);
-    await this.writer.decideAndAppend(ClusterAggregate, name, (state) => decideDeleteCluster(state, name), metadata);
+    await this.writer.decideAndAppend(ClusterAggregate, name, (state) => decideDeleteCluster(state, name), metadata, unit);
   }
 }

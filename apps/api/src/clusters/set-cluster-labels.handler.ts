@@ -6,9 +6,9 @@ import { EventWriter } from '../infrastructure/event-writer';
 export class SetClusterLabelsHandler implements ICommandHandler<SetClusterLabelsCommand, void> {
   constructor(private readonly writer: EventWriter) {}
 
-  async execute({ name, labels, metadata }: SetClusterLabelsCommand): Promise<void> {
+  async execute({ name, labels, metadata, unit }: SetClusterLabelsCommand): Promise<void> {
     validateClusterName(name);
     const valid = validateLabels(labels);
-    await this.writer.decideAndAppend(ClusterAggregate, name, (state) => decideSetClusterLabels(state, name, valid), metadata);
+    await this.writer.decideAndAppend(ClusterAggregate, name, (state) => decideSetClusterLabels(state, name, valid), metadata, unit);
   }
 }

@@ -23,10 +23,13 @@ const STATUS: Record<DomainErrorCode, number> = {
   ALLOCATION_NOT_FOUND: 404,
   IP_SET_NOT_FOUND: 404,
   CLUSTER_NOT_FOUND: 404,
+  CLAIM_NOT_FOUND: 404,
   POOL_EXISTS: 409,
   POOL_OVERLAP: 409,
   POOL_IN_USE: 409,
   CLUSTER_IN_USE: 409,
+  // a third pod for a claim: a migration has one source and one target
+  CLAIM_REFERENCES_FULL: 409,
   CIDR_NOT_NESTED: 409,
   POOL_EXHAUSTED: 409,
   POOL_DISABLED: 409,

@@ -3,6 +3,7 @@ import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsString, MaxLength } from 'class-validator';
 import {
   DNS1123_LABEL_MAX_LENGTH,
+  MAX_CLAIM_NAME_LENGTH,
   DNS1123_SUBDOMAIN_MAX_LENGTH,
   LABEL_KEY_MAX_LENGTH,
   LABEL_VALUE_MAX_LENGTH,
@@ -31,6 +32,7 @@ export const TEXT_KINDS = {
   workloadKind: { max: DNS1123_LABEL_MAX_LENGTH, what: "an ip-set's workload kind (`Deployment`, `ReplicaSet`)" },
   network: { max: MAX_NETWORK_LENGTH, what: 'a CNI network name' },
   handle: { max: MAX_HANDLE_LENGTH, what: "an allocation's handle (CNI container id and interface)" },
+  claim: { max: MAX_CLAIM_NAME_LENGTH, what: 'a claim name (letters, digits and `._:/-`)' },
   uid: { max: 128, what: "a pod's uid" },
   owner: { max: 32, what: "an allocation's owner (`pod`, `external`)" },
   address: { max: 100, what: 'an address, a CIDR or a range of two addresses' },

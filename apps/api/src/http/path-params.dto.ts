@@ -23,6 +23,11 @@ export class ClusterNameParams {
 }
 
 @CheckedBySchema()
+export class ClaimNameParams {
+  @TextOf('claim', { description: 'a `/` in it written `%2F`' }) name!: string;
+}
+
+@CheckedBySchema()
 export class HandleParams {
   @TextOf('handle') handle!: string;
 }

@@ -1,6 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { schemaVersionOf, type AggregateType, type CommandMetadata, type DomainEvent } from '@ipledger/domain';
+import { schemaVersionOf, type AggregateType, type CommandMetadata, type DomainEvent, type UnitOfWork } from '@ipledger/domain';
 import {
   AggregateRepository,
   appendToStreams,
@@ -13,24 +12,16 @@ import type { PoolClient } from 'pg';
 import { projectEvents, sameStatementProjection } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { ReadBatcher } from './read-batcher';
-import { retryOnConflict } from './retry-on-conflict';
-import { currentFence, type WriteFence } from './write-fence';
 import { PG_POOL } from './tokens';
+import type { Change } from './change';
+import { attempts, DeferredWrites, FencedWrites, writesOf } from './unit-of-work';
 
-export interface Change<S = unknown> {
-  type: AggregateType<S>;
-  loaded: Loaded<S>;
-  events: DomainEvent[];
-  /** per event, when the events come from different commands (a group commit); else the append's */
-  metadata?: CommandMetadata[];
-}
-
-/** Where the appends of work run by deferAppends go instead of the database. */
-const deferred = new AsyncLocalStorage<Change[]>();
+export type { Change } from './change';
 
 /**
  * The one way commands write: every changed stream in one transaction at its expected version,
- * the read models updated inside it, then the aggregate cache moved forward.
+ * the read models updated inside it, then the aggregate cache moved forward. How a command's
+ * appends commit is its unit of work's (unit-of-work.ts); the group commit's is appendGroup.
  */
 @Injectable()
 export class EventWriter {
@@ -42,10 +33,12 @@ export class EventWriter {
     readonly repository: AggregateRepository,
   ) {}
 
-  async load<S>(type: AggregateType<S>, id: string): Promise<Loaded<S>> {
+  /** A command's read of a stream: a fenced or deferred unit notes the version it decides on. */
+  async load<S>(type: AggregateType<S>, id: string, unit: UnitOfWork): Promise<Loaded<S>> {
+    const writes = writesOf(unit);
     // decisions whose appends are deferred come many at once (a batch of messages): their loads are made together too
-    const loaded = deferred.getStore() ? await this.loadBatched(type, id) : await this.repository.load(type, id);
-    currentFence()?.reads.set(loaded.streamId, loaded.version);
+    const loaded = writes instanceof DeferredWrites ? await this.loadBatched(type, id) : await this.repository.load(type, id);
+    if (writes instanceof FencedWrites || writes instanceof DeferredWrites) writes.reads.set(loaded.streamId, loaded.version);
     return loaded;
   }
 
@@ -67,26 +60,44 @@ export class EventWriter {
     return this.repository.loadMany(type, ids, options);
   }
 
-  /** `precondition`: see AppendOptions; PreconditionFailedError when it does not hold. */
-  async append(changes: Change[], metadata?: CommandMetadata, precondition?: AppendOptions['precondition']): Promise<RecordedEvent[]> {
-    const writes = changes.filter((change) => change.events.length > 0);
-    if (writes.length === 0) return [];
-    const collecting = deferred.getStore();
-    if (collecting) {
-      collecting.push(...writes.map((change) => ({ ...change, metadata: change.events.map((_, i) => change.metadata?.[i] ?? metadata!) })));
+  /**
+   * A command's appends, as its unit says: collected (DeferredWrites), in a transaction that
+   * first passes the fence's check (FencedWrites), or on their own (OwnTransaction).
+   */
+  async append(unit: UnitOfWork, changes: Change[], metadata: CommandMetadata): Promise<RecordedEvent[]> {
+    const writes = writesOf(unit);
+    const nonEmpty = changes.filter((change) => change.events.length > 0);
+    if (nonEmpty.length === 0) return [];
+    if (writes instanceof DeferredWrites) {
+      writes.changes.push(...nonEmpty.map((change) => withMetadata(change, metadata)));
       return [];
     }
-    const fence = currentFence();
-    // allocations or releases alone, unfenced (the hot path): the append and its projections in one statement
-    const sameStatement = fence ? undefined : sameStatementProjection(writes.flatMap((change) => change.events.map((event) => event.type)));
+    if (!(writes instanceof FencedWrites)) return this.appendGroup(nonEmpty.map((change) => withMetadata(change, metadata)));
     const recorded = await appendToStreams(
       this.db,
-      writes.map((change) => toAppend(change, metadata)),
-      sameStatement
-        ? { sameStatement, precondition }
-        : { beforeWrite: fence?.check, inTransaction: (client, events) => projectEvents(client, events), precondition },
+      nonEmpty.map((change) => toAppend(change, metadata)),
+      { beforeWrite: writes.check, inTransaction: (client, events) => projectEvents(client, events) },
     );
-    for (const event of recorded) fence?.reads.set(event.streamId, event.version);
+    for (const event of recorded) writes.reads.set(event.streamId, event.version);
+    await this.committed(nonEmpty, recorded);
+    return recorded;
+  }
+
+  /**
+   * The group commit's write (PoolGroupCommit), and an OwnTransaction's: changes whose events
+   * carry their own metadata, in one transaction; allocations or releases alone (the hot path)
+   * with their projections in one statement. `precondition`: see AppendOptions;
+   * PreconditionFailedError when it does not hold.
+   */
+  async appendGroup(changes: Change[], precondition?: AppendOptions['precondition']): Promise<RecordedEvent[]> {
+    const writes = changes.filter((change) => change.events.length > 0);
+    if (writes.length === 0) return [];
+    const sameStatement = sameStatementProjection(writes.flatMap((change) => change.events.map((event) => event.type)));
+    const recorded = await appendToStreams(
+      this.db,
+      writes.map((change) => toAppend(change)),
+      sameStatement ? { sameStatement, precondition } : { inTransaction: (client, events) => projectEvents(client, events), precondition },
+    );
     await this.committed(writes, recorded);
     return recorded;
   }
@@ -102,22 +113,12 @@ export class EventWriter {
   }
 
   /**
-   * Commits a fence's check with nothing to append, provided every stream the fenced work read is
-   * still at the version it decided on; ConcurrencyError otherwise (the work must decide again).
+   * Commits a fenced unit's final `check` with nothing to append, provided every stream it read
+   * (FencedWrites.reads) is still at the version it decided on; ConcurrencyError otherwise (the
+   * work must decide again).
    */
-  confirm(fence: WriteFence): Promise<void> {
-    return this.commitGroup([], fence.reads, fence.check);
-  }
-
-  /**
-   * Runs work whose appends are collected instead of written, for commitGroup to write with other
-   * work's; what the appends would have returned is []. Only for commands that append once and
-   * read nothing back (setting a node's labels, creating or updating a pool).
-   */
-  async deferAppends<T>(work: () => Promise<T>): Promise<{ result: T; changes: Change[] }> {
-    const changes: Change[] = [];
-    const result = await deferred.run(changes, work);
-    return { result, changes };
+  confirm(reads: ReadonlyMap<string, number>, check: (client: PoolClient) => Promise<void>): Promise<void> {
+    return this.commitGroup([], reads, check);
   }
 
   /**
@@ -147,14 +148,20 @@ export class EventWriter {
     id: string,
     decide: (state: S) => DomainEvent | null,
     metadata: CommandMetadata,
+    unit: UnitOfWork,
   ): Promise<RecordedEvent[]> {
-    return retryOnConflict(async () => {
-      const loaded = await this.load(type, id);
+    return attempts(unit, async () => {
+      const loaded = await this.load(type, id, unit);
       const event = decide(loaded.state);
-      return event ? this.append([{ type, loaded, events: [event] }], metadata) : [];
+      return event ? this.append(unit, [{ type, loaded, events: [event] }], metadata) : [];
     });
   }
 }
+
+const withMetadata = (change: Change, metadata: CommandMetadata): Change => ({
+  ...change,
+  metadata: change.events.map((_, i) => change.metadata?.[i] ?? metadata),
+});
 
 function toAppend(change: Change, metadata?: CommandMetadata): StreamAppend {
   return {

@@ -4,7 +4,6 @@ import { ConcurrencyError, PreconditionFailedError, type RecordedEvent } from '@
 import { unreadStartPrecondition, type UnreadStart } from '@ipledger/projections';
 import { BatchQueue } from './batch-queue';
 import { EventWriter, type Change } from './event-writer';
-import { runUnfenced } from './write-fence';
 
 /** One request's part in a batch: a decision on its pool as the batch left it so far. */
 export interface PoolWork<T> {
@@ -36,8 +35,8 @@ type Decided = { events: PoolEvent[]; answer(recorded: RecordedEvent[]): unknown
  * (another replica, or a dual-stack or StatefulSet command of this one, appended to a pool), or
  * any other failure such as the unique index of the allocations read model catching a handle
  * twice, fails the batch's requests, which decide again from the start (their handler's retry,
- * the one level that retries), the pools that fell behind read afresh. Work inside a write fence (the Kubernetes consumer) does not come here: its
- * fence must be checked in a transaction of its own.
+ * the one level that retries), the pools that fell behind read afresh. Only an OwnTransaction's work comes here: a fenced
+ * unit's check must run in a transaction of its own, and a deferred unit's appends are its caller's.
  */
 @Injectable()
 export class PoolGroupCommit {
@@ -46,18 +45,15 @@ export class PoolGroupCommit {
   private readonly behind = new Set<string>();
 
   constructor(private readonly writer: EventWriter) {
-    // under no one command's write fence either
-    this.queue = new BatchQueue((queued) =>
-      runUnfenced(() => {
-        const batch = new Map<string, Queued[]>();
-        for (const q of queued) {
-          const pool = batch.get(q.pool);
-          if (pool) pool.push(q);
-          else batch.set(q.pool, [q]);
-        }
-        return this.commit(batch).catch((err: unknown) => queued.forEach((q) => q.reject(err)));
-      }),
-    );
+    this.queue = new BatchQueue((queued) => {
+      const batch = new Map<string, Queued[]>();
+      for (const q of queued) {
+        const pool = batch.get(q.pool);
+        if (pool) pool.push(q);
+        else batch.set(q.pool, [q]);
+      }
+      return this.commit(batch).catch((err: unknown) => queued.forEach((q) => q.reject(err)));
+    });
   }
 
   run<T>(pool: string, work: PoolWork<T>): Promise<T> {
@@ -93,10 +89,10 @@ export class PoolGroupCommit {
     let recorded: RecordedEvent[];
     try {
       const precondition = unread.length > 0 ? unreadStartPrecondition(unread.map(({ work }) => work.unread!)) : undefined;
-      recorded = await this.writer.append(changes, undefined, precondition);
+      recorded = await this.writer.appendGroup(changes, precondition);
     } catch (err) {
       if (err instanceof PreconditionFailedError) return this.commitWithout(batch, unread, err);
-      // another writer moved a pool: the requests' own retry (one level, see retryOnConflict) decides again, on fresh state
+      // another writer moved a pool: the requests' own retry (their unit of work's, see attempts) decides again, on fresh state
       if (err instanceof ConcurrencyError) pools.forEach((pool) => this.behind.add(pool));
       throw err;
     }

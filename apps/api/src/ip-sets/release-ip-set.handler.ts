@@ -12,7 +12,7 @@ import {
 import { findIpSets } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
-import { retryOnConflict } from '../infrastructure/retry-on-conflict';
+import { attempts } from '../infrastructure/unit-of-work';
 import { PG_POOL } from '../infrastructure/tokens';
 
 /**
@@ -32,19 +32,19 @@ export class ReleaseIpSetHandler implements ICommandHandler<ReleaseIpSetCommand,
   ) {}
 
   /** false when the workload had no set (never had one, or an earlier delivery released it) */
-  async execute({ ref, uid, tombstone, metadata }: ReleaseIpSetCommand): Promise<boolean> {
-    return retryOnConflict(async () => {
-      const workload = await this.writer.load(IpSetAggregate, ipSetId(ref));
+  async execute({ ref, uid, tombstone, metadata, unit }: ReleaseIpSetCommand): Promise<boolean> {
+    return attempts(unit, async () => {
+      const workload = await this.writer.load(IpSetAggregate, ipSetId(ref), unit);
       const changes: Change[] = [];
       for (const { pool } of await findIpSets(this.db, ref)) {
-        const loaded = await this.writer.load(PoolAggregate, pool);
+        const loaded = await this.writer.load(PoolAggregate, pool, unit);
         const released = decideReleaseRange(loaded.state, ref.namespace, ipSetRangeName(ref));
         if (released) changes.push({ type: PoolAggregate, loaded, events: [released] });
       }
       const released = changes.length > 0;
       const deleted = tombstone || workload.state.set ? decideIpSetWorkloadDeleted(workload.state, ref, uid) : null;
       if (deleted) changes.push({ type: IpSetAggregate, loaded: workload, events: [deleted] });
-      if (changes.length > 0) await this.writer.append(changes, metadata);
+      if (changes.length > 0) await this.writer.append(unit, changes, metadata);
       return released;
     });
   }

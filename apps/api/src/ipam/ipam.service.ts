@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import {
+  AllocateForClaimCommand,
   AllocateIpCommand,
+  assertCallerHandle,
+  DeleteClaimCommand,
+  DropClaimReferenceCommand,
+  PutClaimCommand,
+  type ClaimSpec,
   CreatePoolsCommand,
   DeleteClusterCommand,
   DeleteNodeCommand,
@@ -21,11 +27,14 @@ import {
   type ReleaseCondition,
   type StatefulSetSpec,
 } from '@ipledger/domain';
+import { currentRequestContext } from '../infrastructure/current-request';
+import { OwnTransaction } from '../infrastructure/unit-of-work';
 import type { ApiViews } from './api-views';
 
 /**
  * The contract's commands (libs/domain/src/ipam.ts) over the command bus and its handlers, for the
- * REST controllers. releaseIpSet and adoptPodIps are left out: only the Kubernetes consumer releases
+ * REST controllers, each in a transaction of its own retried on conflict within the request's
+ * deadline (ownTransaction). releaseIpSet and adoptPodIps are left out: only the Kubernetes consumer releases
  * an ip-set or adopts a pod's addresses, and it dispatches those commands itself.
  */
 @Injectable()
@@ -33,46 +42,66 @@ export class IpamService implements Omit<IpamCommands<ApiViews>, 'releaseIpSet' 
   constructor(private readonly commands: CommandBus) {}
 
   allocate(input: AllocateIpInput, { metadata, restriction = null }: IpamCaller): Promise<AllocateResult<ApiViews>> {
-    return this.commands.execute<AllocateIpCommand, AllocateResult<ApiViews>>(new AllocateIpCommand(input, metadata, restriction));
+    const { claim } = input;
+    if (claim !== undefined)
+      return this.commands.execute<AllocateForClaimCommand, AllocateResult<ApiViews>>(
+        new AllocateForClaimCommand({ ...input, claim }, metadata, ownTransaction(), restriction),
+      );
+    assertCallerHandle(input.handle);
+    return this.commands.execute<AllocateIpCommand, AllocateResult<ApiViews>>(new AllocateIpCommand(input, metadata, ownTransaction(), restriction));
   }
 
-  release(handle: string, { metadata, restriction = null }: IpamCaller, condition: ReleaseCondition = {}): Promise<void> {
-    return this.commands.execute(new ReleaseIpCommand(handle, metadata, condition, restriction));
+  /** The handle's own addresses, and its claim reference if it is one (each idempotent). */
+  async release(handle: string, { metadata, restriction = null }: IpamCaller, condition: ReleaseCondition = {}): Promise<void> {
+    assertCallerHandle(handle);
+    await this.commands.execute(new ReleaseIpCommand(handle, metadata, ownTransaction(), condition, restriction));
+    await this.commands.execute(new DropClaimReferenceCommand(handle, metadata, ownTransaction(), restriction));
+  }
+
+  putClaim(name: string, spec: ClaimSpec, { metadata }: IpamCaller): Promise<void> {
+    return this.commands.execute(new PutClaimCommand(name, spec, metadata, ownTransaction()));
+  }
+
+  deleteClaim(name: string, { metadata }: IpamCaller): Promise<void> {
+    return this.commands.execute(new DeleteClaimCommand(name, metadata, ownTransaction()));
   }
 
   createPools(inputs: PoolSpecInput[], { metadata }: IpamCaller): Promise<void> {
-    return this.commands.execute(new CreatePoolsCommand(inputs, metadata));
+    return this.commands.execute(new CreatePoolsCommand(inputs, metadata, ownTransaction()));
   }
 
   updatePool(name: string, patch: UpdatePoolCommand['patch'], { metadata }: IpamCaller): Promise<void> {
-    return this.commands.execute(new UpdatePoolCommand(name, patch, metadata));
+    return this.commands.execute(new UpdatePoolCommand(name, patch, metadata, ownTransaction()));
   }
 
   deletePool(name: string, { metadata }: IpamCaller): Promise<void> {
-    return this.commands.execute(new DeletePoolCommand(name, metadata));
+    return this.commands.execute(new DeletePoolCommand(name, metadata, ownTransaction()));
   }
 
   setNodeLabels(name: string, labels: Labels, { metadata }: IpamCaller): Promise<void> {
-    return this.commands.execute(new SetNodeLabelsCommand(name, labels, metadata));
+    return this.commands.execute(new SetNodeLabelsCommand(name, labels, metadata, ownTransaction()));
   }
 
   deleteNode(name: string, { metadata }: IpamCaller): Promise<void> {
-    return this.commands.execute(new DeleteNodeCommand(name, metadata));
+    return this.commands.execute(new DeleteNodeCommand(name, metadata, ownTransaction()));
   }
 
   setClusterLabels(name: string, labels: Labels, { metadata }: IpamCaller): Promise<void> {
-    return this.commands.execute(new SetClusterLabelsCommand(name, labels, metadata));
+    return this.commands.execute(new SetClusterLabelsCommand(name, labels, metadata, ownTransaction()));
   }
 
   deleteCluster(name: string, { metadata }: IpamCaller): Promise<void> {
-    return this.commands.execute(new DeleteClusterCommand(name, metadata));
+    return this.commands.execute(new DeleteClusterCommand(name, metadata, ownTransaction()));
   }
 
   reconcileStatefulSet(spec: StatefulSetSpec, { metadata }: IpamCaller): Promise<void> {
-    return this.commands.execute(new ReconcileStatefulSetCommand(spec, metadata));
+    return this.commands.execute(new ReconcileStatefulSetCommand(spec, metadata, ownTransaction()));
   }
 
   deleteStatefulSet(namespace: string, name: string, { metadata }: IpamCaller): Promise<void> {
-    return this.commands.execute(new DeleteStatefulSetCommand(namespace, name, metadata));
+    return this.commands.execute(new DeleteStatefulSetCommand(namespace, name, metadata, ownTransaction()));
   }
 }
+
+/** A REST request's unit of work: its own transactions, deciding again after a conflict until the request's signal fires. */
+const ownTransaction = (): OwnTransaction => new OwnTransaction({ retries: true, signal: currentRequestContext()?.signal });

@@ -1,5 +1,5 @@
 import type { CommandBus } from '@nestjs/cqrs';
-import { DomainError, type CommandMetadata, type DomainErrorCode } from '@ipledger/domain';
+import { DomainError, type CommandMetadata, type DomainErrorCode, type UnitOfWork } from '@ipledger/domain';
 import type { Delivery } from '@ipledger/messaging';
 import { findPoolsByName, type PoolView } from '@ipledger/projections';
 import type { Pool } from 'pg';
@@ -11,6 +11,8 @@ export interface ApplyContext {
   commands: CommandBus;
   db: Pool;
   metadata: CommandMetadata;
+  /** how the commands' writes commit: named by the consumer's unit that applies the message (or runs the timer) */
+  unit: UnitOfWork;
   /** IPAM_DEFAULT_MATCH_LABEL: the label key that ties nodes to their pools */
   defaultMatchLabel: string | null;
   metrics: Metrics;
@@ -22,15 +24,15 @@ export interface ApplyContext {
 export class ApplyContexts {
   private readonly pools: ReadBatcher<string, PoolView | null>;
 
-  constructor(private readonly base: Omit<ApplyContext, 'metadata' | 'findPool'>) {
+  constructor(private readonly base: Omit<ApplyContext, 'metadata' | 'unit' | 'findPool'>) {
     this.pools = new ReadBatcher(async (names) => {
       const found = new Map((await findPoolsByName(base.db, names)).map((pool) => [pool.name, pool]));
       return names.map((name) => found.get(name) ?? null);
     });
   }
 
-  for(metadata: CommandMetadata): ApplyContext {
-    return { ...this.base, metadata, findPool: (name) => this.pools.read(name) };
+  for(metadata: CommandMetadata, unit: UnitOfWork): ApplyContext {
+    return { ...this.base, metadata, unit, findPool: (name) => this.pools.read(name) };
   }
 }
 

@@ -4,7 +4,7 @@ import { AggregateRepository } from '@ipledger/event-store';
 import type { ObjectChange } from '@ipledger/messaging';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
 import { EventWriter } from '../infrastructure/event-writer';
-import { runFenced, type WriteFence } from '../infrastructure/write-fence';
+import { DeferredWrites, OwnTransaction } from '../infrastructure/unit-of-work';
 import { CommitBatch, type Decided } from './commit-batch';
 import { claimObject, StaleMessage } from './kubernetes-objects';
 
@@ -41,21 +41,20 @@ describe('CommitBatch', () => {
     await db.drop();
   });
 
-  /** A Node message decided as the consumer decides it: the labels command run with its append deferred, under a fence noting its reads. */
+  /** A Node message decided as the consumer decides it: the labels command run with its append deferred, its reads noted. */
   const decide = async (name: string, seq: number, labels: Record<string, string>): Promise<Decided> => {
-    const fence: WriteFence = { reads: new Map(), check: () => Promise.reject(new Error('nothing is written while deciding')) };
-    const { changes } = await runFenced(fence, () =>
-      writer.deferAppends(() => writer.decideAndAppend(NodeAggregate, name, (s) => decideSetNodeLabels(s, name, labels), metadata(seq))),
-    );
+    const deferred = new DeferredWrites();
+    await writer.decideAndAppend(NodeAggregate, name, (s) => decideSetNodeLabels(s, name, labels), metadata(seq), deferred);
+    const { changes } = deferred;
     const claim = { change: node(name, labels), streamEpoch: 0, streamSequence: seq, status: 'labels applied' };
     return {
       claim,
       changes,
-      reads: fence.reads,
+      reads: deferred.reads,
       // as the consumer's fallback: this message's own transaction, with its own order check
       alone: async () => {
         alone.push(name);
-        await writer.commitGroup(changes, fence.reads, (client) => claimObject(client, claim.change, claim, claim.status));
+        await writer.commitGroup(changes, deferred.reads, (client) => claimObject(client, claim.change, claim, claim.status));
       },
     };
   };
@@ -124,6 +123,7 @@ describe('CommitBatch', () => {
       'm-2',
       (s) => decideSetNodeLabels(s, 'm-2', { v: 'rest' }),
       metadata(0),
+      new OwnTransaction({ retries: true }),
     );
     const outcomes = await Promise.allSettled(decided.map((d) => batch.add(d)));
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected']);

@@ -12,7 +12,7 @@ import { claimObjects, StaleMessage, type Claim } from './kubernetes-objects';
 export const committedInBatches = (change: ObjectChange): boolean =>
   (change.kind === 'node' || change.kind === 'ippool') && change.type !== 'DELETED';
 
-/** One message decided alone (its appends deferred, see EventWriter.deferAppends), waiting to be committed with others. */
+/** One message decided alone (its appends deferred: DeferredWrites), waiting to be committed with others. */
 export interface Decided {
   /** the object's record with its final status */
   claim: Claim;

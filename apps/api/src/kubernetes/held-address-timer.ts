@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@nestjs/common';
 import type { Metrics } from '../metrics/metrics';
+import { OwnTransaction } from '../infrastructure/unit-of-work';
 import { ownMetadata, type ApplyContexts } from './apply-context';
 import { releaseForUnreachableNodes } from './held-for-node';
 
@@ -26,7 +27,11 @@ export class HeldAddressTimer {
   }
 
   async tick(): Promise<void> {
-    const released = await releaseForUnreachableNodes(this.contexts.for(ownMetadata(randomUUID())), this.graceSeconds);
+    const released = await releaseForUnreachableNodes(
+      // a timer's work: nothing redelivers it, so its commands retry their conflicts
+      this.contexts.for(ownMetadata(randomUUID()), new OwnTransaction({ retries: true })),
+      this.graceSeconds,
+    );
     this.metrics.leakReleases.inc({ reason: 'node-unreachable' }, released.length);
     for (const handle of released) {
       this.logger.warn(`released handle ${handle}: held for a node not Ready for ${this.graceSeconds} s`);

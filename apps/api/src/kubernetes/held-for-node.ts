@@ -50,7 +50,7 @@ export function nodeReadiness(node: KubeObject): boolean | null {
 /** Releases held addresses for a rule, recorded in each release event, and forgets them. */
 async function release(ctx: ApplyContext, held: HeldAddress[], reason: (h: HeldAddress) => ReleaseReason): Promise<string[]> {
   for (const h of held) {
-    await ctx.commands.execute(new ReleaseIpCommand(h.handle, ctx.metadata, { podUid: h.pod_uid, reason: reason(h) }));
+    await ctx.commands.execute(new ReleaseIpCommand(h.handle, ctx.metadata, ctx.unit, { podUid: h.pod_uid, reason: reason(h) }));
     await forgetHeldAddress(ctx.db, h.handle, h.held_at);
   }
   return held.map((h) => h.handle);

@@ -16,9 +16,9 @@ import { deleteOnce, type ApplyContext } from './apply-context';
  * still has addresses, or a cidr the pool cannot take (POOL_IN_USE, POOL_OVERLAP...), is refused,
  * and the refusal is recorded as the object's status.
  */
-export async function applyIpPool({ commands, metadata, findPool }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
+export async function applyIpPool({ commands, metadata, unit, findPool }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
   const name = object.metadata.name;
-  if (type === 'DELETED') return deleteOnce(commands.execute(new DeletePoolCommand(name, metadata)), 'POOL_NOT_FOUND');
+  if (type === 'DELETED') return deleteOnce(commands.execute(new DeletePoolCommand(name, metadata, unit)), 'POOL_NOT_FOUND');
   const spec = object.spec ?? {};
   const desired = parsePoolSpec({
     name,
@@ -50,10 +50,10 @@ export async function applyIpPool({ commands, metadata, findPool }: ApplyContext
   });
   const plan = planPoolApply(await findPool(name), desired);
   if ('create' in plan) {
-    await commands.execute(new CreatePoolsCommand([plan.create], metadata));
+    await commands.execute(new CreatePoolsCommand([plan.create], metadata, unit));
     return 'created';
   }
-  await commands.execute(new UpdatePoolCommand(name, plan.patch, metadata));
+  await commands.execute(new UpdatePoolCommand(name, plan.patch, metadata, unit));
   return 'applied';
 }
 

@@ -19,6 +19,7 @@ import type { Pool } from 'pg';
 import type { Config, KubernetesConsumerConfig } from '../config';
 import { EventWriter } from '../infrastructure/event-writer';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
+import { OwnTransaction } from '../infrastructure/unit-of-work';
 import { Metrics } from '../metrics/metrics';
 import { ApplyContexts, ownMetadata } from './apply-context';
 import { BusConnection } from './bus-connection';
@@ -146,7 +147,8 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     this.periodic.every(UNPARK_POLL_MS, 'unpark requests not read', () => unparking.redeliverRequested());
     this.periodic.every(this.held.intervalMs, 'held addresses not checked', () => this.held.tick());
     this.periodic.every(POOL_ADOPTION_POLL_MS, 'pools not looked at for running pods to adopt', () =>
-      this.adoption.poolsChanged(ownMetadata(randomUUID())),
+      // a timer's work: nothing redelivers it, so its commands retry their conflicts
+      this.adoption.poolsChanged(ownMetadata(randomUUID()), new OwnTransaction({ retries: true })),
     );
     this.logger.log(`consuming ${this.config.names.stream} as ${this.config.durable}`);
   }

@@ -58,7 +58,7 @@ export async function collectLeaks(
         allocatedAt: leak.allocated_at.toISOString(),
         graceSeconds,
       };
-      await ctx.commands.execute(new ReleaseIpCommand(leak.handle, ctx.metadata, { podUid: leak.pod_uid ?? undefined, reason }));
+      await ctx.commands.execute(new ReleaseIpCommand(leak.handle, ctx.metadata, ctx.unit, { podUid: leak.pod_uid ?? undefined, reason }));
       released.push(leak.handle);
     }
     await forgetLeakSuspect(db, leak.handle);

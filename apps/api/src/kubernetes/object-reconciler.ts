@@ -1,11 +1,11 @@
 import type { Logger } from '@nestjs/common';
+import type { UnitOfWork } from '@ipledger/domain';
 import { objectKey, type Delivery, type ObjectChange } from '@ipledger/messaging';
 import type { StreamPosition } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import type { EventWriter } from '../infrastructure/event-writer';
 import { ReadBatcher } from '../infrastructure/read-batcher';
-import { conflictsGoUp } from '../infrastructure/retry-on-conflict';
-import { runFenced, type WriteFence } from '../infrastructure/write-fence';
+import { DeferredWrites, FencedWrites, OwnTransaction } from '../infrastructure/unit-of-work';
 import type { Metrics } from '../metrics/metrics';
 import { messageMetadata, type ApplyContexts } from './apply-context';
 import { APPLIERS } from './appliers';
@@ -22,8 +22,9 @@ import { refusalAsStatus, type StatusOf } from './refusal-as-status';
  * recorded as the object's last applied one in the same commit as its events, so an older message
  * never undoes a newer one. A refusal by the domain is final (the object's status, acknowledged);
  * a lost race is requeued (no command inside retries on its own); a message that keeps failing is
- * parked. Three ways to commit, by what the message needs: only recorded (a live Pod), committed
- * in a batch with the messages that meet, or alone under a fence.
+ * parked. Three ways to commit, each a unit of work named here, by what the message needs: only
+ * recorded (a live Pod: its commands' own transactions, tried once), committed in a batch with the
+ * messages that meet (DeferredWrites), or alone under a fence (FencedWrites).
  */
 export class ObjectReconciler implements Reconciler<ObjectChange> {
   private readonly claims: ClaimBatch;
@@ -54,13 +55,11 @@ export class ObjectReconciler implements Reconciler<ObjectChange> {
 
   async reconcile(_key: string, { change, delivery }: Delivered<ObjectChange>): Promise<Reconciled> {
     try {
-      await conflictsGoUp(async () => {
-        if (onlyRecorded(change)) await this.recordLive(change, delivery);
-        // a shortcut only (a redelivered old message runs no command): the fence below is the guarantee
-        else if (await this.applied.read({ change, ...positionOf(delivery) })) return;
-        else if (committedInBatches(change)) await this.applyInBatch(change, delivery);
-        else await this.applyFenced(change, delivery);
-      });
+      if (onlyRecorded(change)) await this.recordLive(change, delivery);
+      // a shortcut only (a redelivered old message runs no command): the fence below is the guarantee
+      else if (await this.applied.read({ change, ...positionOf(delivery) })) return ACK;
+      else if (committedInBatches(change)) await this.applyInBatch(change, delivery);
+      else await this.applyFenced(change, delivery);
       return ACK;
     } catch (err) {
       if (err instanceof StaleMessage) return ACK;
@@ -71,19 +70,22 @@ export class ObjectReconciler implements Reconciler<ObjectChange> {
   private apply(
     change: ObjectChange,
     delivery: Delivery,
+    unit: UnitOfWork,
     metadata = messageMetadata(delivery, change.object.metadata.uid),
   ): Promise<string> {
-    const ctx = this.contexts.for(metadata);
+    const ctx = this.contexts.for(metadata, unit);
     return this.statusOf(change.kind, `${change.type} ${objectKey(change.object)}`, () => APPLIERS[change.kind](ctx, change));
   }
 
   /** A message that only records its object (see onlyRecorded): decided alone (a refusal is its status), recorded with the others that meet. */
   private async recordLive(change: ObjectChange, delivery: Delivery): Promise<void> {
     const metadata = messageMetadata(delivery, change.object.metadata.uid);
-    const status = await this.apply(change, delivery, metadata);
+    // a conflict requeues the message: its commands try once
+    const unit = new OwnTransaction({ retries: false });
+    const status = await this.apply(change, delivery, unit, metadata);
     await this.claims.record({ change, ...positionOf(delivery), status });
     // acknowledged once adopted: a failure here delivers the message again, and its adoption is tried again
-    if (change.kind === 'pod') await this.adoption.podRecorded(change.object, metadata);
+    if (change.kind === 'pod') await this.adoption.podRecorded(change.object, metadata, unit);
   }
 
   /**
@@ -93,12 +95,9 @@ export class ObjectReconciler implements Reconciler<ObjectChange> {
    * an older message's late transaction changed meanwhile is thus decided again, never recorded.
    */
   private async applyFenced(change: ObjectChange, delivery: Delivery): Promise<void> {
-    const fence: WriteFence = {
-      reads: new Map(),
-      check: (client) => claimObject(client, change, positionOf(delivery), 'applying'),
-    };
-    const status = await runFenced(fence, () => this.apply(change, delivery));
-    await this.writer.confirm({ ...fence, check: (client) => claimObject(client, change, positionOf(delivery), status) });
+    const fence = new FencedWrites((client) => claimObject(client, change, positionOf(delivery), 'applying'));
+    const status = await this.apply(change, delivery, fence);
+    await this.writer.confirm(fence.reads, (client) => claimObject(client, change, positionOf(delivery), status));
   }
 
   /**
@@ -107,13 +106,12 @@ export class ObjectReconciler implements Reconciler<ObjectChange> {
    * read as the fence does; applied alone after all when the batch cannot commit whole.
    */
   private async applyInBatch(change: ObjectChange, delivery: Delivery): Promise<void> {
-    // notes what the decision read; nothing is appended under it (the appends are deferred)
-    const fence: WriteFence = { reads: new Map(), check: () => Promise.reject(new Error('a deferred append was written')) };
-    const { result: status, changes } = await runFenced(fence, () => this.writer.deferAppends(() => this.apply(change, delivery)));
+    const deferred = new DeferredWrites();
+    const status = await this.apply(change, delivery, deferred);
     await this.batches.add({
       claim: { change, ...positionOf(delivery), status },
-      changes,
-      reads: fence.reads,
+      changes: deferred.changes,
+      reads: deferred.reads,
       alone: () => this.applyFenced(change, delivery),
     });
   }

@@ -1,11 +1,11 @@
 import type { Logger } from '@nestjs/common';
 import type { CommandBus } from '@nestjs/cqrs';
-import { AdoptPodIpsCommand, DomainError, type CommandMetadata } from '@ipledger/domain';
+import { AdoptPodIpsCommand, DomainError, type CommandMetadata, type UnitOfWork } from '@ipledger/domain';
 import { objectKey, type KubeObject } from '@ipledger/messaging';
 import { adoptionCandidates, readPoolCidrs, type AdoptionCandidate } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { ReadBatcher } from '../infrastructure/read-batcher';
-import { isConflict } from '../infrastructure/retry-on-conflict';
+import { isConflict } from '../infrastructure/unit-of-work';
 import type { AdoptPodIpsResult } from '../allocations/adopt-pod-ips.handler';
 
 /**
@@ -32,26 +32,26 @@ export class PodAdoption {
   }
 
   /** A live pod's message, once recorded: only one that reports addresses while running reads anything. */
-  async podRecorded(pod: KubeObject, metadata: CommandMetadata): Promise<void> {
+  async podRecorded(pod: KubeObject, metadata: CommandMetadata, unit: UnitOfWork): Promise<void> {
     if (!mayAdopt(pod)) return;
-    await this.adopt(await this.byPod.read(objectKey(pod)), metadata);
+    await this.adopt(await this.byPod.read(objectKey(pod)), metadata, unit);
   }
 
   /** Pools created, or whose cidr changed, since the last look: the pods' addresses they now cover. */
-  async poolsChanged(metadata: CommandMetadata): Promise<void> {
+  async poolsChanged(metadata: CommandMetadata, unit: UnitOfWork): Promise<void> {
     const rows = await readPoolCidrs(this.db);
     const changed = rows.filter((row) => this.pools.get(row.name) !== row.cidr).map((row) => row.name);
-    if (changed.length) await this.adopt(await adoptionCandidates(this.db, null, changed), metadata);
+    if (changed.length) await this.adopt(await adoptionCandidates(this.db, null, changed), metadata, unit);
     this.pools = new Map(rows.map((row) => [row.name, row.cidr]));
   }
 
   /** Every pod the consumer knows (a pod sync). */
-  async everywhere(metadata: CommandMetadata): Promise<void> {
-    await this.adopt(await adoptionCandidates(this.db, null, null), metadata);
+  async everywhere(metadata: CommandMetadata, unit: UnitOfWork): Promise<void> {
+    await this.adopt(await adoptionCandidates(this.db, null, null), metadata, unit);
   }
 
   /** One command per pod, all its families at once; a refusal (the address was taken meanwhile) is logged, not retried. */
-  private async adopt(candidates: AdoptionCandidate[], metadata: CommandMetadata): Promise<void> {
+  private async adopt(candidates: AdoptionCandidate[], metadata: CommandMetadata, unit: UnitOfWork): Promise<void> {
     await Promise.all(
       [...groupBy(candidates, (c) => `${c.key}\0${c.uid}`).values()].map(async (addresses) => {
         const [{ key, uid, node }] = addresses;
@@ -59,7 +59,7 @@ export class PodAdoption {
         const ips = addresses.map((a) => a.ip).join(', ');
         try {
           const result: AdoptPodIpsResult = await this.commands.execute(
-            new AdoptPodIpsCommand({ namespace, pod, podUid: uid, node }, addresses, metadata),
+            new AdoptPodIpsCommand({ namespace, pod, podUid: uid, node }, addresses, metadata, unit),
           );
           if (result.adopted) this.logger.log(`adopted ${ips} for running pod ${key} (uid ${uid}) on node ${node}`);
         } catch (err) {

@@ -16,7 +16,7 @@ export const onlyRecorded = (change: ObjectChange): boolean => change.kind === '
  * (a StatefulSet pod restarted) keeps what it was given. Live pods are only recorded (their row
  * keeps their pool annotations); malformed annotations are refused, so the pod's status says why.
  */
-export async function applyPod({ commands, db, metadata }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
+export async function applyPod({ commands, db, metadata, unit }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
   const { name, uid } = object.metadata;
   const namespace = object.metadata.namespace as string;
   if (type !== 'DELETED') {
@@ -38,7 +38,7 @@ export async function applyPod({ commands, db, metadata }: ApplyContext, { type,
     return `held ${handles.length} handle(s) for node ${node} (${cause})`;
   }
   for (const { handle } of handles) {
-    await commands.execute(new ReleaseIpCommand(handle, metadata, { podUid: uid, reason: { cause: 'pod-deleted', podUid: uid } }));
+    await commands.execute(new ReleaseIpCommand(handle, metadata, unit, { podUid: uid, reason: { cause: 'pod-deleted', podUid: uid } }));
   }
   return `released ${handles.length} handle(s)`;
 }

@@ -1,6 +1,6 @@
 import type { Delivery } from '@ipledger/messaging';
 import { isDatabaseUnavailable } from '../infrastructure/database-unavailable';
-import { conflictDelayMs, isConflict } from '../infrastructure/retry-on-conflict';
+import { conflictDelayMs, isConflict } from '../infrastructure/unit-of-work';
 import type { StreamPosition } from '@ipledger/projections';
 
 /**

@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import { DomainError } from '@ipledger/domain';
 import type { KubeKind } from '@ipledger/messaging';
-import { isConflict } from '../infrastructure/retry-on-conflict';
+import { isConflict } from '../infrastructure/unit-of-work';
 import type { Metrics } from '../metrics/metrics';
 
 /** Runs an applier and answers its status; a refusal becomes the status (see refusalAsStatus). */

@@ -26,13 +26,13 @@ function nodeLabelRule(spec: Record<string, unknown>, key: string | null): strin
 
 /** Reconciles the reservation to the StatefulSet as it is now (replicas, spec.ordinals.start); deletion releases it. */
 export async function applyStatefulSet(
-  { commands, metadata, defaultMatchLabel }: ApplyContext,
+  { commands, metadata, unit, defaultMatchLabel }: ApplyContext,
   { type, object }: ObjectChange,
 ): Promise<string> {
   const { name, annotations = {} } = object.metadata;
   const namespace = object.metadata.namespace as string;
   if (type === 'DELETED') {
-    return deleteOnce(commands.execute(new DeleteStatefulSetCommand(namespace, name, metadata)), 'STATEFULSET_NOT_FOUND');
+    return deleteOnce(commands.execute(new DeleteStatefulSetCommand(namespace, name, metadata, unit)), 'STATEFULSET_NOT_FOUND');
   }
   const spec = object.spec ?? {};
   const ordinals = (spec.ordinals ?? {}) as { start?: unknown };
@@ -49,6 +49,7 @@ export async function applyStatefulSet(
           annotations[POOL_SELECTOR_ANNOTATION] || (annotations[POOL_ANNOTATION] ? undefined : nodeLabelRule(spec, defaultMatchLabel)),
       },
       metadata,
+      unit,
     ),
   );
   return 'reconciled';

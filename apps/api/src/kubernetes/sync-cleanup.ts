@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { CommandBus } from '@nestjs/cqrs';
-import { DeletePoolCommand, type CommandMetadata } from '@ipledger/domain';
+import { DeletePoolCommand, type CommandMetadata, type UnitOfWork } from '@ipledger/domain';
 import { objectKey, type Delivery, type KubeObject, type SyncMarker } from '@ipledger/messaging';
 import {
   markSyncDone,
@@ -14,7 +14,7 @@ import {
   type VanishedObject,
 } from '@ipledger/projections';
 import type { Pool } from 'pg';
-import { conflictsGoUp } from '../infrastructure/retry-on-conflict';
+import { OwnTransaction } from '../infrastructure/unit-of-work';
 import type { Metrics } from '../metrics/metrics';
 import { deleteOnce, messageMetadata, type ApplyContexts } from './apply-context';
 import { APPLIERS } from './appliers';
@@ -52,47 +52,46 @@ export class SyncCleanup implements Reconciler<SyncMarker> {
 
   async reconcile(_key: string, { change: marker, delivery }: Delivered<SyncMarker>): Promise<Reconciled> {
     try {
-      await conflictsGoUp(async () => {
-        const sync = await recordSyncChunk(this.db, marker);
-        if (sync) await this.cleanUp(sync, messageMetadata(delivery, sync.syncId), delivery);
-      });
+      const sync = await recordSyncChunk(this.db, marker);
+      // the marker is redelivered after a conflict: the commands try once
+      if (sync) await this.cleanUp(sync, messageMetadata(delivery, sync.syncId), delivery, new OwnTransaction({ retries: false }));
       return ACK;
     } catch (err) {
       return afterFailure(err, delivery, this.config.maxAttempts);
     }
   }
 
-  private async cleanUp(sync: CompleteSync, metadata: CommandMetadata, delivery: Delivery): Promise<void> {
+  private async cleanUp(sync: CompleteSync, metadata: CommandMetadata, delivery: Delivery, unit: UnitOfWork): Promise<void> {
     const previous = await previousSync(this.db, sync);
     const vanished = await recordMisses(this.db, sync, previous, positionOf(delivery), this.config.leakGraceSeconds);
-    await this.deleteVanished(sync, vanished, metadata);
-    if (sync.kind === 'ippool') await this.retryRefusedPoolDeletes(metadata);
-    if (sync.kind === 'ippool' || sync.kind === 'statefulset') await this.reconcileStatefulSetsWithoutRange(metadata);
+    await this.deleteVanished(sync, vanished, metadata, unit);
+    if (sync.kind === 'ippool') await this.retryRefusedPoolDeletes(metadata, unit);
+    if (sync.kind === 'ippool' || sync.kind === 'statefulset') await this.reconcileStatefulSetsWithoutRange(metadata, unit);
     if (sync.kind === 'pod') {
-      const report = await collectLeaks(this.contexts.for(metadata), sync, previous, this.config.leakGraceSeconds);
+      const report = await collectLeaks(this.contexts.for(metadata, unit), sync, previous, this.config.leakGraceSeconds);
       this.metrics.leakReleases.inc({ reason: 'pod-missing' }, report.released.length);
       for (const handle of report.released) this.logger.warn(`released leaked handle ${handle}: its pod was missing from two pod syncs`);
       if (report.suspects) this.logger.log(`${report.suspects} handle(s) whose pod this sync did not list: released after the next sync`);
-      await this.adoption.everywhere(metadata);
+      await this.adoption.everywhere(metadata, unit);
     }
     await markSyncDone(this.db, sync);
   }
 
   /** Pools whose IPPool is gone but which were in use then: each IPPool sync tries to delete them again. */
-  private async retryRefusedPoolDeletes(metadata: CommandMetadata): Promise<void> {
+  private async retryRefusedPoolDeletes(metadata: CommandMetadata, unit: UnitOfWork): Promise<void> {
     for (const name of await refusedDeletes(this.db, 'ippool')) {
       const status = await this.statusOf('ippool', `DELETED ${name}`, () =>
-        deleteOnce(this.commands.execute(new DeletePoolCommand(name, metadata)), 'POOL_NOT_FOUND'),
+        deleteOnce(this.commands.execute(new DeletePoolCommand(name, metadata, unit)), 'POOL_NOT_FOUND'),
       );
       await setObjectStatus(this.db, 'ippool', name, status);
     }
   }
 
   /** After the pools changed (an IPPool sync) and at each StatefulSet sync: another try for a range. */
-  private async reconcileStatefulSetsWithoutRange(metadata: CommandMetadata): Promise<void> {
+  private async reconcileStatefulSetsWithoutRange(metadata: CommandMetadata, unit: UnitOfWork): Promise<void> {
     for (const object of await statefulSetsWithoutRange(this.db)) {
       const status = await this.statusOf('statefulset', `again ${objectKey(object)}`, () =>
-        applyStatefulSet(this.contexts.for(metadata), { kind: 'statefulset', type: 'MODIFIED', object }),
+        applyStatefulSet(this.contexts.for(metadata, unit), { kind: 'statefulset', type: 'MODIFIED', object }),
       );
       await setObjectStatus(this.db, 'statefulset', objectKey(object), status);
     }
@@ -103,7 +102,7 @@ export class SyncCleanup implements Reconciler<SyncMarker> {
    * DELETED would have done: a StatefulSet's range or a workload's ip-set is released, a pool deleted. A pod's addresses
    * go through leak collection instead (its own evidence, per address).
    */
-  private async deleteVanished(sync: CompleteSync, vanished: VanishedObject[], metadata: CommandMetadata): Promise<void> {
+  private async deleteVanished(sync: CompleteSync, vanished: VanishedObject[], metadata: CommandMetadata, unit: UnitOfWork): Promise<void> {
     for (const { key, uid, resourceVersion, missedBy } of vanished) {
       const [namespace, name] = key.includes('/') ? key.split('/') : [undefined, key];
       const object: KubeObject = { metadata: { name, namespace, uid, resourceVersion } };
@@ -111,7 +110,7 @@ export class SyncCleanup implements Reconciler<SyncMarker> {
         sync.kind === 'pod'
           ? 'gone'
           : await this.statusOf(sync.kind, `vanished ${key}`, () =>
-              APPLIERS[sync.kind](this.contexts.for(metadata), { kind: sync.kind, type: 'DELETED', object }),
+              APPLIERS[sync.kind](this.contexts.for(metadata, unit), { kind: sync.kind, type: 'DELETED', object }),
             );
       this.logger.warn(`${sync.kind} ${key} was missing from syncs ${missedBy.map((m) => m.syncId).join(', ')}: ${status}`);
       await setObjectStatus(this.db, sync.kind, key, status, true);

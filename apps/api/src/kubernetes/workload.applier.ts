@@ -10,11 +10,11 @@ import type { ApplyContext } from './apply-context';
  * is only recorded: its pods carry the set's annotation and name their workload.
  */
 function workloadApplier(kind: IpSetKind) {
-  return async ({ commands, metadata }: ApplyContext, { type, object }: ObjectChange): Promise<string> => {
+  return async ({ commands, metadata, unit }: ApplyContext, { type, object }: ObjectChange): Promise<string> => {
     if (type !== 'DELETED') return 'seen';
     const ref = { namespace: object.metadata.namespace as string, kind, name: object.metadata.name };
     const ofDeployment = kind === 'ReplicaSet' && object.metadata.ownerReferences?.some((o) => o.controller && o.kind === 'Deployment');
-    const command = new ReleaseIpSetCommand(ref, object.metadata.uid, !ofDeployment, metadata);
+    const command = new ReleaseIpSetCommand(ref, object.metadata.uid, !ofDeployment, metadata, unit);
     const released = await commands.execute<ReleaseIpSetCommand, boolean>(command);
     return released ? 'ip-set released' : 'deleted';
   };

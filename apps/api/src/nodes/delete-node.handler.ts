@@ -16,8 +16,8 @@ export class DeleteNodeHandler implements ICommandHandler<DeleteNodeCommand, voi
     @Inject(PG_POOL) private readonly db: Pool,
   ) {}
 
-  async execute({ name, metadata }: DeleteNodeCommand): Promise<void> {
-    await this.writer.decideAndAppend(NodeAggregate, name, (state) => decideDeleteNode(state, name), metadata);
-    for (const pool of await findPoolsWithBlocksOf(this.db, name)) await this.blocks.ofNode(pool, name, metadata);
+  async execute({ name, metadata, unit }: DeleteNodeCommand): Promise<void> {
+    await this.writer.decideAndAppend(NodeAggregate, name, (state) => decideDeleteNode(state, name), metadata, unit);
+    for (const pool of await findPoolsWithBlocksOf(this.db, name)) await this.blocks.ofNode(pool, name, metadata, unit);
   }
 }

@@ -6,9 +6,9 @@ import { EventWriter } from '../infrastructure/event-writer';
 export class SetNodeLabelsHandler implements ICommandHandler<SetNodeLabelsCommand, void> {
   constructor(private readonly writer: EventWriter) {}
 
-  async execute({ name, labels, metadata }: SetNodeLabelsCommand): Promise<void> {
+  async execute({ name, labels, metadata, unit }: SetNodeLabelsCommand): Promise<void> {
     validateDns1123Subdomain(name, 'node name');
     const valid = validateLabels(labels);
-    await this.writer.decideAndAppend(NodeAggregate, name, (state) => decideSetNodeLabels(state, name, valid), metadata);
+    await this.writer.decideAndAppend(NodeAggregate, name, (state) => decideSetNodeLabels(state, name, valid), metadata, unit);
   }
 }

@@ -3,7 +3,7 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { CreatePoolsCommand, decideCreatePool, DomainError, firstOverlap, parsePoolSpec, PoolAggregate } from '@ipledger/domain';
 import type { Pool } from 'pg';
 import { EventWriter } from '../infrastructure/event-writer';
-import { retryOnConflict } from '../infrastructure/retry-on-conflict';
+import { attempts } from '../infrastructure/unit-of-work';
 import { PG_POOL } from '../infrastructure/tokens';
 import { isOverlap, overlapError, refuseOverlapWithExisting } from './overlap-refusal';
 
@@ -19,7 +19,7 @@ export class CreatePoolsHandler implements ICommandHandler<CreatePoolsCommand, v
     @Inject(PG_POOL) private readonly db: Pool,
   ) {}
 
-  async execute({ inputs, metadata }: CreatePoolsCommand): Promise<void> {
+  async execute({ inputs, metadata, unit }: CreatePoolsCommand): Promise<void> {
     const specs = inputs.map(parsePoolSpec);
     const names = new Set<string>();
     for (const { name } of specs) {
@@ -28,19 +28,19 @@ export class CreatePoolsHandler implements ICommandHandler<CreatePoolsCommand, v
     }
     const overlap = firstOverlap(specs);
     if (overlap) throw overlapError(overlap[0], overlap[1]);
-    await retryOnConflict(async (attempt) => {
+    await attempts(unit, async (attempt) => {
       // first assume every name is new (no reads); a name with history shows up as a conflict
       const loaded =
         attempt === 1
           ? specs.map((spec) => this.writer.repository.assumeNew(PoolAggregate, spec.name))
-          : await Promise.all(specs.map((spec) => this.writer.load(PoolAggregate, spec.name)));
+          : await Promise.all(specs.map((spec) => this.writer.load(PoolAggregate, spec.name, unit)));
       const changes = specs.map((spec, i) => ({
         type: PoolAggregate,
         loaded: loaded[i],
         events: [decideCreatePool(loaded[i].state, spec)],
       }));
       try {
-        await this.writer.append(changes, metadata);
+        await this.writer.append(unit, changes, metadata);
       } catch (err) {
         if (isOverlap(err)) await refuseOverlapWithExisting(this.db, specs);
         throw err;

@@ -6,7 +6,7 @@ import { EventWriter } from '../infrastructure/event-writer';
 export class DeletePoolHandler implements ICommandHandler<DeletePoolCommand, void> {
   constructor(private readonly writer: EventWriter) {}
 
-  async execute({ name, metadata }: DeletePoolCommand): Promise<void> {
-    await this.writer.decideAndAppend(PoolAggregate, name, (state) => decideDeletePool(state, name), metadata);
+  async execute({ name, metadata, unit }: DeletePoolCommand): Promise<void> {
+    await this.writer.decideAndAppend(PoolAggregate, name, (state) => decideDeletePool(state, name), metadata, unit);
   }
 }

@@ -14,7 +14,7 @@ import {
 import { formatCidr } from '@ipledger/ip';
 import type { Pool } from 'pg';
 import { EventWriter } from '../infrastructure/event-writer';
-import { retryOnConflict } from '../infrastructure/retry-on-conflict';
+import { attempts } from '../infrastructure/unit-of-work';
 import { PG_POOL } from '../infrastructure/tokens';
 import { isOverlap, refuseOverlapWithExisting } from './overlap-refusal';
 
@@ -31,7 +31,7 @@ export class UpdatePoolHandler implements ICommandHandler<UpdatePoolCommand, voi
     @Inject(PG_POOL) private readonly db: Pool,
   ) {}
 
-  async execute({ name, patch, metadata }: UpdatePoolCommand): Promise<void> {
+  async execute({ name, patch, metadata, unit }: UpdatePoolCommand): Promise<void> {
     const valid = {
       labels: patch.labels === undefined ? undefined : validateLabels(patch.labels),
       nodeSelector: patch.nodeSelector === undefined ? undefined : canonicalNodeSelector(patch.nodeSelector),
@@ -40,8 +40,8 @@ export class UpdatePoolHandler implements ICommandHandler<UpdatePoolCommand, voi
       allowSpecialRanges: patch.allowSpecialRanges,
     };
     const cidr = patch.cidr === undefined ? undefined : cidrArgument(patch.cidr);
-    await retryOnConflict(async () => {
-      const loaded = await this.writer.load(PoolAggregate, name);
+    await attempts(unit, async () => {
+      const loaded = await this.writer.load(PoolAggregate, name, unit);
       const decided: Array<PoolEvent | null> = [
         decideUpdatePool(loaded.state, name, valid),
         cidr ? decideResizePool(loaded.state, name, cidr, valid.allowSpecialRanges) : null,
@@ -49,7 +49,7 @@ export class UpdatePoolHandler implements ICommandHandler<UpdatePoolCommand, voi
       const events = decided.filter((event): event is PoolEvent => event !== null);
       if (events.length === 0) return;
       try {
-        await this.writer.append([{ type: PoolAggregate, loaded, events }], metadata);
+        await this.writer.append(unit, [{ type: PoolAggregate, loaded, events }], metadata);
       } catch (err) {
         if (cidr && isOverlap(err)) {
           await refuseOverlapWithExisting(this.db, [{ name, cidr: formatCidr(cidr), network: loaded.state.network }]);

@@ -13,7 +13,7 @@ import {
 import { findStatefulSetHandles } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
-import { retryOnConflict } from '../infrastructure/retry-on-conflict';
+import { attempts } from '../infrastructure/unit-of-work';
 import { PG_POOL } from '../infrastructure/tokens';
 
 /**
@@ -28,16 +28,16 @@ export class DeleteStatefulSetHandler implements ICommandHandler<DeleteStatefulS
     @Inject(PG_POOL) private readonly db: Pool,
   ) {}
 
-  async execute({ namespace, name, metadata }: DeleteStatefulSetCommand): Promise<void> {
-    await retryOnConflict(async () => {
-      const statefulSet = await this.writer.load(StatefulSetAggregate, statefulSetId(namespace, name));
+  async execute({ namespace, name, metadata, unit }: DeleteStatefulSetCommand): Promise<void> {
+    await attempts(unit, async () => {
+      const statefulSet = await this.writer.load(StatefulSetAggregate, statefulSetId(namespace, name), unit);
       const deleted = decideDeleteStatefulSet(statefulSet.state, namespace, name);
       const handles = await findStatefulSetHandles(this.db, namespace, name);
       const pools = new Set(handles.map((h) => h.pool));
       if (statefulSet.state.reservation?.pool) pools.add(statefulSet.state.reservation.pool);
       const changes: Change[] = [];
       for (const poolName of [...pools].sort()) {
-        const loaded = await this.writer.load(PoolAggregate, poolName);
+        const loaded = await this.writer.load(PoolAggregate, poolName, unit);
         const events: DomainEvent[] = [];
         for (const { handle } of handles.filter((h) => h.pool === poolName)) {
           const released = decideRelease(loaded.state, handle);
@@ -48,7 +48,7 @@ export class DeleteStatefulSetHandler implements ICommandHandler<DeleteStatefulS
         changes.push({ type: PoolAggregate, loaded, events });
       }
       changes.push({ type: StatefulSetAggregate, loaded: statefulSet, events: [deleted] });
-      await this.writer.append(changes, metadata);
+      await this.writer.append(unit, changes, metadata);
     });
   }
 }

@@ -11,6 +11,7 @@ import {
   StatefulSetAggregate,
   statefulSetId,
   type Exclusion,
+  type UnitOfWork,
   type RangePassedOver,
   type ReservationPlan,
   type ValidStatefulSetSpec,
@@ -21,7 +22,7 @@ import type { Pool } from 'pg';
 import type { Config } from '../config';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
-import { retryOnConflict } from '../infrastructure/retry-on-conflict';
+import { attempts } from '../infrastructure/unit-of-work';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 
 interface Planned {
@@ -46,35 +47,35 @@ export class ReconcileStatefulSetHandler implements ICommandHandler<ReconcileSta
     @Inject(CONFIG) private readonly config: Config,
   ) {}
 
-  async execute({ spec, metadata }: ReconcileStatefulSetCommand): Promise<void> {
+  async execute({ spec, metadata, unit }: ReconcileStatefulSetCommand): Promise<void> {
     const desired = parseStatefulSetSpec(spec, this.config.defaultMatchLabel);
-    await retryOnConflict(async () => {
-      const statefulSet = await this.writer.load(StatefulSetAggregate, statefulSetId(desired.namespace, desired.name));
+    await attempts(unit, async () => {
+      const statefulSet = await this.writer.load(StatefulSetAggregate, statefulSetId(desired.namespace, desired.name), unit);
       const current = statefulSet.state.reservation;
       const unlocks: Array<() => void> = [];
       try {
         const { plan, pool } =
-          current?.range && current.pool ? await this.resize(desired, current.pool, unlocks) : await this.reserve(desired, unlocks);
+          current?.range && current.pool ? await this.resize(desired, current.pool, unlocks, unit) : await this.reserve(desired, unlocks, unit);
         // the pool moved under the StatefulSet we read: decide again on fresh state
         if (plan.raced || !plan.outcome) throw new ConcurrencyError(statefulSet.streamId, statefulSet.version);
         const event = decideReconciled(statefulSet.state, plan.outcome);
         const changes: Change[] = [{ type: StatefulSetAggregate, loaded: statefulSet, events: event ? [event] : [] }];
         if (pool) changes.unshift({ type: PoolAggregate, loaded: pool, events: plan.event ? [plan.event] : [] });
-        await this.writer.append(changes, metadata);
+        await this.writer.append(unit, changes, metadata);
       } finally {
         unlocks.forEach((unlock) => unlock());
       }
     });
   }
 
-  private async resize(desired: ValidStatefulSetSpec, poolName: string, unlocks: Array<() => void>): Promise<Planned> {
+  private async resize(desired: ValidStatefulSetSpec, poolName: string, unlocks: Array<() => void>, unit: UnitOfWork): Promise<Planned> {
     unlocks.push(await this.mutex.lockPool(poolName));
-    const loaded = await this.writer.load(PoolAggregate, poolName);
+    const loaded = await this.writer.load(PoolAggregate, poolName, unit);
     return { plan: planResize({ name: poolName, state: loaded.state }, desired), pool: loaded };
   }
 
   /** Walks the eligible pools in order, one lock at a time, keeping the lock of the pool that reserves. */
-  private async reserve(desired: ValidStatefulSetSpec, unlocks: Array<() => void>): Promise<Planned> {
+  private async reserve(desired: ValidStatefulSetSpec, unlocks: Array<() => void>, unit: UnitOfWork): Promise<Planned> {
     let plan = planReservation([], desired);
     if (plan.outcome) return { plan, pool: null };
     const excluded: Exclusion[] = [];
@@ -85,7 +86,7 @@ export class ReconcileStatefulSetHandler implements ICommandHandler<ReconcileSta
       for (const candidate of page.eligible) {
         eligibleSeen++;
         const unlock = await this.mutex.lockPool(candidate.name);
-        const loaded = await this.writer.load(PoolAggregate, candidate.name);
+        const loaded = await this.writer.load(PoolAggregate, candidate.name, unit);
         plan = planReservation([{ name: candidate.name, state: loaded.state }], desired, passedOver);
         if (plan.outcome || plan.raced) {
           unlocks.push(unlock);

@@ -73,3 +73,13 @@ export function assertNodeMayRelease(restriction: NodeRestriction | null, state:
   const holder = ip === undefined ? undefined : state.holders.get(ip);
   assertNodeMayHold(restriction, handle, holder ? [holder] : []);
 }
+
+/** A claim's reference is dropped by a node's credential only when the reference's pod is on that node. */
+export function assertNodeMayDropReference(
+  restriction: NodeRestriction | null,
+  handle: string,
+  reference: { node: string } | undefined,
+): void {
+  if (!restriction || !reference || reference.node === restriction.node) return;
+  throw refuse(restriction, `may not drop handle "${handle}", a claim's reference on node "${reference.node}"`);
+}

@@ -1,4 +1,5 @@
 import type { CommandMetadata } from '../command-metadata';
+import type { UnitOfWork } from '../unit-of-work';
 
 /** A running pod, as the Kubernetes consumer last applied it. */
 export interface RunningPod {
@@ -23,5 +24,7 @@ export class AdoptPodIpsCommand {
     readonly pod: RunningPod,
     readonly addresses: readonly PodAddress[],
     readonly metadata: CommandMetadata,
+    /** how its writes commit, named by whoever sends it */
+    readonly unit: UnitOfWork,
   ) {}
 }

@@ -1,5 +1,6 @@
 import type { NodeRestriction } from '../allocation/node-restriction';
 import type { CommandMetadata } from '../command-metadata';
+import type { UnitOfWork } from '../unit-of-work';
 import type { SelectionInput } from '../selection/selection-rule';
 
 export interface AllocateIpInput extends SelectionInput {
@@ -13,12 +14,16 @@ export interface AllocateIpInput extends SelectionInput {
   owner?: string;
   ip?: string;
   families?: number[];
+  /** a claim whose addresses the handle takes as one of its references (IpamService routes such a request to AllocateForClaimCommand) */
+  claim?: string;
 }
 
 export class AllocateIpCommand {
   constructor(
     readonly input: AllocateIpInput,
     readonly metadata: CommandMetadata,
+    /** how its writes commit, named by whoever sends it */
+    readonly unit: UnitOfWork,
     /** the node the request's credential is bound to: it may allocate for that node's pods only */
     readonly restriction: NodeRestriction | null = null,
   ) {}

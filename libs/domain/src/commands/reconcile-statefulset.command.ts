@@ -1,4 +1,5 @@
 import type { CommandMetadata } from '../command-metadata';
+import type { UnitOfWork } from '../unit-of-work';
 import type { SelectionInput } from '../selection/selection-rule';
 
 export interface StatefulSetSpec extends Omit<SelectionInput, 'pools'> {
@@ -17,5 +18,7 @@ export class ReconcileStatefulSetCommand {
   constructor(
     readonly spec: StatefulSetSpec,
     readonly metadata: CommandMetadata,
+    /** how its writes commit, named by whoever sends it */
+    readonly unit: UnitOfWork,
   ) {}
 }

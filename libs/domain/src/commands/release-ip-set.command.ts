@@ -1,4 +1,5 @@
 import type { CommandMetadata } from '../command-metadata';
+import type { UnitOfWork } from '../unit-of-work';
 import type { IpSetRef } from '../ip-set/ip-set';
 
 /**
@@ -13,5 +14,7 @@ export class ReleaseIpSetCommand {
     readonly uid: string,
     readonly tombstone: boolean,
     readonly metadata: CommandMetadata,
+    /** how its writes commit, named by whoever sends it */
+    readonly unit: UnitOfWork,
   ) {}
 }

@@ -1,9 +1,12 @@
 import type { CommandMetadata } from '../command-metadata';
+import type { UnitOfWork } from '../unit-of-work';
 
 export class SetClusterLabelsCommand {
   constructor(
     readonly name: string,
     readonly labels: Record<string, string>,
     readonly metadata: CommandMetadata,
+    /** how its writes commit, named by whoever sends it */
+    readonly unit: UnitOfWork,
   ) {}
 }

@@ -1,4 +1,5 @@
 import type { CommandMetadata } from '../command-metadata';
+import type { UnitOfWork } from '../unit-of-work';
 
 export class UpdatePoolCommand {
   constructor(
@@ -13,5 +14,7 @@ export class UpdatePoolCommand {
       cidr?: string;
     },
     readonly metadata: CommandMetadata,
+    /** how its writes commit, named by whoever sends it */
+    readonly unit: UnitOfWork,
   ) {}
 }

@@ -34,6 +34,8 @@ export const DOMAIN_ERROR_CODES = [
   'NODE_FORBIDDEN',
   'CLUSTER_NOT_FOUND',
   'CLUSTER_IN_USE',
+  'CLAIM_NOT_FOUND',
+  'CLAIM_REFERENCES_FULL',
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

@@ -1,5 +1,11 @@
 import type { BlockClaimed } from './block-claimed.event';
 import type { BlockReleased } from './block-released.event';
+import type { ClaimCreated } from './claim-created.event';
+import type { ClaimDeleted } from './claim-deleted.event';
+import type { ClaimPersisted } from './claim-persisted.event';
+import type { ClaimAddress, ClaimReferenceData } from './claim-reference';
+import type { ClaimReferenceAdded } from './claim-reference-added.event';
+import type { ClaimReferenceDropped } from './claim-reference-dropped.event';
 import type { ClusterDeleted } from './cluster-deleted.event';
 import type { ClusterLabelsSet } from './cluster-labels-set.event';
 import type { IpAllocated, StatefulSetRef } from './ip-allocated.event';
@@ -21,6 +27,13 @@ import type { ReleaseCondition, ReleaseReason } from './release-reason';
 export type {
   BlockClaimed,
   BlockReleased,
+  ClaimAddress,
+  ClaimCreated,
+  ClaimDeleted,
+  ClaimPersisted,
+  ClaimReferenceAdded,
+  ClaimReferenceData,
+  ClaimReferenceDropped,
   ClusterDeleted,
   ClusterLabelsSet,
   IpAllocated,
@@ -57,4 +70,5 @@ export type NodeEvent = NodeLabelsSet | NodeDeleted;
 export type StatefulSetEvent = StatefulSetReconciled | StatefulSetDeleted;
 export type IpSetEvent = IpSetReserved | IpSetWorkloadDeleted;
 export type ClusterEvent = ClusterLabelsSet | ClusterDeleted;
-export type DomainEvent = PoolEvent | NodeEvent | StatefulSetEvent | IpSetEvent | ClusterEvent;
+export type ClaimEvent = ClaimCreated | ClaimPersisted | ClaimReferenceAdded | ClaimReferenceDropped | ClaimDeleted;
+export type DomainEvent = PoolEvent | NodeEvent | StatefulSetEvent | IpSetEvent | ClusterEvent | ClaimEvent;

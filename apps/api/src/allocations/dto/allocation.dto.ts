@@ -52,6 +52,8 @@ export class AllocationDto {
       'present (true) when a running pod already used the address before ipledger knew it (a cluster moving from another IPAM) and the Kubernetes consumer adopted it',
   })
   adopted?: true;
+  @ApiPropertyOptional({ description: "present when the handle is a reference of this claim: the addresses are the claim's" })
+  claim?: string;
 }
 
 export class AllocationItemsDto {

@@ -43,6 +43,15 @@ export class CreateAllocationDto {
   @TextOf('address', { required: false, example: '10.4.0.17', description: 'this exact address' })
   ip?: string;
 
+  @OptionalField()
+  @TextOf('claim', {
+    required: false,
+    example: 'kubevirt:default:vms:db-1',
+    description:
+      "a claim whose addresses the handle takes, as one of its at most two live references (a VM's pods across restart and migration): new ones, one a family, for a claim holding none (201), else the same ones (200)",
+  })
+  claim?: string;
+
   @ApiPropertyOptional({
     type: 'array',
     items: { type: 'integer', enum: [4, 6] },

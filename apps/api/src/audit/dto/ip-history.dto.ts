@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class IpSetOwnerDto {
   @ApiProperty({ enum: ['Deployment', 'ReplicaSet'] }) kind!: string;
@@ -6,7 +6,11 @@ export class IpSetOwnerDto {
 }
 
 export class IpHistoryItemDto {
-  @ApiProperty({ enum: ['IpAllocated', 'IpReleased', 'RangeReserved'] }) type!: string;
+  @ApiProperty({
+    enum: ['IpAllocated', 'IpReleased', 'RangeReserved', 'ClaimReferenceAdded', 'ClaimReferenceDropped'],
+    description: "Claim…: a claim's reference (handle, node, namespace, pod) taken or dropped on the address",
+  })
+  type!: string;
   @ApiProperty({ type: String, nullable: true }) handle!: string | null;
   @ApiProperty() pool!: string;
   @ApiProperty({ type: String, nullable: true, example: 'blue', description: "the pool's isolated network; null: the shared space" })
@@ -23,6 +27,8 @@ export class IpHistoryItemDto {
     description: 'for RangeReserved: the workload whose ip-set the range is, in `namespace`',
   })
   ipSet!: IpSetOwnerDto | null;
+  @ApiPropertyOptional({ description: 'for Claim…: the claim' }) claim?: string;
+  @ApiPropertyOptional({ description: "for Claim…: the reference's cluster" }) cluster?: string;
   @ApiProperty({ format: 'date-time' }) at!: string;
   @ApiProperty({ type: String, nullable: true, description: 'who caused it (token name, or watcher)' }) actor!: string | null;
 }

@@ -1,0 +1,473 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  allocationRefusal,
+  assertIpSetReservable,
+  assertNodeMayAllocate,
+  assertNodeMayHold,
+  assertPodOnNode,
+  chooseSelection,
+  DomainError,
+  IpSetAggregate,
+  ipSetId,
+  ipSetRefusal,
+  ipSetReserved,
+  ordinalAddress,
+  parseAllocationRequest,
+  planAllocation,
+  planIpSetAllocation,
+  poolMayHold,
+  PoolAggregate,
+  statefulSetId,
+  statefulSetPod,
+  StatefulSetAggregate,
+  type AllocateIpCommand,
+  type AllocateResult,
+  type AllocationPlan,
+  type AllocationPlanRequest,
+  type AllocationRequestSpec,
+  type CommandMetadata,
+  type Exclusion,
+  type IpSetState,
+  type IpSetWanted,
+  type LoadedPool,
+  type PassedOver,
+  type PoolView,
+  type RangeReserved,
+  type SelectionRule,
+  type StatefulSetRef,
+  type UnitOfWork,
+} from '@ipledger/domain';
+import type { Loaded, RecordedEvent } from '@ipledger/event-store';
+import {
+  allocationFromEvent,
+  eligiblePoolPages,
+  findAllocationsByHandle,
+  findIpSet,
+  noEligiblePoolMessage,
+  type ByNameReads,
+  type ReservationView,
+} from '@ipledger/projections';
+import type { Pool } from 'pg';
+import type { Config } from '../config';
+import { EventWriter, type Change } from '../infrastructure/event-writer';
+import { AllocationReads } from './allocation-reads';
+import type { ApiViews } from '../ipam/api-views';
+import { POD_LOOKUP, type PodIpSet, type PodLookup, type StoredPod } from './pod-lookup';
+import { KeyedMutex } from '../infrastructure/keyed-mutex';
+import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
+import { attempts } from '../infrastructure/unit-of-work';
+import { outsideRequest } from '../infrastructure/current-request';
+import { CONFIG, PG_POOL } from '../infrastructure/tokens';
+import { DatabaseClock } from '../infrastructure/database-clock';
+
+/** The contract's result of an allocation (libs/domain/src/ipam.ts), with the API's allocation view. */
+export type AllocateIpResult = AllocateResult<ApiViews>;
+
+/** What trying one pool gave: the plan so far, and what the caller needs to finish (recorded events, or a held lock). */
+type Tried<X> = X & { plan: AllocationPlan };
+
+/**
+ * A pod's ip-set, where it is: the pool and range holding it, or, for the workload's first pod
+ * (`reserved` null), the workload's stream as read before reserving it.
+ */
+interface PlacedIpSet extends PodIpSet {
+  reserved: { pool: string; range: { start: string } } | null;
+  workload: Loaded<IpSetState> | null;
+}
+
+/**
+ * A family's request, and the pool it is pinned to when it is a StatefulSet ordinal's reserved
+ * address or its workload's ip-set's; `reserve` when its workload's set is not reserved yet, with
+ * the workload's stream (`workload`) that the reservation appends to.
+ */
+interface FamilyRequest {
+  request: AllocationPlanRequest;
+  pinnedTo: string | null;
+  reserve: IpSetWanted | null;
+  workload: Loaded<IpSetState> | null;
+}
+
+/**
+ * The request, as resolved from the command and what Kubernetes holds of its pod: the command
+ * itself (passed whole, so fields added to it flow through), its parsed spec with the families
+ * the annotations ask for, the selection rule, and the workload's ip-set the pod takes from.
+ */
+interface ResolvedRequest {
+  command: AllocateIpCommand;
+  spec: AllocationRequestSpec;
+  rule: SelectionRule;
+  ipSet: PodIpSet | null;
+  stored: StoredPod | null;
+}
+
+/**
+ * The one allocation pipeline, read top to bottom (run):
+ * 1. resolve the request: the pod's and namespace's annotations (through the PodLookup port),
+ *    the selection rule, the families, the workload's ip-set;
+ * 2. load the start: on the first attempt, from the cache where it is provably current (the
+ *    append's expected version and precondition check it: see decideOnCachedStart), else read;
+ * 3. plan: one request per family, each decided by the domain's planners (planAllocation,
+ *    planIpSetAllocation), pure: dual stack, a StatefulSet's ordinal and an ip-set are what the
+ *    family requests hold, not paths of their own;
+ * 4. commit: in the pool's group commit (one family of an own transaction), else every family's
+ *    pool locked and appended in one transaction of the command's unit of work (both or neither).
+ * The command's unit of work says whether a conflict decides again (attempts) and how it commits.
+ */
+@Injectable()
+export class AllocationPipeline {
+  /** StatefulSets whose reservation is being loaded into the cache (cacheReservation) */
+  private readonly caching = new Set<string>();
+
+  constructor(
+    private readonly writer: EventWriter,
+    private readonly mutex: KeyedMutex,
+    private readonly groupCommit: PoolGroupCommit,
+    private readonly reads: AllocationReads,
+    @Inject(PG_POOL) private readonly db: Pool,
+    @Inject(CONFIG) private readonly config: Config,
+    private readonly clock: DatabaseClock,
+    @Inject(POD_LOOKUP) private readonly pods: PodLookup,
+  ) {}
+
+  /** The result, and the creation time of the pod it is for when named by uid (an external allocation may merely be named like one). */
+  async run(command: AllocateIpCommand): Promise<{ result: AllocateIpResult; podCreatedAt: string | null }> {
+    // 1. resolve the request
+    const resolved = await this.resolve(command);
+    const { spec, rule, ipSet } = resolved;
+    const { metadata, unit } = command;
+    const result = await attempts(unit, async (attempt) => {
+      // 2. load the start: cached and decided in one round trip where provably current (not a
+      // conflict's retry: the state that failed, or the precondition, is not trusted twice; not a
+      // pod of a workload with an ip-set, which reads where its set is)
+      const onCache = attempt === 1 && !ipSet ? await this.decideOnCachedStart(spec, rule, metadata, unit) : null;
+      if (onCache) return onCache;
+      const pod = statefulSetPod(spec.pod);
+      const start = await this.reads.start({
+        handle: spec.handle,
+        namespace: spec.namespace,
+        statefulSet: pod?.statefulSet ?? null,
+        node: spec.node,
+        pools: rule.kind === 'pools' ? rule.names : [],
+        network: spec.network,
+      });
+      if (start.held.length > 0) return { created: false, items: start.held };
+      if (pod && start.reservation) this.cacheReservation(spec.namespace, pod.statefulSet);
+      // 3. plan: one request per family, each pinned where its ordinal or its workload's set says
+      const families = familyRequests(
+        spec,
+        pod && start.reservation && { reservation: start.reservation, ordinal: pod.ordinal },
+        ipSet && (await this.placeIpSet(ipSet, unit)),
+        this.clock.now(),
+      );
+      // the eligibility check's node and named pools came with the start
+      const known: ByNameReads = {
+        node: () => Promise.resolve(start.node),
+        pools: () => Promise.resolve(start.pools),
+        space: () => Promise.resolve(start.space),
+      };
+      // 4. commit: the group commit takes one family of an own transaction; several families, a
+      // set's reservation (two streams) and a fenced unit append in one transaction of their own
+      return families.length === 1 && unit.mode === 'own-transaction' && !families[0].workload
+        ? this.commitInGroup(families[0], rule, known, metadata)
+        : this.commitTogether(families, rule, known, metadata, unit);
+    });
+    // a retry's answer is what the handle holds: to a node's credential, only when its node's
+    if (!result.created) assertNodeMayHold(command.restriction, spec.handle, result.items);
+    return { result, podCreatedAt: spec.podUid !== null ? (resolved.stored?.createdAt ?? null) : null };
+  }
+
+  /** Step 1: the request as the command and its pod's annotations make it. */
+  private async resolve(command: AllocateIpCommand): Promise<ResolvedRequest> {
+    const { input, restriction } = command;
+    const request = parseAllocationRequest(input);
+    assertNodeMayAllocate(restriction, request);
+    const stored = await this.podAnnotations(request, restriction !== null);
+    assertPodOnNode(restriction, request, stored?.node);
+    const { rule, families: annotatedFamilies } = chooseSelection(input, stored?.annotated ?? null, this.config.defaultMatchLabel);
+    // an address asked for by `ip` fixes its family: the annotation's families apply to the others
+    const spec = annotatedFamilies && !request.ip ? { ...request, families: annotatedFamilies } : request;
+    // only a pod asking for no particular address takes one of its workload's set
+    const ipSet = stored?.ipSet && !spec.ip ? stored.ipSet : null;
+    return { command, spec, rule, ipSet, stored };
+  }
+
+  /**
+   * Step 2's cached start, the common case in one round trip: one family, decided on cached state without the start
+   * read, in the one pool a `pools` rule names when its state needs no node labels to be eligible
+   * (no nodeSelector), or, for a StatefulSet's pod whose reservation this process has cached, in
+   * the pool of its ordinal's address (whatever the rule, as the read path does). The append's
+   * expected version proves the pool's state current, and its precondition
+   * (unreadStartPrecondition) what the start would have found: no address held by the handle, and
+   * the pod's StatefulSet at the reservation used (none when none was cached). Null where that
+   * does not apply or nothing was appended (a full or disabled pool, a refusal): the caller reads and decides.
+   */
+  private async decideOnCachedStart(
+    spec: AllocationRequestSpec,
+    rule: SelectionRule,
+    metadata: CommandMetadata,
+    unit: UnitOfWork,
+  ): Promise<AllocateIpResult | null> {
+    // the group commit is an own transaction's: a fenced or deferred unit commits on its own
+    if (spec.families.length !== 1 || unit.mode !== 'own-transaction') return null;
+    const pod = statefulSetPod(spec.pod);
+    const owner = pod && this.cachedReservation(spec.namespace, pod.statefulSet);
+    const [{ request, pinnedTo }] = familyRequests(
+      spec,
+      pod && owner && { reservation: owner, ordinal: pod.ordinal },
+      null,
+      this.clock.now(),
+    );
+    const named = rule.kind === 'pools' && rule.names.length === 1 ? rule.names[0] : null;
+    const pool = pinnedTo ?? named;
+    // a pinned address is taken in its pool as the read path's walk does, without the eligibility check
+    const eligible = (state: PoolView) => pinnedTo !== null || (eligibleWithoutNode(state, request) && inAskedSpace(state, request));
+    const cached = pool && this.writer.repository.cached(PoolAggregate, pool);
+    if (!pool || !cached || !eligible(cached.state)) return null;
+    const tried = await this.groupCommit.run(pool, {
+      metadata,
+      unread: {
+        handle: spec.handle,
+        namespace: spec.namespace,
+        statefulSet: pod?.statefulSet ?? null,
+        reservationVersion: owner?.version ?? null,
+        // a pool of no network serves a network only while no pool has it
+        ...(pinnedTo === null && cached.state.network === null && spec.network !== undefined ? { networkInNoPool: spec.network } : {}),
+      },
+      decide: (state) => {
+        const plan = eligible(state) ? planOrNull(pool, state, request) : null;
+        return {
+          events: plan?.decision?.events ?? [],
+          answer: (recorded: RecordedEvent[]) => (plan?.decision ? { plan, recorded } : null),
+        };
+      },
+    });
+    if (!tried) return null;
+    const result = await this.answer([tried], request.handle);
+    // the cached state knew the handle but the database no longer does (released by another replica): read and decide
+    return result.items.length > 0 ? result : null;
+  }
+
+  /** The StatefulSet's reservation as this process has it cached (its stream's version with it); null when none is cached. */
+  private cachedReservation(namespace: string, name: string): ReservationView | null {
+    const cached = this.writer.repository.cached(StatefulSetAggregate, statefulSetId(namespace, name));
+    return cached?.state.reservation ? { ...cached.state.reservation, version: cached.version } : null;
+  }
+
+  /**
+   * A reservation the start read found but this process has not cached (another replica
+   * reconciled it, or this one restarted) is loaded in the background, outside the request: the
+   * StatefulSet's next pods are then decided without the read.
+   */
+  private cacheReservation(namespace: string, name: string): void {
+    const id = statefulSetId(namespace, name);
+    // a scale-up's pods read at once: one load for them all
+    if (this.caching.has(id) || this.writer.repository.cached(StatefulSetAggregate, id)) return;
+    this.caching.add(id);
+    outsideRequest(() => this.writer.repository.load(StatefulSetAggregate, id))
+      // a failed load costs only the read again next time
+      .catch(() => undefined)
+      .finally(() => this.caching.delete(id));
+  }
+
+  /**
+   * The pod's and its namespace's pool annotations, and the pod's creation time, for an allocation
+   * for a pod while the Kubernetes consumer is on (waiting for the pod when the watcher has not
+   * sent it yet, and for a node's credential until it is bound to a node); an external allocation,
+   * or any with the consumer off, reads none and waits for nothing.
+   */
+  private podAnnotations(spec: AllocationRequestSpec, bound: boolean): Promise<StoredPod | null> {
+    const kubernetes = this.config.kubernetes;
+    if (spec.owner !== 'pod' || !kubernetes) return Promise.resolve(null);
+    return this.pods.awaitPod(spec, kubernetes.podWaitMs, bound);
+  }
+
+  /**
+   * Where the pod's set is: in the read model, or, for the workload's first pod, nowhere yet, with
+   * the workload's stream read for the reservation's append (a set reserved since the read model
+   * was read is taken from it). A workload whose deletion was applied gets no new set (its
+   * tombstone), unless the consumer now knows a new workload of the name.
+   */
+  private async placeIpSet(ipSet: PodIpSet, unit: UnitOfWork): Promise<PlacedIpSet> {
+    const reserved = await findIpSet(this.db, ipSet.ref);
+    if (reserved) return { ...ipSet, reserved, workload: null };
+    const workload = await this.writer.load(IpSetAggregate, ipSetId(ipSet.ref), unit);
+    const { set, deletedUid } = workload.state;
+    if (set) return { ...ipSet, reserved: { pool: set.pool, range: set }, workload: null };
+    if (deletedUid !== null) assertIpSetReservable(workload.state, ipSet.ref, await this.pods.liveWorkloadUid(ipSet.ref));
+    return { ...ipSet, reserved: null, workload };
+  }
+
+  /** Step 4 for one family: decided and appended in the chosen pool's group commit. */
+  private async commitInGroup(
+    family: FamilyRequest,
+    rule: SelectionRule,
+    known: ByNameReads,
+    metadata: CommandMetadata,
+  ): Promise<AllocateIpResult> {
+    const { plan, recorded } = await this.walk(family, rule, known, (pool, passedOver) =>
+      this.groupCommit.run(pool, {
+        metadata,
+        decide: (state) => {
+          const tried = planFamily(family, { name: pool, state }, passedOver);
+          return {
+            events: tried.decision?.events ?? [],
+            answer: (events: RecordedEvent[]) => ({ plan: tried, recorded: events }),
+          };
+        },
+      }),
+    );
+    return this.answer([{ plan, recorded }], family.request.handle);
+  }
+
+  /**
+   * Step 4 for several families (or a fenced unit, or a set's reservation): one pool lock at a time, IPv4 first,
+   * kept for the chosen pools until the one append is done. A reservation appends to its workload's
+   * stream too, at the version read before: of two first pods reserving in two pools, one commits
+   * and the other decides again, finding the set.
+   */
+  private async commitTogether(
+    families: FamilyRequest[],
+    rule: SelectionRule,
+    known: ByNameReads,
+    metadata: CommandMetadata,
+    unit: UnitOfWork,
+  ): Promise<AllocateIpResult> {
+    const unlocks: Array<() => void> = [];
+    try {
+      const chosen: Array<Tried<{ change: Change }>> = [];
+      for (const family of families) {
+        chosen.push(
+          await this.walk(family, rule, known, async (pool, passedOver) => {
+            const unlock = await this.mutex.lockPool(pool);
+            try {
+              const loaded = await this.writer.load(PoolAggregate, pool, unit);
+              const plan = planFamily(family, { name: pool, state: loaded.state }, passedOver);
+              if (plan.decision) unlocks.push(unlock);
+              return { plan, change: { type: PoolAggregate, loaded, events: plan.decision?.events ?? [] } };
+            } finally {
+              if (!unlocks.includes(unlock)) unlock();
+            }
+          }),
+        );
+      }
+      const reservations = families.flatMap((family, i) => reservationRecord(family, chosen[i].plan) ?? []);
+      const recorded = await this.writer.append(unit, [...chosen.map(({ change }) => change), ...reservations], metadata);
+      const answers = chosen.map(({ plan, change }) => ({ plan, recorded: recorded.filter((e) => e.streamId === change.loaded.streamId) }));
+      return await this.answer(answers, families[0].request.handle);
+    } finally {
+      unlocks.forEach((unlock) => unlock());
+    }
+  }
+
+  /**
+   * Walks the eligible pools of the request's family page by page, in order (or only the pool it
+   * is pinned to), until `tryPool` decides an address; the refusal otherwise comes from the domain.
+   */
+  private async walk<X>(
+    { request, pinnedTo, reserve }: FamilyRequest,
+    rule: SelectionRule,
+    known: ByNameReads,
+    tryPool: (pool: string, passedOver: PassedOver[]) => Promise<Tried<X>>,
+  ): Promise<Tried<X>> {
+    if (pinnedTo) {
+      const tried = await tryPool(pinnedTo, []);
+      if (tried.plan.decision) return tried;
+      throw allocationRefusal(request, tried.plan.passedOver);
+    }
+    const excluded: Exclusion[] = [];
+    let passedOver: PassedOver[] = [];
+    let eligibleSeen = 0;
+    for await (const page of eligiblePoolPages(this.db, rule, request.node, [request.family], undefined, known, request.network ?? null)) {
+      excluded.push(...page.excluded);
+      for (const candidate of page.eligible) {
+        eligibleSeen++;
+        if (!poolMayHold(candidate.cidr, request)) continue;
+        const tried = await tryPool(candidate.name, passedOver);
+        if (tried.plan.decision) return tried;
+        passedOver = tried.plan.passedOver;
+      }
+    }
+    if (eligibleSeen === 0) throw new DomainError('NO_ELIGIBLE_POOL', noEligiblePoolMessage(rule, request.node, excluded));
+    throw reserve && request.ipSet ? ipSetRefusal(request.ipSet, reserve, passedOver) : allocationRefusal(request, passedOver);
+  }
+
+  /** The answer from the events appended; a pool that already knew the handle appended none, so read what it holds. */
+  private async answer(decided: Array<{ plan: AllocationPlan; recorded: RecordedEvent[] }>, handle: string): Promise<AllocateIpResult> {
+    // a block claimed for the address is recorded before it: only the IpAllocated answers
+    const items = decided.flatMap(({ plan, recorded }) =>
+      recorded.filter((event) => event.type === 'IpAllocated').map((event) => allocationFromEvent(event, plan.decision!)),
+    );
+    if (items.length === decided.length) return { created: true, items };
+    return { created: items.length > 0, items: await findAllocationsByHandle(this.db, handle) };
+  }
+}
+
+/**
+ * One request per family. A pod `<name>-<ordinal>` of a StatefulSet with a reservation in this
+ * namespace gets its ordinal's address in that range (unless it asked for an address). A pod of a
+ * workload with an ip-set takes its address of the set's family in the set: in the pool that holds
+ * it, or, for the workload's first pod, in the first eligible pool it fits (the set is one range of
+ * one family: a `<first>-<last>` set's, else the first family asked for); any other family is
+ * allocated as usual.
+ */
+function familyRequests(
+  spec: AllocationRequestSpec,
+  owner: { reservation: ReservationView; ordinal: number } | null,
+  ipSet: PlacedIpSet | null,
+  now: number | undefined,
+): FamilyRequest[] {
+  const statefulSet: StatefulSetRef | undefined = owner
+    ? { namespace: spec.namespace, name: owner.reservation.name, ordinal: owner.ordinal }
+    : undefined;
+  const { ip, families, ...holder } = spec;
+  const setFamily = ipSet && ipSetFamily(ipSet, families[0]);
+  return families.map((family) => {
+    if (ipSet && family === setFamily) {
+      const request: AllocationPlanRequest = { ...holder, family, ipSet: ipSet.ref, pinned: ipSet.reserved !== null, now };
+      return { request, pinnedTo: ipSet.reserved?.pool ?? null, reserve: ipSet.reserved ? null : ipSet.wanted, workload: ipSet.workload };
+    }
+    const pinned = !ip && owner && statefulSet ? ordinalAddress(owner.reservation, statefulSet, family) : null;
+    const request: AllocationPlanRequest = { ...holder, family, ip: pinned?.ip ?? ip?.value, statefulSet, pinned: pinned !== null, now };
+    return { request, pinnedTo: pinned?.pool ?? null, reserve: null, workload: null };
+  });
+}
+
+/** The family of the workload's set: of the range it holds, or asks for; a set of a size is of the first family asked for. */
+function ipSetFamily({ reserved, wanted }: PlacedIpSet, first: 4 | 6): 4 | 6 {
+  if (reserved) return reserved.range.start.includes(':') ? 6 : 4;
+  return 'size' in wanted ? first : wanted.first.family;
+}
+
+/** One pool's try for a family: its workload's ip-set reserved there first when it has none yet, else the usual plan. */
+function planFamily({ request, reserve }: FamilyRequest, pool: LoadedPool, passedOver: PassedOver[]): AllocationPlan {
+  return reserve && request.ipSet
+    ? planIpSetAllocation(pool, { ...request, ipSet: request.ipSet }, reserve, passedOver)
+    : planAllocation([pool], request, passedOver);
+}
+
+/** The workload's record of the set its first pod's plan reserved, for its stream; null when the plan reserved none. */
+function reservationRecord({ workload, request }: FamilyRequest, plan: AllocationPlan): Change | null {
+  const range = plan.decision?.events.find((event): event is RangeReserved => event.type === 'RangeReserved');
+  return workload && request.ipSet && range
+    ? { type: IpSetAggregate, loaded: workload, events: [ipSetReserved(request.ipSet, range)] }
+    : null;
+}
+
+/** A `pools` rule's pool that is eligible whatever the node's labels: it exists, is of the family, enabled, and selects no nodes. */
+function eligibleWithoutNode(state: PoolView, request: AllocationPlanRequest): boolean {
+  return state.exists && state.cidr?.family === request.family && !state.disabled && state.nodeSelector === null;
+}
+
+/** A pool the request's network may take it from without a read: of that network, or of none (then checked in the append: unreadStartPrecondition). */
+function inAskedSpace(state: PoolView, request: AllocationPlanRequest): boolean {
+  return state.network === null || state.network === request.network;
+}
+
+/** The plan in this pool alone; null for a refusal, which the read path then gives with its full reasons. */
+function planOrNull(pool: string, state: PoolView, request: AllocationPlanRequest): AllocationPlan | null {
+  try {
+    return planAllocation([{ name: pool, state }], request);
+  } catch {
+    return null;
+  }
+}

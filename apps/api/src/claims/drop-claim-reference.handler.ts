@@ -1,0 +1,34 @@
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { assertNodeMayDropReference, ClaimAggregate, decideDropReference, DropClaimReferenceCommand } from '@ipledger/domain';
+import { findClaimOfReference } from '@ipledger/projections';
+import { Inject } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { EventWriter } from '../infrastructure/event-writer';
+import { attempts } from '../infrastructure/unit-of-work';
+import { PG_POOL } from '../infrastructure/tokens';
+import { ClaimHoldings } from './claim-holdings';
+
+/**
+ * A handle's DELETE drops its claim reference (if it is one): the claim keeps its addresses for
+ * its other reference, or while persistent; a transient claim's last reference releases them. A
+ * credential bound to a node drops only a reference of its own node.
+ */
+@CommandHandler(DropClaimReferenceCommand)
+export class DropClaimReferenceHandler implements ICommandHandler<DropClaimReferenceCommand, void> {
+  constructor(
+    private readonly writer: EventWriter,
+    private readonly holdings: ClaimHoldings,
+    @Inject(PG_POOL) private readonly db: Pool,
+  ) {}
+
+  async execute({ handle, metadata, unit, restriction }: DropClaimReferenceCommand): Promise<void> {
+    const name = await findClaimOfReference(this.db, handle);
+    if (name === null) return;
+    await attempts(unit, async () => {
+      const claim = await this.writer.load(ClaimAggregate, name, unit);
+      assertNodeMayDropReference(restriction, handle, claim.state.references.get(handle));
+      const addresses = await this.holdings.addresses(name);
+      await this.holdings.append(claim, name, decideDropReference(claim.state, name, handle, addresses), addresses, metadata, unit);
+    });
+  }
+}
