@@ -13,6 +13,17 @@ export const KUBE_KINDS = [
 ] as const;
 export type KubeKind = (typeof KUBE_KINDS)[number];
 
+/** Kinds whose objects live in a namespace (the others are cluster-scoped). */
+export const NAMESPACED_KINDS: ReadonlySet<KubeKind> = new Set<KubeKind>([
+  'pod',
+  'statefulset',
+  'deployment',
+  'replicaset',
+  'virtualmachine',
+  'virtualmachineinstance',
+  'ipamclaim',
+]);
+
 /**
  * Kinds served by a CustomResourceDefinition that a cluster may not have (KubeVirt, the IPAMClaims
  * of k8snetworkplumbingwg): the watcher follows them only while the API server serves them.

@@ -1,5 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import {
+  AllocateForClaimCommand,
+  claimOfPod,
+  DEFAULT_CLUSTER,
+  interfaceOfHandle,
   allocationRefusal,
   assertIpSetReservable,
   assertNodeMayAllocate,
@@ -98,6 +103,8 @@ interface ResolvedRequest {
   rule: SelectionRule;
   ipSet: PodIpSet | null;
   stored: StoredPod | null;
+  /** the claim the pod's attachment belongs to (a VM's launcher, an IPAMClaim's reference): its addresses are the claim's */
+  claim: string | null;
 }
 
 /**
@@ -127,6 +134,7 @@ export class AllocationPipeline {
     @Inject(CONFIG) private readonly config: Config,
     private readonly clock: DatabaseClock,
     @Inject(POD_LOOKUP) private readonly pods: PodLookup,
+    private readonly commands: CommandBus,
   ) {}
 
   /** The result, and the creation time of the pod it is for when named by uid (an external allocation may merely be named like one). */
@@ -135,6 +143,11 @@ export class AllocationPipeline {
     const resolved = await this.resolve(command);
     const { spec, rule, ipSet } = resolved;
     const { metadata, unit } = command;
+    // an attachment of a claim takes the claim's addresses as one of its references (claims/)
+    if (resolved.claim) {
+      const forClaim = new AllocateForClaimCommand({ ...command.input, claim: resolved.claim }, metadata, unit, command.restriction);
+      return { result: await this.commands.execute<AllocateForClaimCommand, AllocateIpResult>(forClaim), podCreatedAt: null };
+    }
     const result = await attempts(unit, async (attempt) => {
       // 2. load the start: cached and decided in one round trip where provably current (not a
       // conflict's retry: the state that failed, or the precondition, is not trusted twice; not a
@@ -188,7 +201,9 @@ export class AllocationPipeline {
     const spec = annotatedFamilies && !request.ip ? { ...request, families: annotatedFamilies } : request;
     // only a pod asking for no particular address takes one of its workload's set
     const ipSet = stored?.ipSet && !spec.ip ? stored.ipSet : null;
-    return { command, spec, rule, ipSet, stored };
+    const attachment = { network: spec.network ?? null, interfaceName: interfaceOfHandle(spec.handle) };
+    const claim = stored?.claiming ? claimOfPod({ ...stored.claiming, cluster: DEFAULT_CLUSTER }, attachment) : null;
+    return { command, spec, rule, ipSet, stored, claim };
   }
 
   /**

@@ -7,10 +7,10 @@ import { deleteOnce, type ApplyContext } from './apply-context';
  * address stays while the VM is stopped, restarted or migrated (its launcher pods come and go as
  * references) and is released when the VM is deleted. Its network is set by its first allocation.
  */
-export async function applyVirtualMachine({ commands, metadata }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
+export async function applyVirtualMachine({ commands, metadata, unit }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
   const claim = kubevirtClaimName(DEFAULT_CLUSTER, object.metadata.namespace as string, object.metadata.name);
-  if (type === 'DELETED') return deleteOnce(commands.execute(new DeleteClaimCommand(claim, metadata)), 'CLAIM_NOT_FOUND');
-  await commands.execute(new PutClaimCommand(claim, { cluster: DEFAULT_CLUSTER }, metadata));
+  if (type === 'DELETED') return deleteOnce(commands.execute(new DeleteClaimCommand(claim, metadata, unit)), 'CLAIM_NOT_FOUND');
+  await commands.execute(new PutClaimCommand(claim, { cluster: DEFAULT_CLUSTER }, metadata, unit));
   return 'claim kept';
 }
 

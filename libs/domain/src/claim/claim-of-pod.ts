@@ -14,8 +14,9 @@ export interface ClaimingPod {
   cluster: string;
   namespace: string;
   labels?: Record<string, string>;
-  ownerReferences?: Array<{ kind: string; name: string; controller?: boolean }>;
-  annotations?: Record<string, string>;
+  /** as stored: a field may be missing */
+  ownerReferences?: Array<{ kind?: string; name?: string; controller?: boolean }>;
+  annotations?: Record<string, unknown>;
 }
 
 /** The attachment being made: the CNI network name and the pod's interface (CNI_IFNAME). */
@@ -23,6 +24,12 @@ export interface Attachment {
   network: string | null;
   interfaceName: string | null;
 }
+
+/** The interface of a CNI handle (`<CNI_CONTAINERID>:<CNI_IFNAME>`); null for a handle of another shape. */
+export const interfaceOfHandle = (handle: string): string | null => {
+  const colon = handle.lastIndexOf(':');
+  return colon > 0 && colon < handle.length - 1 ? handle.slice(colon + 1) : null;
+};
 
 /** Kubernetes names the pod's first interface eth0; Multus names the others after their element or net1, net2... */
 const PRIMARY_INTERFACE = 'eth0';
@@ -44,15 +51,16 @@ export function claimOfPod(pod: ClaimingPod, attachment: Attachment): string | n
   // the IPAMClaim lives in the pod's namespace (the element's `namespace` is its NetworkAttachmentDefinition's)
   if (reference) return ipamClaimName(pod.cluster, pod.namespace, reference);
   const vmi = pod.ownerReferences?.find((o) => o.controller && o.kind === 'VirtualMachineInstance');
-  if (pod.labels?.['kubevirt.io'] === 'virt-launcher' && vmi && attachment.interfaceName === PRIMARY_INTERFACE)
+  if (pod.labels?.['kubevirt.io'] === 'virt-launcher' && vmi?.name && attachment.interfaceName === PRIMARY_INTERFACE)
     return kubevirtClaimName(pod.cluster, pod.namespace, vmi.name);
   return null;
 }
 
 /** The elements of the annotation when it is the JSON form; its short form (`a,b@net2`) names no claims. */
-export function selectionElements(annotations: Record<string, string> | undefined): NetworkSelectionElement[] {
-  const text = annotations?.[NETWORKS_ANNOTATION]?.trim();
-  if (!text?.startsWith('[')) return [];
+export function selectionElements(annotations: Record<string, unknown> | undefined): NetworkSelectionElement[] {
+  const value = annotations?.[NETWORKS_ANNOTATION];
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (!text.startsWith('[')) return [];
   try {
     const parsed: unknown = JSON.parse(text);
     return Array.isArray(parsed) ? parsed.filter(isElement) : [];
