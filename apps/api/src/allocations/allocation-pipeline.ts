@@ -107,6 +107,19 @@ interface ResolvedRequest {
   claim: string | null;
 }
 
+/** The start as read: what the handle holds, the ordinal's owner, and the eligibility check's reads that came with it. */
+interface ReadStart {
+  held: AllocateIpResult['items'];
+  owner: StatefulSetOwner | null;
+  known: ByNameReads;
+}
+
+/** A StatefulSet pod's reservation and ordinal: its ordinal's address is pinned. */
+interface StatefulSetOwner {
+  reservation: ReservationView;
+  ordinal: number;
+}
+
 /**
  * The one allocation pipeline, read top to bottom (run):
  * 1. resolve the request: the pod's and namespace's annotations (through the PodLookup port),
@@ -151,38 +164,18 @@ export class AllocationPipeline {
     const result = await attempts(unit, async (attempt) => {
       // 2. load the start: cached and decided in one round trip where provably current (not a
       // conflict's retry: the state that failed, or the precondition, is not trusted twice; not a
-      // pod of a workload with an ip-set, which reads where its set is)
+      // pod of a workload with an ip-set, which reads where its set is); else read
       const onCache = attempt === 1 && !ipSet ? await this.decideOnCachedStart(spec, rule, metadata, unit) : null;
       if (onCache) return onCache;
-      const pod = statefulSetPod(spec.pod);
-      const start = await this.reads.start({
-        handle: spec.handle,
-        namespace: spec.namespace,
-        statefulSet: pod?.statefulSet ?? null,
-        node: spec.node,
-        pools: rule.kind === 'pools' ? rule.names : [],
-        network: spec.network,
-      });
+      const start = await this.readStart(spec, rule);
       if (start.held.length > 0) return { created: false, items: start.held };
-      if (pod && start.reservation) this.cacheReservation(spec.namespace, pod.statefulSet);
       // 3. plan: one request per family, each pinned where its ordinal or its workload's set says
-      const families = familyRequests(
-        spec,
-        pod && start.reservation && { reservation: start.reservation, ordinal: pod.ordinal },
-        ipSet && (await this.placeIpSet(ipSet, unit)),
-        this.clock.now(),
-      );
-      // the eligibility check's node and named pools came with the start
-      const known: ByNameReads = {
-        node: () => Promise.resolve(start.node),
-        pools: () => Promise.resolve(start.pools),
-        space: () => Promise.resolve(start.space),
-      };
+      const families = familyRequests(spec, start.owner, ipSet && (await this.placeIpSet(ipSet, unit)), this.clock.now());
       // 4. commit: the group commit takes one family of an own transaction; several families, a
       // set's reservation (two streams) and a fenced unit append in one transaction of their own
       return families.length === 1 && unit.mode === 'own-transaction' && !families[0].workload
-        ? this.commitInGroup(families[0], rule, known, metadata)
-        : this.commitTogether(families, rule, known, metadata, unit);
+        ? this.commitInGroup(families[0], rule, start.known, metadata)
+        : this.commitTogether(families, rule, start.known, metadata, unit);
     });
     // a retry's answer is what the handle holds: to a node's credential, only when its node's
     if (!result.created) assertNodeMayHold(command.restriction, spec.handle, result.items);
@@ -204,6 +197,32 @@ export class AllocationPipeline {
     const attachment = { network: spec.network ?? null, interfaceName: interfaceOfHandle(spec.handle) };
     const claim = stored?.claiming ? claimOfPod({ ...stored.claiming, cluster: DEFAULT_CLUSTER }, attachment) : null;
     return { command, spec, rule, ipSet, stored, claim };
+  }
+
+  /**
+   * Step 2 read: what the handle holds, the pod's StatefulSet's reservation (its ordinal's owner),
+   * and the node and named pools the eligibility check needs, in one statement.
+   */
+  private async readStart(spec: AllocationRequestSpec, rule: SelectionRule): Promise<ReadStart> {
+    const pod = statefulSetPod(spec.pod);
+    const start = await this.reads.start({
+      handle: spec.handle,
+      namespace: spec.namespace,
+      statefulSet: pod?.statefulSet ?? null,
+      node: spec.node,
+      pools: rule.kind === 'pools' ? rule.names : [],
+      network: spec.network,
+    });
+    if (pod && start.reservation) this.cacheReservation(spec.namespace, pod.statefulSet);
+    return {
+      held: start.held,
+      owner: pod && start.reservation && { reservation: start.reservation, ordinal: pod.ordinal },
+      known: {
+        node: () => Promise.resolve(start.node),
+        pools: () => Promise.resolve(start.pools),
+        space: () => Promise.resolve(start.space),
+      },
+    };
   }
 
   /**
@@ -427,7 +446,7 @@ export class AllocationPipeline {
  */
 function familyRequests(
   spec: AllocationRequestSpec,
-  owner: { reservation: ReservationView; ordinal: number } | null,
+  owner: StatefulSetOwner | null,
   ipSet: PlacedIpSet | null,
   now: number | undefined,
 ): FamilyRequest[] {
