@@ -22,6 +22,8 @@ CREATE TABLE claim_references (
   since      timestamptz NOT NULL
 );
 CREATE INDEX claim_references_claim ON claim_references (claim, since);
+-- a deleted pod's references (its launcher's, its IPAMClaim attachments') are found by the pod
+CREATE INDEX claim_references_pod ON claim_references (namespace, pod);
 
 -- An address's history finds the references taken and dropped on it by the addresses they record.
 CREATE INDEX events_claim_history ON events USING gin ((data -> 'addresses') jsonb_path_ops)

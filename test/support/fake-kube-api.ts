@@ -6,11 +6,11 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { KUBE_KINDS, KUBE_RESOURCE_PATHS, objectKey, type KubeKind, type KubeObject, type KubeObjectMeta } from '@ipledger/messaging';
+import { KUBE_KINDS, KUBE_RESOURCE_PATHS, OPTIONAL_KINDS, objectKey, type KubeKind, type KubeObject, type KubeObjectMeta } from '@ipledger/messaging';
 
 /**
  * An in-process Kubernetes API server (plain HTTP, or HTTPS with `tls`, on a loopback port 0) that speaks the list/watch
- * protocol for the four kinds at `KUBE_RESOURCE_PATHS` (all namespaces), like etcd behind an API server:
+ * protocol for the kinds at `KUBE_RESOURCE_PATHS` (all namespaces), like etcd behind an API server:
  *
  * - one global resourceVersion counter; every write stores a new immutable object with the next
  *   resourceVersion, a `metadata.uid` (random unless given, kept across updates) and a
@@ -37,6 +37,8 @@ export interface FakeKubeApiOptions {
   expiredWatch?: 'event' | 'status';
   /** serve HTTPS with this key and certificate */
   tls?: { key: Buffer; cert: Buffer };
+  /** the optional kinds (KubeVirt, IPAMClaim) whose CustomResourceDefinitions are installed; the others answer 404 as on a cluster without them */
+  crds?: KubeKind[];
 }
 
 export type FakeKubeVerb = 'list' | 'watch';
@@ -116,6 +118,8 @@ export interface FakeKubeApi {
   failTokenReviews(status: number, times?: number): void;
   /** every TokenReview answered, in order */
   tokenReviews: FakeTokenReview[];
+  /** as applying the kind's CustomResourceDefinition does: its path is served from now on */
+  installCrd(kind: KubeKind): void;
   close(): Promise<void>;
 }
 
@@ -127,6 +131,9 @@ const TYPES: Record<KubeKind, { apiVersion: string; kind: string; namespaced: bo
   namespace: { apiVersion: 'v1', kind: 'Namespace', namespaced: false },
   deployment: { apiVersion: 'apps/v1', kind: 'Deployment', namespaced: true },
   replicaset: { apiVersion: 'apps/v1', kind: 'ReplicaSet', namespaced: true },
+  virtualmachine: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', namespaced: true },
+  virtualmachineinstance: { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', namespaced: true },
+  ipamclaim: { apiVersion: 'k8s.cni.cncf.io/v1alpha1', kind: 'IPAMClaim', namespaced: true },
 };
 
 const REASONS: Record<number, string> = {
@@ -182,6 +189,7 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
   const tokenReviews: FakeTokenReview[] = [];
   const tokenReviewFailures: Failure[] = [];
   const kindsByPath = new Map(KUBE_KINDS.map((kind) => [KUBE_RESOURCE_PATHS[kind], kind]));
+  const installed = new Set<KubeKind>(KUBE_KINDS.filter((kind) => !OPTIONAL_KINDS.has(kind) || options.crds?.includes(kind)));
 
   function record(kind: KubeKind, type: HistoryEvent['type'], object: KubeObject): void {
     const event = { rv: Number(object.metadata.resourceVersion), type, object };
@@ -368,7 +376,7 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
     if (statusKind === 'ippool' && request.method === 'PATCH')
       return patchStatus(statusKind, decodeURIComponent(subresource![2]), request, response);
     const kind = kindsByPath.get(url.pathname);
-    if (!kind) return void fail(response, 404, `no resource at ${url.pathname}`);
+    if (!kind || !installed.has(kind)) return void fail(response, 404, `no resource at ${url.pathname}`);
     const verb: FakeKubeVerb = ['1', 'true'].includes(url.searchParams.get('watch') ?? '') ? 'watch' : 'list';
     let status: number;
     const injected = injectedFailure(kind, verb);
@@ -401,6 +409,9 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
       };
       writeFileSync(path, stringify(config));
       return path;
+    },
+    installCrd(kind) {
+      installed.add(kind);
     },
     upsert(kind, input) {
       const type = TYPES[kind];

@@ -19,6 +19,8 @@ export interface WatcherConfig {
   streamReplicas: number;
   kinds: KubeKind[];
   resyncSeconds: number;
+  /** IPAM_WATCHER_CRD_PROBE_SECONDS: how often a kind whose CustomResourceDefinition is missing is asked for again */
+  crdProbeSeconds: number;
   watchTimeoutSeconds: { min: number; max: number };
   /** /healthz, /readyz and /metrics */
   port: number;
@@ -44,6 +46,7 @@ export function loadWatcherConfig(env: NodeJS.ProcessEnv = process.env): Watcher
     streamReplicas: streamReplicas(env),
     kinds: kinds as KubeKind[],
     resyncSeconds: wholeNumber(env, 'IPAM_WATCHER_RESYNC_SECONDS', 300),
+    crdProbeSeconds: wholeNumber(env, 'IPAM_WATCHER_CRD_PROBE_SECONDS', 60, { min: 1 }),
     watchTimeoutSeconds: { min: Math.ceil(timeout / 2), max: timeout },
     port: wholeNumber(env, 'PORT', 8081, { max: 65535 }),
     host: env.HOST ?? '0.0.0.0',

@@ -1,12 +1,13 @@
 import type { Server } from 'node:http';
 import { connect, type NatsConnection } from 'nats';
 import { Gauge, Registry } from 'prom-client';
-import { ensureStream, KubePublisher, natsConnectOptions } from '@ipledger/messaging';
+import { ensureStream, KubePublisher, natsConnectOptions, OPTIONAL_KINDS, type KubeKind } from '@ipledger/messaging';
 import { HttpKubeClient, type KubeConnection } from '@ipledger/kube';
 import { collectProcessMetrics, redactUrl } from '@ipledger/runtime';
 import { startHealthServer } from './health-server';
 import { IpPoolStatusWriter } from './ippool-status-writer';
 import { Reflector, type ReflectorLogger, type ReflectorStats } from './kube/reflector';
+import { waitUntilServed } from './kube/served-kind';
 import type { WatcherConfig } from './watcher-config';
 
 /**
@@ -21,6 +22,9 @@ export class Watcher {
   private health: Server | null = null;
   private publisher: KubePublisher | null = null;
   private statusWriter: IpPoolStatusWriter | null = null;
+  /** optional kinds the API server does not serve (yet): probed, not watched */
+  private readonly absent = new Set<KubeKind>();
+  private readonly stopping = new AbortController();
   readonly registry = new Registry();
 
   constructor(
@@ -118,17 +122,32 @@ export class Watcher {
       this.statusWriter.start(nc);
     }
     for (const kind of this.config.kinds) {
-      const reflector = new Reflector({
-        kind,
-        client: this.client,
-        sink: this.publisher,
-        logger: this.logger,
-        resyncSeconds: this.config.resyncSeconds,
-        watchTimeoutSeconds: this.config.watchTimeoutSeconds,
-      });
-      this.reflectors.push(reflector);
-      reflector.start();
+      if (OPTIONAL_KINDS.has(kind)) void this.startWhenServed(kind);
+      else this.startReflector(kind);
     }
+  }
+
+  private startReflector(kind: KubeKind): void {
+    const reflector = new Reflector({
+      kind,
+      client: this.client!,
+      sink: this.publisher!,
+      logger: this.logger,
+      resyncSeconds: this.config.resyncSeconds,
+      watchTimeoutSeconds: this.config.watchTimeoutSeconds,
+    });
+    this.reflectors.push(reflector);
+    reflector.start();
+  }
+
+  private async startWhenServed(kind: KubeKind): Promise<void> {
+    const served = await waitUntilServed(this.client!, kind, this.config.crdProbeSeconds, this.stopping.signal, () => {
+      if (!this.absent.has(kind)) this.logger.log(`${kind}: not served by this API server (its CustomResourceDefinition is not installed); probing every ${this.config.crdProbeSeconds} s`);
+      this.absent.add(kind);
+    });
+    if (!served) return;
+    if (this.absent.delete(kind)) this.logger.log(`${kind}: served now; watching it`);
+    this.startReflector(kind);
   }
 
   /** A change may be lost downstream: every live object is published again as it is now. */
@@ -148,12 +167,13 @@ export class Watcher {
     checks.nats = nats ? 'ok' : 'unreachable';
     for (const kind of this.config.kinds) {
       const reflector = this.reflectors.find((r) => r.kind === kind);
-      checks[kind] = reflector?.hasSynced() ? 'synced' : 'listing';
+      checks[kind] = this.absent.has(kind) ? 'not served' : reflector?.hasSynced() ? 'synced' : 'listing';
     }
-    return { ready: Object.values(checks).every((v) => v === 'ok' || v === 'synced'), checks };
+    return { ready: Object.values(checks).every((v) => v === 'ok' || v === 'synced' || v === 'not served'), checks };
   }
 
   async stop(): Promise<void> {
+    this.stopping.abort();
     await Promise.all(this.reflectors.map((r) => r.stop()));
     await this.publisher?.flush().catch(() => undefined);
     await this.statusWriter?.stop();

@@ -68,6 +68,9 @@ describe('watcher end to end (fake Kubernetes API, real NATS and Postgres)', () 
         namespace: 'synced',
         deployment: 'synced',
         replicaset: 'synced',
+        virtualmachine: 'not served',
+        virtualmachineinstance: 'not served',
+        ipamclaim: 'not served',
       },
     });
     const pools = await get('/v1/nodes/worker-1/pools?matchLabel=pool-group').expect(200);

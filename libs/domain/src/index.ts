@@ -61,3 +61,4 @@ export * from './pool/pool-draft';
 export * from './pool/pool-blocks';
 export * from './pool/block-planner';
 export * from './ipam';
+export * from './claim/claim-of-pod';

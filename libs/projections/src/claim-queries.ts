@@ -74,3 +74,11 @@ export async function findReferencedAllocations(db: Queryable, handle: string): 
   if (claim === null) return [];
   return (await findAllocationsByHandles(db, [claimHolding(claim)])).map((item) => ({ ...item, handle, claim }));
 }
+
+/** The handles of a pod that are claim references (its launcher's, its IPAMClaim attachments'): a deleted pod drops them. */
+export async function findPodReferences(db: Queryable, namespace: string, pod: string): Promise<string[]> {
+  const { rows } = await db.query<{ handle: string }>(
+    prepared('SELECT handle FROM claim_references WHERE namespace = $1 AND pod = $2 ORDER BY handle', [namespace, pod]),
+  );
+  return rows.map((row) => row.handle);
+}

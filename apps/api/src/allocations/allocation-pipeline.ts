@@ -1,5 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import {
+  AllocateForClaimCommand,
+  claimOfPod,
+  DEFAULT_CLUSTER,
+  interfaceOfHandle,
   allocationRefusal,
   assertIpSetReservable,
   assertNodeMayAllocate,
@@ -98,6 +103,21 @@ interface ResolvedRequest {
   rule: SelectionRule;
   ipSet: PodIpSet | null;
   stored: StoredPod | null;
+  /** the claim the pod's attachment belongs to (a VM's launcher, an IPAMClaim's reference): its addresses are the claim's */
+  claim: string | null;
+}
+
+/** The start as read: what the handle holds, the ordinal's owner, and the eligibility check's reads that came with it. */
+interface ReadStart {
+  held: AllocateIpResult['items'];
+  owner: StatefulSetOwner | null;
+  known: ByNameReads;
+}
+
+/** A StatefulSet pod's reservation and ordinal: its ordinal's address is pinned. */
+interface StatefulSetOwner {
+  reservation: ReservationView;
+  ordinal: number;
 }
 
 /**
@@ -127,6 +147,7 @@ export class AllocationPipeline {
     @Inject(CONFIG) private readonly config: Config,
     private readonly clock: DatabaseClock,
     @Inject(POD_LOOKUP) private readonly pods: PodLookup,
+    private readonly commands: CommandBus,
   ) {}
 
   /** The result, and the creation time of the pod it is for when named by uid (an external allocation may merely be named like one). */
@@ -135,41 +156,26 @@ export class AllocationPipeline {
     const resolved = await this.resolve(command);
     const { spec, rule, ipSet } = resolved;
     const { metadata, unit } = command;
+    // an attachment of a claim takes the claim's addresses as one of its references (claims/)
+    if (resolved.claim) {
+      const forClaim = new AllocateForClaimCommand({ ...command.input, claim: resolved.claim }, metadata, unit, command.restriction);
+      return { result: await this.commands.execute<AllocateForClaimCommand, AllocateIpResult>(forClaim), podCreatedAt: null };
+    }
     const result = await attempts(unit, async (attempt) => {
       // 2. load the start: cached and decided in one round trip where provably current (not a
       // conflict's retry: the state that failed, or the precondition, is not trusted twice; not a
-      // pod of a workload with an ip-set, which reads where its set is)
+      // pod of a workload with an ip-set, which reads where its set is); else read
       const onCache = attempt === 1 && !ipSet ? await this.decideOnCachedStart(spec, rule, metadata, unit) : null;
       if (onCache) return onCache;
-      const pod = statefulSetPod(spec.pod);
-      const start = await this.reads.start({
-        handle: spec.handle,
-        namespace: spec.namespace,
-        statefulSet: pod?.statefulSet ?? null,
-        node: spec.node,
-        pools: rule.kind === 'pools' ? rule.names : [],
-        network: spec.network,
-      });
+      const start = await this.readStart(spec, rule);
       if (start.held.length > 0) return { created: false, items: start.held };
-      if (pod && start.reservation) this.cacheReservation(spec.namespace, pod.statefulSet);
       // 3. plan: one request per family, each pinned where its ordinal or its workload's set says
-      const families = familyRequests(
-        spec,
-        pod && start.reservation && { reservation: start.reservation, ordinal: pod.ordinal },
-        ipSet && (await this.placeIpSet(ipSet, unit)),
-        this.clock.now(),
-      );
-      // the eligibility check's node and named pools came with the start
-      const known: ByNameReads = {
-        node: () => Promise.resolve(start.node),
-        pools: () => Promise.resolve(start.pools),
-        space: () => Promise.resolve(start.space),
-      };
+      const families = familyRequests(spec, start.owner, ipSet && (await this.placeIpSet(ipSet, unit)), this.clock.now());
       // 4. commit: the group commit takes one family of an own transaction; several families, a
       // set's reservation (two streams) and a fenced unit append in one transaction of their own
       return families.length === 1 && unit.mode === 'own-transaction' && !families[0].workload
-        ? this.commitInGroup(families[0], rule, known, metadata)
-        : this.commitTogether(families, rule, known, metadata, unit);
+        ? this.commitInGroup(families[0], rule, start.known, metadata)
+        : this.commitTogether(families, rule, start.known, metadata, unit);
     });
     // a retry's answer is what the handle holds: to a node's credential, only when its node's
     if (!result.created) assertNodeMayHold(command.restriction, spec.handle, result.items);
@@ -188,7 +194,35 @@ export class AllocationPipeline {
     const spec = annotatedFamilies && !request.ip ? { ...request, families: annotatedFamilies } : request;
     // only a pod asking for no particular address takes one of its workload's set
     const ipSet = stored?.ipSet && !spec.ip ? stored.ipSet : null;
-    return { command, spec, rule, ipSet, stored };
+    const attachment = { network: spec.network ?? null, interfaceName: interfaceOfHandle(spec.handle) };
+    const claim = stored?.claiming ? claimOfPod({ ...stored.claiming, cluster: DEFAULT_CLUSTER }, attachment) : null;
+    return { command, spec, rule, ipSet, stored, claim };
+  }
+
+  /**
+   * Step 2 read: what the handle holds, the pod's StatefulSet's reservation (its ordinal's owner),
+   * and the node and named pools the eligibility check needs, in one statement.
+   */
+  private async readStart(spec: AllocationRequestSpec, rule: SelectionRule): Promise<ReadStart> {
+    const pod = statefulSetPod(spec.pod);
+    const start = await this.reads.start({
+      handle: spec.handle,
+      namespace: spec.namespace,
+      statefulSet: pod?.statefulSet ?? null,
+      node: spec.node,
+      pools: rule.kind === 'pools' ? rule.names : [],
+      network: spec.network,
+    });
+    if (pod && start.reservation) this.cacheReservation(spec.namespace, pod.statefulSet);
+    return {
+      held: start.held,
+      owner: pod && start.reservation && { reservation: start.reservation, ordinal: pod.ordinal },
+      known: {
+        node: () => Promise.resolve(start.node),
+        pools: () => Promise.resolve(start.pools),
+        space: () => Promise.resolve(start.space),
+      },
+    };
   }
 
   /**
@@ -412,7 +446,7 @@ export class AllocationPipeline {
  */
 function familyRequests(
   spec: AllocationRequestSpec,
-  owner: { reservation: ReservationView; ordinal: number } | null,
+  owner: StatefulSetOwner | null,
   ipSet: PlacedIpSet | null,
   now: number | undefined,
 ): FamilyRequest[] {

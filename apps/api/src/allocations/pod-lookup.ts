@@ -1,4 +1,4 @@
-import type { AnnotatedPod, IpSetRef, IpSetWanted } from '@ipledger/domain';
+import type { AnnotatedPod, ClaimingPod, IpSetRef, IpSetWanted } from '@ipledger/domain';
 
 /**
  * The port through which an allocation learns what Kubernetes holds of its pod and workload. The
@@ -42,4 +42,6 @@ export interface StoredPod {
   node: string | null;
   /** null when the pod has no ip-set annotation, or no ReplicaSet owns it */
   ipSet: PodIpSet | null;
+  /** what may make an attachment of the pod a claim's (claimOfPod: a VM's launcher, an IPAMClaim's reference); null when the pod is not known */
+  claiming: Omit<ClaimingPod, 'cluster'> | null;
 }

@@ -1,5 +1,13 @@
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { assertNodeMayRelease, decideRelease, PoolAggregate, ReleaseIpCommand, validateHandle, type PoolView } from '@ipledger/domain';
+import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import {
+  assertNodeMayRelease,
+  decideRelease,
+  DropClaimReferenceCommand,
+  PoolAggregate,
+  ReleaseIpCommand,
+  validateHandle,
+  type PoolView,
+} from '@ipledger/domain';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
@@ -10,7 +18,8 @@ import { AllocationReads } from './allocation-reads';
  * CNI DEL: releases whatever the handle holds, in every pool, in one transaction; nothing held is
  * fine. One pool (the common case) goes through that pool's group commit. A credential bound to a
  * node is refused (nothing released) when any of it is another node's or external, checked on the
- * state the release is decided on.
+ * state the release is decided on. A handle that is a claim's reference holds no address of its
+ * own: its release drops the reference (claims/), found by the same read.
  */
 @CommandHandler(ReleaseIpCommand)
 export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void> {
@@ -19,6 +28,7 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
     private readonly mutex: KeyedMutex,
     private readonly groupCommit: PoolGroupCommit,
     private readonly reads: AllocationReads,
+    private readonly commands: CommandBus,
   ) {}
 
   async execute({ handle, metadata, unit, condition, restriction }: ReleaseIpCommand): Promise<void> {
@@ -29,7 +39,8 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
     };
     await attempts(unit, async () => {
       // IPv4 first, like allocation, so the two never wait on each other's pool locks in a cycle
-      const { held } = await this.reads.start({ handle, namespace: '', statefulSet: null, node: null, pools: [] });
+      const { held, claim } = await this.reads.start({ handle, namespace: '', statefulSet: null, node: null, pools: [] });
+      if (claim !== null) return this.commands.execute(new DropClaimReferenceCommand(handle, metadata, unit, restriction));
       const pools = [...new Set(held.map((a) => a.pool))];
       // a fenced or deferred unit's appends are its own: only an own transaction's join the group commit
       if (pools.length === 1 && unit.mode === 'own-transaction') {

@@ -5,7 +5,6 @@ import {
   AllocateIpCommand,
   assertCallerHandle,
   DeleteClaimCommand,
-  DropClaimReferenceCommand,
   PutClaimCommand,
   type ClaimSpec,
   CreatePoolsCommand,
@@ -48,14 +47,15 @@ export class IpamService implements Omit<IpamCommands<ApiViews>, 'releaseIpSet' 
         new AllocateForClaimCommand({ ...input, claim }, metadata, ownTransaction(), restriction),
       );
     assertCallerHandle(input.handle);
-    return this.commands.execute<AllocateIpCommand, AllocateResult<ApiViews>>(new AllocateIpCommand(input, metadata, ownTransaction(), restriction));
+    return this.commands.execute<AllocateIpCommand, AllocateResult<ApiViews>>(
+      new AllocateIpCommand(input, metadata, ownTransaction(), restriction),
+    );
   }
 
-  /** The handle's own addresses, and its claim reference if it is one (each idempotent). */
-  async release(handle: string, { metadata, restriction = null }: IpamCaller, condition: ReleaseCondition = {}): Promise<void> {
+  /** The handle's addresses, or, for a claim's reference, that reference (idempotent). */
+  release(handle: string, { metadata, restriction = null }: IpamCaller, condition: ReleaseCondition = {}): Promise<void> {
     assertCallerHandle(handle);
-    await this.commands.execute(new ReleaseIpCommand(handle, metadata, ownTransaction(), condition, restriction));
-    await this.commands.execute(new DropClaimReferenceCommand(handle, metadata, ownTransaction(), restriction));
+    return this.commands.execute(new ReleaseIpCommand(handle, metadata, ownTransaction(), condition, restriction));
   }
 
   putClaim(name: string, spec: ClaimSpec, { metadata }: IpamCaller): Promise<void> {

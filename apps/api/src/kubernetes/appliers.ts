@@ -1,6 +1,8 @@
 import type { KubeKind, ObjectChange } from '@ipledger/messaging';
 import type { ApplyContext } from './apply-context';
+import { applyIpamClaim } from './ipamclaim.applier';
 import { applyIpPool } from './ippool.applier';
+import { applyVirtualMachine, applyVirtualMachineInstance } from './kubevirt.applier';
 import { applyNamespace } from './namespace.applier';
 import { applyNode } from './node.applier';
 import { applyPod } from './pod.applier';
@@ -16,4 +18,7 @@ export const APPLIERS: Record<KubeKind, (ctx: ApplyContext, change: ObjectChange
   namespace: applyNamespace,
   deployment: applyDeployment,
   replicaset: applyReplicaSet,
+  virtualmachine: applyVirtualMachine,
+  virtualmachineinstance: applyVirtualMachineInstance,
+  ipamclaim: applyIpamClaim,
 };

@@ -73,6 +73,7 @@ async function readStored(
     createdAt: podMeta?.creationTimestamp ?? null,
     node: podRow ? podRow.node : null,
     ipSet: wanted && ref ? { ref, wanted } : null,
+    claiming: podMeta && { namespace, labels: podMeta.labels, ownerReferences: podMeta.ownerReferences, annotations: podMeta.annotations },
   };
   return { stored, row };
 }

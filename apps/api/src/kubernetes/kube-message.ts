@@ -1,5 +1,6 @@
 import {
   KUBE_KINDS,
+  NAMESPACED_KINDS,
   objectKey,
   parseSubject,
   trimObject,
@@ -16,7 +17,6 @@ export type KubeMessage = { change: ObjectChange } | { changes: Array<ObjectChan
 /** A message that can never be applied: terminated, logged and counted, never retried. */
 export class MalformedMessage extends Error {}
 
-const NAMESPACED: ReadonlySet<KubeKind> = new Set(['pod', 'statefulset', 'deployment', 'replicaset']);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
@@ -70,7 +70,10 @@ function parseChange(body: Record<string, unknown>, subject: string, kind: KubeK
   check(isObject(object) && isObject(object.metadata), `${subject}: no object metadata`);
   const { name, uid, resourceVersion, namespace } = object.metadata;
   check(isText(name) && isText(uid) && isText(resourceVersion), `${subject}: metadata needs name, uid and resourceVersion`);
-  check(NAMESPACED.has(kind) === isText(namespace), `${subject}: ${name} ${NAMESPACED.has(kind) ? 'needs' : 'cannot have'} a namespace`);
+  check(
+    NAMESPACED_KINDS.has(kind) === isText(namespace),
+    `${subject}: ${name} ${NAMESPACED_KINDS.has(kind) ? 'needs' : 'cannot have'} a namespace`,
+  );
   check(object.spec === undefined || isObject(object.spec), `${subject}: ${name} spec is not an object`);
   return { kind, type: body.type, object: trimObject(kind, object as unknown as KubeObject) };
 }

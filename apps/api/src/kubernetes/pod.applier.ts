@@ -1,6 +1,6 @@
-import { parseIpSetAnnotation, parsePoolAnnotations, ReleaseIpCommand } from '@ipledger/domain';
+import { DropClaimReferenceCommand, parseIpSetAnnotation, parsePoolAnnotations, ReleaseIpCommand } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
-import { findPodHandles, holdForNode, readNodeReadiness } from '@ipledger/projections';
+import { findPodHandles, findPodReferences, holdForNode, readNodeReadiness } from '@ipledger/projections';
 import type { ApplyContext } from './apply-context';
 import { holdCause, podNode } from './held-for-node';
 
@@ -24,8 +24,11 @@ export async function applyPod({ commands, db, metadata, unit }: ApplyContext, {
     parseIpSetAnnotation(object.metadata.annotations, `pod ${namespace}/${name}`);
     return POD_SEEN;
   }
+  // a claim's reference held by the pod goes with it (the claim keeps its address for its other reference, or while persistent)
+  const references = await findPodReferences(db, namespace, name);
+  for (const handle of references) await commands.execute(new DropClaimReferenceCommand(handle, metadata, unit));
   const handles = (await findPodHandles(db, namespace, name)).filter((h) => h.podUid === null || h.podUid === uid);
-  if (handles.length === 0) return 'deleted';
+  if (handles.length === 0) return references.length ? `dropped ${references.length} claim reference(s)` : 'deleted';
   const node = podNode(object);
   const cause = node ? holdCause(object, await readNodeReadiness(db, node)) : null;
   if (node && cause) {

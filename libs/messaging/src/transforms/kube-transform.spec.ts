@@ -51,6 +51,60 @@ describe('the transform of each kind (what travels to NATS and the database)', (
     });
   });
 
+  it("keeps of a Pod's network selection elements only those naming an IPAMClaim, and of them only what a claim needs", () => {
+    const networks = [
+      { name: 'tenantred', namespace: 'nets', interface: 'net1', 'ipam-claim-reference': 'vm-a.tenantred', mac: '02:00:00:00:00:01' },
+      { name: 'plain', ips: ['10.1.1.1/24'] },
+    ];
+    const pod = { metadata: meta({ annotations: { 'k8s.v1.cni.cncf.io/networks': JSON.stringify(networks), other: 'x' } }) } as KubeObject;
+    expect(trimObject('pod', pod).metadata.annotations).toEqual({
+      'k8s.v1.cni.cncf.io/networks': JSON.stringify([
+        { name: 'tenantred', namespace: 'nets', interface: 'net1', 'ipam-claim-reference': 'vm-a.tenantred' },
+      ]),
+    });
+    for (const value of ['tenantred@net1', JSON.stringify([{ name: 'plain' }]), '[{"ipam-claim-reference": broken']) {
+      const other = { metadata: meta({ annotations: { 'k8s.v1.cni.cncf.io/networks': value } }) } as KubeObject;
+      expect(trimObject('pod', other).metadata.annotations?.['k8s.v1.cni.cncf.io/networks']).toBeUndefined();
+    }
+  });
+
+  it('keeps of a VirtualMachine and a VirtualMachineInstance their identity and owners, of an IPAMClaim its network and interface', () => {
+    const vm = {
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachine',
+      metadata: meta(),
+      spec: { template: { spec: { volumes: [{ cloudInitNoCloud: { userData: 'SECRET_VALUE_123' } }] } } },
+    } as KubeObject;
+    expect(trimObject('virtualmachine', vm)).toEqual({ apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: keptMeta });
+    const vmi = {
+      ...vm,
+      kind: 'VirtualMachineInstance',
+      metadata: meta({ ownerReferences: [{ ...owner, kind: 'VirtualMachine' }] }),
+      status: { nodeName: 'n' },
+    } as KubeObject;
+    expect(trimObject('virtualmachineinstance', vmi)).toEqual({
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachineInstance',
+      metadata: {
+        ...keptMeta,
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'VirtualMachine', name: 'web', uid: 'owner-uid', controller: true }],
+      },
+    });
+    const claim = {
+      apiVersion: 'k8s.cni.cncf.io/v1alpha1',
+      kind: 'IPAMClaim',
+      metadata: meta(),
+      spec: { network: 'tenantred', interface: 'pod16367aacb67', extra: 1 },
+      status: { ips: ['10.0.0.1/24'] },
+    } as KubeObject;
+    expect(trimObject('ipamclaim', claim)).toEqual({
+      apiVersion: 'k8s.cni.cncf.io/v1alpha1',
+      kind: 'IPAMClaim',
+      metadata: keptMeta,
+      spec: { network: 'tenantred', interface: 'pod16367aacb67' },
+    });
+  });
+
   it("keeps of a StatefulSet its size, ordinals and the template's pool choice, never the template's containers", () => {
     const sts = {
       apiVersion: 'apps/v1',

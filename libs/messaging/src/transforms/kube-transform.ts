@@ -1,6 +1,8 @@
 import type { KubeKind } from '../kube-kind';
 import type { KubeObject } from '../kube-object';
+import { trimIpamClaim } from './ipamclaim.transform';
 import { trimIpPool } from './ippool.transform';
+import { trimVirtualMachine } from './kubevirt.transform';
 import { trimNamespace } from './namespace.transform';
 import { trimNode } from './node.transform';
 import { trimPod } from './pod.transform';
@@ -21,6 +23,9 @@ export const KUBE_TRANSFORMS: Record<KubeKind, (object: KubeObject) => KubeObjec
   namespace: trimNamespace,
   deployment: trimWorkload,
   replicaset: trimWorkload,
+  virtualmachine: trimVirtualMachine,
+  virtualmachineinstance: trimVirtualMachine,
+  ipamclaim: trimIpamClaim,
 };
 
 export const trimObject = (kind: KubeKind, object: KubeObject): KubeObject => KUBE_TRANSFORMS[kind](object);

@@ -20,7 +20,33 @@ export function trimPod(object: KubeObject): KubeObject {
       .flatMap((entry) => (isRecord(entry.state) ? [{ state: stateName(entry.state) }] : []));
     if (states.length) status[key] = states;
   }
-  return trimmed(object, pick(object.spec, ['nodeName', 'hostNetwork']), status);
+  const pod = trimmed(object, pick(object.spec, ['nodeName', 'hostNetwork']), status);
+  const claims = claimReferences(object.metadata.annotations);
+  if (claims) pod.metadata.annotations = { ...pod.metadata.annotations, [NETWORKS_ANNOTATION]: claims };
+  return pod;
+}
+
+/** Multus' network selection elements; only those naming an IPAMClaim travel (their addresses are claims'). */
+const NETWORKS_ANNOTATION = 'k8s.v1.cni.cncf.io/networks';
+const ELEMENT_KEYS = ['name', 'namespace', 'interface', 'ipam-claim-reference'];
+/** a pod attaches a handful of networks; more elements than this are not a pod's */
+const MAX_ELEMENTS = 32;
+
+function claimReferences(annotations: unknown): string | undefined {
+  const text = isRecord(annotations) ? annotations[NETWORKS_ANNOTATION] : undefined;
+  if (typeof text !== 'string' || !text.includes('ipam-claim-reference')) return undefined;
+  let elements: unknown;
+  try {
+    elements = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(elements)) return undefined;
+  const kept = elements
+    .slice(0, MAX_ELEMENTS)
+    .filter((element) => isRecord(element) && element['ipam-claim-reference'] !== undefined)
+    .map((element) => pick(element, ELEMENT_KEYS));
+  return kept.length ? JSON.stringify(kept) : undefined;
 }
 
 const stateName = (state: Record<string, unknown>) => Object.fromEntries(Object.keys(state).map((name) => [name, {}]));
