@@ -6,7 +6,15 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { KUBE_KINDS, KUBE_RESOURCE_PATHS, OPTIONAL_KINDS, objectKey, type KubeKind, type KubeObject, type KubeObjectMeta } from '@ipledger/messaging';
+import {
+  KUBE_KINDS,
+  KUBE_RESOURCE_PATHS,
+  OPTIONAL_KINDS,
+  objectKey,
+  type KubeKind,
+  type KubeObject,
+  type KubeObjectMeta,
+} from '@ipledger/messaging';
 
 /**
  * An in-process Kubernetes API server (plain HTTP, or HTTPS with `tls`, on a loopback port 0) that speaks the list/watch

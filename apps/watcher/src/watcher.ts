@@ -142,7 +142,10 @@ export class Watcher {
 
   private async startWhenServed(kind: KubeKind): Promise<void> {
     const served = await waitUntilServed(this.client!, kind, this.config.crdProbeSeconds, this.stopping.signal, () => {
-      if (!this.absent.has(kind)) this.logger.log(`${kind}: not served by this API server (its CustomResourceDefinition is not installed); probing every ${this.config.crdProbeSeconds} s`);
+      if (!this.absent.has(kind))
+        this.logger.log(
+          `${kind}: not served by this API server (its CustomResourceDefinition is not installed); probing every ${this.config.crdProbeSeconds} s`,
+        );
       this.absent.add(kind);
     });
     if (!served) return;

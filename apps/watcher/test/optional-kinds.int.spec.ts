@@ -58,7 +58,12 @@ describe('kinds of optional CustomResourceDefinitions (fake Kubernetes API, real
   it('follows a kind from the moment its CustomResourceDefinition is installed', async () => {
     kube.installCrd('virtualmachine');
     kube.upsert('virtualmachine', { metadata: { name: 'vm-a', namespace: 'vms' }, spec: { runStrategy: 'Always' } });
-    const published = await eventually(() => lastOn('virtualmachine'), (m) => m !== null, 20_000, 'the VirtualMachine on the stream');
+    const published = await eventually(
+      () => lastOn('virtualmachine'),
+      (m) => m !== null,
+      20_000,
+      'the VirtualMachine on the stream',
+    );
     expect(JSON.stringify(published)).toContain('vm-a');
     // its spec (disks, cloud-init user data) never travels
     expect(JSON.stringify(published)).not.toContain('runStrategy');

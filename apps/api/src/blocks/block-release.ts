@@ -1,5 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { decideReleaseIdleBlocks, decideReleaseNodeBlocks, PoolAggregate, type CommandMetadata, type PoolView, type UnitOfWork } from '@ipledger/domain';
+import {
+  decideReleaseIdleBlocks,
+  decideReleaseNodeBlocks,
+  PoolAggregate,
+  type CommandMetadata,
+  type PoolView,
+  type UnitOfWork,
+} from '@ipledger/domain';
 import { EventWriter } from '../infrastructure/event-writer';
 import { attempts } from '../infrastructure/unit-of-work';
 

@@ -35,7 +35,14 @@ export class ClaimHoldings {
   }
 
   /** The claim's events, with the release of its addresses when it ends; pools locked as a release locks them. */
-  async append(claim: Loaded<ClaimState>, name: string, events: DomainEvent[], addresses: ClaimAddress[], metadata: CommandMetadata, unit: UnitOfWork) {
+  async append(
+    claim: Loaded<ClaimState>,
+    name: string,
+    events: DomainEvent[],
+    addresses: ClaimAddress[],
+    metadata: CommandMetadata,
+    unit: UnitOfWork,
+  ) {
     const changes: Change[] = [];
     const unlocks: Array<() => void> = [];
     try {

@@ -55,7 +55,9 @@ export class ReconcileStatefulSetHandler implements ICommandHandler<ReconcileSta
       const unlocks: Array<() => void> = [];
       try {
         const { plan, pool } =
-          current?.range && current.pool ? await this.resize(desired, current.pool, unlocks, unit) : await this.reserve(desired, unlocks, unit);
+          current?.range && current.pool
+            ? await this.resize(desired, current.pool, unlocks, unit)
+            : await this.reserve(desired, unlocks, unit);
         // the pool moved under the StatefulSet we read: decide again on fresh state
         if (plan.raced || !plan.outcome) throw new ConcurrencyError(statefulSet.streamId, statefulSet.version);
         const event = decideReconciled(statefulSet.state, plan.outcome);
