@@ -28,6 +28,8 @@ export interface AllocationStart {
   pools: PoolView[];
   /** the network's space: that network when some pool has it, else null (the shared space) */
   space: string | null;
+  /** the claim the handle is a live reference of (its release drops the reference), null: none */
+  claim: string | null;
 }
 
 // LIMIT 2: a handle holds one address per family at most (the primary key), and the limit keeps
@@ -36,7 +38,8 @@ const QUERY = `SELECT (SELECT coalesce(json_agg(h ORDER BY h.family), '[]') FROM
     (SELECT row_to_json(s) FROM (${STATEFULSET_SELECT} WHERE namespace = r.namespace AND name = r.statefulset) s) AS reservation,
     (SELECT row_to_json(n) FROM (${NODE_SELECT} WHERE name = r.node) n) AS node,
     (SELECT coalesce(json_agg(p), '[]') FROM (SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY(r.pools)) p) AS pools,
-    ${allocationSpaceSql('r.network')} AS space
+    ${allocationSpaceSql('r.network')} AS space,
+    (SELECT c.claim FROM claim_references c WHERE c.handle = r.handle) AS claim
   FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (handle text, namespace text, statefulset text, node text, pools text[], network text))
     WITH ORDINALITY r (handle, namespace, statefulset, node, pools, network, i) ORDER BY r.i`;
 
@@ -46,6 +49,7 @@ interface Row {
   node: NodeView | null;
   pools: PoolView[];
   space: string | null;
+  claim: string | null;
 }
 
 /**
@@ -71,6 +75,7 @@ export async function findAllocationStarts(db: Queryable, keys: readonly Allocat
       node: row.node,
       pools: keys[i].pools.flatMap((name) => byName.get(name) ?? []),
       space: row.space,
+      claim: row.claim,
     };
   });
 }

@@ -1,5 +1,13 @@
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { assertNodeMayRelease, decideRelease, PoolAggregate, ReleaseIpCommand, validateHandle, type PoolView } from '@ipledger/domain';
+import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import {
+  assertNodeMayRelease,
+  decideRelease,
+  DropClaimReferenceCommand,
+  PoolAggregate,
+  ReleaseIpCommand,
+  validateHandle,
+  type PoolView,
+} from '@ipledger/domain';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
@@ -20,6 +28,7 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
     private readonly mutex: KeyedMutex,
     private readonly groupCommit: PoolGroupCommit,
     private readonly reads: AllocationReads,
+    private readonly commands: CommandBus,
   ) {}
 
   async execute({ handle, metadata, condition, restriction }: ReleaseIpCommand): Promise<void> {
@@ -30,7 +39,9 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
     };
     await retryOnConflict(async () => {
       // IPv4 first, like allocation, so the two never wait on each other's pool locks in a cycle
-      const { held } = await this.reads.start({ handle, namespace: '', statefulSet: null, node: null, pools: [] });
+      const { held, claim } = await this.reads.start({ handle, namespace: '', statefulSet: null, node: null, pools: [] });
+      // a claim's reference: that reference goes (the same read found it)
+      if (claim !== null) await this.commands.execute(new DropClaimReferenceCommand(handle, claim, metadata, restriction));
       const pools = [...new Set(held.map((a) => a.pool))];
       // fenced work (the Kubernetes consumer) appends in a transaction of its own, where its fence is checked
       if (pools.length === 1 && !currentFence()) {

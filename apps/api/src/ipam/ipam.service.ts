@@ -5,7 +5,6 @@ import {
   AllocateIpCommand,
   assertCallerHandle,
   DeleteClaimCommand,
-  DropClaimReferenceCommand,
   PutClaimCommand,
   type ClaimSpec,
   CreatePoolsCommand,
@@ -48,11 +47,10 @@ export class IpamService implements Omit<IpamCommands<ApiViews>, 'releaseIpSet' 
     return this.commands.execute<AllocateIpCommand, AllocateResult<ApiViews>>(new AllocateIpCommand(input, metadata, restriction));
   }
 
-  /** The handle's own addresses, and its claim reference if it is one (each idempotent). */
-  async release(handle: string, { metadata, restriction = null }: IpamCaller, condition: ReleaseCondition = {}): Promise<void> {
+  /** The handle's own addresses, and its claim reference if it is one (ReleaseIpHandler drops it). */
+  release(handle: string, { metadata, restriction = null }: IpamCaller, condition: ReleaseCondition = {}): Promise<void> {
     assertCallerHandle(handle);
-    await this.commands.execute(new ReleaseIpCommand(handle, metadata, condition, restriction));
-    await this.commands.execute(new DropClaimReferenceCommand(handle, metadata, restriction));
+    return this.commands.execute(new ReleaseIpCommand(handle, metadata, condition, restriction));
   }
 
   putClaim(name: string, spec: ClaimSpec, { metadata }: IpamCaller): Promise<void> {
