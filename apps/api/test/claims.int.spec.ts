@@ -1,3 +1,6 @@
+import { CommandBus } from '@nestjs/cqrs';
+import { AllocateIpCommand, type CommandMetadata } from '@ipledger/domain';
+import { OwnTransaction } from '../src/infrastructure/unit-of-work';
 import { expectReplayVerifyClean } from '../../../test/support/replay-verify';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
@@ -26,6 +29,7 @@ describe('claims: addresses that outlive a pod', () => {
     pools: ['p'],
     ...extra,
   });
+  const metadata: CommandMetadata = { actor: 'test', source: 'rest', correlationId: 'claims-test' };
   const ips = (res: { body: { items: Array<{ ip: string }> } }) => res.body.items.map((a) => a.ip);
 
   beforeAll(async () => {
@@ -181,6 +185,33 @@ describe('claims: addresses that outlive a pod', () => {
       ['ClaimReferenceDropped', 'h2', 'vm-h', 'default', 'virt-launcher-h2', 'worker-2'],
       ['IpReleased', '@vm-h', null, null, 'virt-launcher-h1', 'worker-1'],
     ]);
+  });
+
+  it('repairs a first allocation whose claim append was lost: the retry finds the holding’s address and records the reference', async () => {
+    // the pool append of a claim's first allocation, as if the server stopped before the claim's append
+    const lost = await api.app
+      .get(CommandBus)
+      .execute(
+        new AllocateIpCommand(
+          { handle: '@vm-c', node: 'worker-1', namespace: 'vms', pod: 'virt-launcher-c1', owner: 'external', pools: ['p'] },
+          metadata,
+          new OwnTransaction({ retries: true }),
+        ),
+      );
+    expect((await claim('vm-c')).status).toBe(404);
+    const retried = await post(launcher('c1', 'vm-c')).expect(201);
+    expect(ips(retried)).toEqual(lost.items.map((a: { ip: string }) => a.ip));
+    expect((await claim('vm-c').expect(200)).body.references.map((r: { handle: string }) => r.handle)).toEqual(['c1']);
+  });
+
+  it('decides concurrent first allocations of one claim as one: one address, two references, the rest refused', async () => {
+    const answers = await Promise.all(['r1', 'r2', 'r3', 'r4', 'r5'].map((handle) => post(launcher(handle, 'vm-r'))));
+    expect(answers.map((res) => res.status).sort()).toEqual([200, 201, 409, 409, 409]);
+    const held = answers.filter((res) => res.status < 300).map(ips);
+    expect(held[0]).toEqual(held[1]);
+    const got = (await claim('vm-r').expect(200)).body;
+    expect(got.items.map((a: { ip: string }) => a.ip)).toEqual(held[0]);
+    expect(got.references).toHaveLength(2);
   });
 
   it('rebuilds the claims read model from the log as it is live', async () => {

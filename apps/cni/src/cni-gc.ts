@@ -31,7 +31,8 @@ export async function cniGc(config: NetworkConfig, api: ApiClient): Promise<stri
   if (!config.validAttachments)
     throw new CniError(CNI_CODES.INVALID_CONFIG, 'GC needs cni.dev/valid-attachments (an empty list when none)');
   const valid = new Set(config.validAttachments.map((a) => `${a.containerID}:${a.ifname}`));
-  const stale = [...(await heldHandles(config, api))].filter((handle) => !valid.has(handle));
+  // `@<name>` is a claim's holding (docs/api.md "Claims"), listed under its first reference's node: never an attachment of this node's
+  const stale = [...(await heldHandles(config, api))].filter((handle) => !handle.startsWith('@') && !valid.has(handle));
   for (const handle of stale) await releaseHandle(api, handle);
   return stale;
 }

@@ -28,7 +28,7 @@ export interface AllocationStart {
   pools: PoolView[];
   /** the network's space: that network when some pool has it, else null (the shared space) */
   space: string | null;
-  /** the claim the handle is a live reference of (its addresses are the claim's); null when none's */
+  /** the claim the handle is a live reference of (its release drops the reference), null: none */
   claim: string | null;
 }
 

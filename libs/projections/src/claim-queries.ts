@@ -76,9 +76,9 @@ export async function findReferencedAllocations(db: Queryable, handle: string): 
 }
 
 /** The handles of a pod that are claim references (its launcher's, its IPAMClaim attachments'): a deleted pod drops them. */
-export async function findPodReferences(db: Queryable, namespace: string, pod: string): Promise<string[]> {
-  const { rows } = await db.query<{ handle: string }>(
-    prepared('SELECT handle FROM claim_references WHERE namespace = $1 AND pod = $2 ORDER BY handle', [namespace, pod]),
+export async function findPodReferences(db: Queryable, namespace: string, pod: string): Promise<Array<{ handle: string; claim: string }>> {
+  const { rows } = await db.query<{ handle: string; claim: string }>(
+    prepared('SELECT handle, claim FROM claim_references WHERE namespace = $1 AND pod = $2 ORDER BY handle', [namespace, pod]),
   );
-  return rows.map((row) => row.handle);
+  return rows;
 }

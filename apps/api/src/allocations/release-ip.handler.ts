@@ -40,7 +40,11 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
     await attempts(unit, async () => {
       // IPv4 first, like allocation, so the two never wait on each other's pool locks in a cycle
       const { held, claim } = await this.reads.start({ handle, namespace: '', statefulSet: null, node: null, pools: [] });
-      if (claim !== null) return this.commands.execute(new DropClaimReferenceCommand(handle, metadata, unit, restriction));
+      // a claim's reference holds no address of its own: that reference goes (the same read found it)
+      if (claim !== null) {
+        await this.commands.execute(new DropClaimReferenceCommand(handle, claim, metadata, unit, restriction));
+        return;
+      }
       const pools = [...new Set(held.map((a) => a.pool))];
       // a fenced or deferred unit's appends are its own: only an own transaction's join the group commit
       if (pools.length === 1 && unit.mode === 'own-transaction') {

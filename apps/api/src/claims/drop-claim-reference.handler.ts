@@ -1,11 +1,7 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { assertNodeMayDropReference, ClaimAggregate, decideDropReference, DropClaimReferenceCommand } from '@ipledger/domain';
-import { findClaimOfReference } from '@ipledger/projections';
-import { Inject } from '@nestjs/common';
-import type { Pool } from 'pg';
 import { EventWriter } from '../infrastructure/event-writer';
 import { attempts } from '../infrastructure/unit-of-work';
-import { PG_POOL } from '../infrastructure/tokens';
 import { ClaimHoldings } from './claim-holdings';
 
 /**
@@ -18,12 +14,9 @@ export class DropClaimReferenceHandler implements ICommandHandler<DropClaimRefer
   constructor(
     private readonly writer: EventWriter,
     private readonly holdings: ClaimHoldings,
-    @Inject(PG_POOL) private readonly db: Pool,
   ) {}
 
-  async execute({ handle, metadata, unit, restriction }: DropClaimReferenceCommand): Promise<void> {
-    const name = await findClaimOfReference(this.db, handle);
-    if (name === null) return;
+  async execute({ handle, claim: name, metadata, unit, restriction }: DropClaimReferenceCommand): Promise<void> {
     await attempts(unit, async () => {
       const claim = await this.writer.load(ClaimAggregate, name, unit);
       assertNodeMayDropReference(restriction, handle, claim.state.references.get(handle));

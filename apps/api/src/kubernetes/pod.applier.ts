@@ -26,7 +26,7 @@ export async function applyPod({ commands, db, metadata, unit }: ApplyContext, {
   }
   // a claim's reference held by the pod goes with it (the claim keeps its address for its other reference, or while persistent)
   const references = await findPodReferences(db, namespace, name);
-  for (const handle of references) await commands.execute(new DropClaimReferenceCommand(handle, metadata, unit));
+  for (const { handle, claim } of references) await commands.execute(new DropClaimReferenceCommand(handle, claim, metadata, unit));
   const handles = (await findPodHandles(db, namespace, name)).filter((h) => h.podUid === null || h.podUid === uid);
   if (handles.length === 0) return references.length ? `dropped ${references.length} claim reference(s)` : 'deleted';
   const node = podNode(object);

@@ -2,10 +2,12 @@ import type { NodeRestriction } from '../allocation/node-restriction';
 import type { CommandMetadata } from '../command-metadata';
 import type { UnitOfWork } from '../unit-of-work';
 
-/** A handle's DELETE: if it is a claim's reference, that reference only goes (idempotent). */
+/** A handle's DELETE, of a claim's reference: that reference only goes (idempotent). */
 export class DropClaimReferenceCommand {
   constructor(
     readonly handle: string,
+    /** the claim the handle was found a reference of */
+    readonly claim: string,
     readonly metadata: CommandMetadata,
     /** how its writes commit, named by whoever sends it */
     readonly unit: UnitOfWork,
