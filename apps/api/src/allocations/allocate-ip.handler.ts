@@ -25,6 +25,7 @@ import {
   type AllocateResult,
   type AllocationPlan,
   type AllocationPlanRequest,
+  clusterOf,
   type AllocationRequestSpec,
   type CommandMetadata,
   type Exclusion,
@@ -144,6 +145,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
       const pod = statefulSetPod(spec.pod);
       const start = await this.reads.start({
         handle: spec.handle,
+        cluster: spec.cluster,
         namespace: spec.namespace,
         statefulSet: pod?.statefulSet ?? null,
         node: spec.node,
@@ -216,6 +218,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
       metadata,
       unread: {
         handle: spec.handle,
+        cluster: spec.cluster,
         namespace: spec.namespace,
         statefulSet: pod?.statefulSet ?? null,
         reservationVersion: owner?.version ?? null,
@@ -231,7 +234,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
       },
     });
     if (!tried) return null;
-    const result = await this.answer([tried], request.handle);
+    const result = await this.answer([tried], request);
     // the cached state knew the handle but the database no longer does (released by another replica): read and decide
     return result.items.length > 0 ? result : null;
   }
@@ -305,7 +308,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
         },
       }),
     );
-    return this.answer([{ plan, recorded }], family.request.handle);
+    return this.answer([{ plan, recorded }], family.request);
   }
 
   /**
@@ -341,7 +344,7 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
       const reservations = families.flatMap((family, i) => reservationRecord(family, chosen[i].plan) ?? []);
       const recorded = await this.writer.append([...chosen.map(({ change }) => change), ...reservations], metadata);
       const answers = chosen.map(({ plan, change }) => ({ plan, recorded: recorded.filter((e) => e.streamId === change.loaded.streamId) }));
-      return await this.answer(answers, families[0].request.handle);
+      return await this.answer(answers, families[0].request);
     } finally {
       unlocks.forEach((unlock) => unlock());
     }
@@ -365,7 +368,16 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
     const excluded: Exclusion[] = [];
     let passedOver: PassedOver[] = [];
     let eligibleSeen = 0;
-    for await (const page of eligiblePoolPages(this.db, rule, request.node, [request.family], undefined, known, request.network ?? null)) {
+    for await (const page of eligiblePoolPages(
+      this.db,
+      rule,
+      request.node,
+      [request.family],
+      undefined,
+      known,
+      request.network ?? null,
+      clusterOf(request),
+    )) {
       excluded.push(...page.excluded);
       for (const candidate of page.eligible) {
         eligibleSeen++;
@@ -380,13 +392,16 @@ export class AllocateIpHandler implements ICommandHandler<AllocateIpCommand, All
   }
 
   /** The answer from the events appended; a pool that already knew the handle appended none, so read what it holds. */
-  private async answer(decided: Array<{ plan: AllocationPlan; recorded: RecordedEvent[] }>, handle: string): Promise<AllocateIpResult> {
+  private async answer(
+    decided: Array<{ plan: AllocationPlan; recorded: RecordedEvent[] }>,
+    request: AllocationPlanRequest,
+  ): Promise<AllocateIpResult> {
     // a block claimed for the address is recorded before it: only the IpAllocated answers
     const items = decided.flatMap(({ plan, recorded }) =>
       recorded.filter((event) => event.type === 'IpAllocated').map((event) => allocationFromEvent(event, plan.decision!)),
     );
     if (items.length === decided.length) return { created: true, items };
-    return { created: items.length > 0, items: await findAllocationsByHandle(this.db, handle) };
+    return { created: items.length > 0, items: await findAllocationsByHandle(this.db, request.handle, clusterOf(request)) };
   }
 }
 

@@ -22,15 +22,15 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
     private readonly reads: AllocationReads,
   ) {}
 
-  async execute({ handle, metadata, condition, restriction }: ReleaseIpCommand): Promise<void> {
+  async execute({ handle, metadata, condition, restriction, cluster }: ReleaseIpCommand): Promise<void> {
     validateHandle(handle);
     const decide = (state: PoolView) => {
-      assertNodeMayRelease(restriction, state, handle);
-      return decideRelease(state, handle, condition);
+      assertNodeMayRelease(restriction, state, handle, cluster);
+      return decideRelease(state, handle, condition, cluster);
     };
     await retryOnConflict(async () => {
       // IPv4 first, like allocation, so the two never wait on each other's pool locks in a cycle
-      const { held } = await this.reads.start({ handle, namespace: '', statefulSet: null, node: null, pools: [] });
+      const { held } = await this.reads.start({ handle, cluster, namespace: '', statefulSet: null, node: null, pools: [] });
       const pools = [...new Set(held.map((a) => a.pool))];
       // fenced work (the Kubernetes consumer) appends in a transaction of its own, where its fence is checked
       if (pools.length === 1 && !currentFence()) {

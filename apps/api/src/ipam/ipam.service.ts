@@ -36,8 +36,8 @@ export class IpamService implements Omit<IpamCommands<ApiViews>, 'releaseIpSet' 
     return this.commands.execute<AllocateIpCommand, AllocateResult<ApiViews>>(new AllocateIpCommand(input, metadata, restriction));
   }
 
-  release(handle: string, { metadata, restriction = null }: IpamCaller, condition: ReleaseCondition = {}): Promise<void> {
-    return this.commands.execute(new ReleaseIpCommand(handle, metadata, condition, restriction));
+  release(handle: string, { metadata, restriction = null, cluster }: IpamCaller, condition: ReleaseCondition = {}): Promise<void> {
+    return this.commands.execute(new ReleaseIpCommand(handle, metadata, condition, restriction, cluster));
   }
 
   createPools(inputs: PoolSpecInput[], { metadata }: IpamCaller): Promise<void> {
@@ -52,12 +52,12 @@ export class IpamService implements Omit<IpamCommands<ApiViews>, 'releaseIpSet' 
     return this.commands.execute(new DeletePoolCommand(name, metadata));
   }
 
-  setNodeLabels(name: string, labels: Labels, { metadata }: IpamCaller): Promise<void> {
-    return this.commands.execute(new SetNodeLabelsCommand(name, labels, metadata));
+  setNodeLabels(name: string, labels: Labels, { metadata, cluster }: IpamCaller): Promise<void> {
+    return this.commands.execute(new SetNodeLabelsCommand(name, labels, metadata, cluster));
   }
 
-  deleteNode(name: string, { metadata }: IpamCaller): Promise<void> {
-    return this.commands.execute(new DeleteNodeCommand(name, metadata));
+  deleteNode(name: string, { metadata, cluster }: IpamCaller): Promise<void> {
+    return this.commands.execute(new DeleteNodeCommand(name, metadata, cluster));
   }
 
   setClusterLabels(name: string, labels: Labels, { metadata }: IpamCaller): Promise<void> {

@@ -35,6 +35,11 @@ export function decideSetClusterLabels(state: ClusterState, name: string, labels
   return { type: 'ClusterLabelsSet', data: { name, labels } };
 }
 
+/** A cluster a write names comes into being with no labels; one that exists is left as it is (null). */
+export function decideEnsureCluster(state: ClusterState, name: string): ClusterLabelsSet | null {
+  return state.exists ? null : { type: 'ClusterLabelsSet', data: { name, labels: {} } };
+}
+
 /** The default cluster is never deleted: it is the cluster of every caller that names none, and of everything written before clusters. */
 export function decideDeleteCluster(state: ClusterState, name: string): ClusterDeleted {
   if (name === DEFAULT_CLUSTER)

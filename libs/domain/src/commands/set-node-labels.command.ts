@@ -1,3 +1,4 @@
+import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
 import type { CommandMetadata } from '../command-metadata';
 
 export class SetNodeLabelsCommand {
@@ -5,5 +6,7 @@ export class SetNodeLabelsCommand {
     readonly name: string,
     readonly labels: Record<string, string>,
     readonly metadata: CommandMetadata,
+    /** the node's cluster */
+    readonly cluster: string = DEFAULT_CLUSTER,
   ) {}
 }

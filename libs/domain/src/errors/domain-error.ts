@@ -34,6 +34,7 @@ export const DOMAIN_ERROR_CODES = [
   'NODE_FORBIDDEN',
   'CLUSTER_NOT_FOUND',
   'CLUSTER_IN_USE',
+  'CLUSTER_FORBIDDEN',
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
