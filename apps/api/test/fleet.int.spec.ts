@@ -124,6 +124,23 @@ describe('fleet: nodes and allocations per cluster', () => {
     expect(own.body.items[0].cluster).toBe('east');
   });
 
+  it('refuses to delete a cluster while it has nodes or allocations (409 CLUSTER_IN_USE), and deletes it once empty', async () => {
+    await api.http().put('/v1/clusters/north/nodes/worker-1').set(root).send({ labels: {} }).expect(200);
+    await api.http().post('/v1/clusters/north/allocations').set(root).send(body('n:eth0')).expect(201);
+    const inUse = async (what: RegExp) => {
+      const res = await api.http().delete('/v1/clusters/north').set(root).expect(409);
+      expect(res.body).toMatchObject({ code: 'CLUSTER_IN_USE', message: expect.stringMatching(what) });
+    };
+    await inUse(/nodes and allocations/);
+    await api.http().delete('/v1/clusters/north/nodes/worker-1').set(root).expect(204);
+    await inUse(/still has allocations;/);
+    await api.http().delete('/v1/clusters/north/allocations/n:eth0').set(root).expect(204);
+    await api.http().delete('/v1/clusters/north').set(root).expect(204);
+    await api.http().get('/v1/clusters/north').set(root).expect(404);
+    // the same node name in another cluster never kept it in use
+    expect((await api.http().get('/v1/nodes/worker-1').set(root).expect(200)).body.cluster).toBe('default');
+  });
+
   it('lists both paths of every node and allocation route in the OpenAPI document', async () => {
     type Operation = { parameters?: Array<{ name: string; in: string; required: boolean }> };
     const paths = (await api.http().get('/docs-json').expect(200)).body.paths as Record<string, Record<string, Operation>>;

@@ -5,6 +5,7 @@ export * from './project-events';
 export * from './pool-queries';
 export * from './node-queries';
 export * from './cluster-queries';
+export * from './cluster-holdings';
 export * from './allocation-queries';
 export * from './allocation-start';
 export * from './unread-start';
