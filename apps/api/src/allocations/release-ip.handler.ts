@@ -1,5 +1,13 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { assertNodeMayRelease, decideRelease, PoolAggregate, ReleaseIpCommand, validateHandle, type PoolView } from '@ipledger/domain';
+import {
+  assertNodeMayRelease,
+  decideRelease,
+  PoolAggregate,
+  ReleaseIpCommand,
+  validateClusterName,
+  validateHandle,
+  type PoolView,
+} from '@ipledger/domain';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
@@ -24,6 +32,7 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
 
   async execute({ handle, metadata, condition, restriction, cluster }: ReleaseIpCommand): Promise<void> {
     validateHandle(handle);
+    validateClusterName(cluster);
     const decide = (state: PoolView) => {
       assertNodeMayRelease(restriction, state, handle, cluster);
       return decideRelease(state, handle, condition, cluster);

@@ -1,5 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ClusterAggregate, DEFAULT_CLUSTER, decideEnsureCluster, DomainError, type CommandMetadata } from '@ipledger/domain';
+import {
+  ClusterAggregate,
+  DEFAULT_CLUSTER,
+  decideEnsureCluster,
+  DomainError,
+  validateClusterName,
+  type CommandMetadata,
+} from '@ipledger/domain';
 import { findCluster } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { EventWriter } from '../infrastructure/event-writer';
@@ -17,6 +24,7 @@ export class ClusterPresence {
   ) {}
 
   async forRead(cluster: string): Promise<string> {
+    validateClusterName(cluster);
     if (cluster !== DEFAULT_CLUSTER && !(await findCluster(this.db, cluster))) {
       throw new DomainError('CLUSTER_NOT_FOUND', `cluster "${cluster}" does not exist`);
     }
@@ -24,6 +32,7 @@ export class ClusterPresence {
   }
 
   async forWrite(cluster: string, metadata: CommandMetadata): Promise<string> {
+    validateClusterName(cluster);
     if (cluster !== DEFAULT_CLUSTER && !(await findCluster(this.db, cluster))) {
       await this.writer.decideAndAppend(ClusterAggregate, cluster, (state) => decideEnsureCluster(state, cluster), metadata);
     }
