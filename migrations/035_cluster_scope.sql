@@ -9,6 +9,7 @@ ALTER TABLE allocations ADD COLUMN cluster text NOT NULL DEFAULT 'default';
 ALTER TABLE nodes
   DROP CONSTRAINT nodes_pkey,
   ADD CONSTRAINT nodes_pkey PRIMARY KEY (cluster, name);
+-- contract: the same for allocations: the same name and SQLSTATE, strictly more allowed (the same handle in another cluster); the previous release's retry reads nothing of it but those
 ALTER TABLE allocations
   DROP CONSTRAINT allocations_pkey,
   ADD CONSTRAINT allocations_pkey PRIMARY KEY (cluster, handle, family);
