@@ -123,7 +123,7 @@ describe('configuration from the environment', () => {
       // the finding: a token in the role's place, another in the name's
       [`${secrets[0]}:admin:ops,${secrets[1]}:reader,${secrets[3]}:${secrets[2]}`, /^IPAM_TOKENS entry 3 has no role \(field 2\)/],
       [`${secrets[0]}:admin,${secrets[2]}`, /^IPAM_TOKENS entry 2 has no role/],
-      [`${secrets[0]}:admin:${secrets[2]}:${secrets[3]}`, /^IPAM_TOKENS entry 1 names a cluster \(field 4\) other than "default"/],
+      [`${secrets[0]}:admin:${secrets[2]}:${secrets[3]}`, /^IPAM_TOKENS entry 1 has a cluster \(field 4\) that is not a cluster name/],
       [`${secrets[0]}:admin::default:${secrets[4]}`, /^IPAM_TOKENS entry 1 binds a admin to a node \(field 5\)/],
       [`${secrets[0]}:allocator:n::${secrets[2]}_X`, /^IPAM_TOKENS entry 1 has a node \(field 5\) that is not a Kubernetes node name/],
       [`${secrets[0]}:allocator:n::w:${secrets[2]}`, /^IPAM_TOKENS entry 1 has 6 fields, more than 5/],
@@ -154,7 +154,12 @@ describe('configuration from the environment', () => {
     });
     expect(tokens.get('n3tok')).toEqual({ role: 'allocator', name: 'n3', cluster: 'default', node: 'worker-3' });
     expect(tokens.get('r')).toEqual({ role: 'reader', name: 'r', cluster: 'default', node: null });
-    expect(() => parseTokens('t:allocator:n:east:worker-1')).toThrow(/cluster \(field 4\) other than "default"/);
+    expect(parseTokens('t:allocator:n:east:worker-1').get('t')).toEqual({
+      role: 'allocator',
+      name: 'n',
+      cluster: 'east',
+      node: 'worker-1',
+    });
     expect(() => parseTokens('t:reader:n::worker-1')).toThrow(/binds a reader to a node/);
   });
 

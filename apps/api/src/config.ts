@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { validateDns1123Subdomain } from '@ipledger/domain';
+import { validateClusterName, validateDns1123Subdomain } from '@ipledger/domain';
 import { formatConnectionString, parseConnectionString } from '@ipledger/event-store';
 import { loadKubeConnection, type KubeConnection } from '@ipledger/kube';
 import {
@@ -22,7 +22,7 @@ export interface TokenGrant {
   role: Role;
   /** the actor recorded in event metadata: never the token itself */
   name: string;
-  /** the cluster it acts in (API.md "Clusters"); null: fleet-wide. Only "default" until clusters come */
+  /** the cluster it acts in, and only there (API.md "Clusters"); null: fleet-wide */
   cluster: string | null;
   /** an allocator bound to a node acts for that node's pods only (NodeRestriction in libs/domain); null: bound to none */
   node: string | null;
@@ -132,10 +132,13 @@ function parseEntry(entry: string, where: string): [string, TokenGrant] {
       'has a token (field 1) that is empty or holds a character a bearer token may not (RFC 6750: letters, digits, - . _ ~ + /, then = at its end)',
     );
   if (!ROLES.includes(role as Role)) throw refuse(`has no role (field 2) of ${ROLES.join(', ')}`);
-  if (cluster && cluster !== 'default')
-    throw refuse(
-      'names a cluster (field 4) other than "default": only the cluster default exists until clusters come; leave the field empty or write default',
-    );
+  if (cluster) {
+    try {
+      validateClusterName(cluster);
+    } catch {
+      throw refuse('has a cluster (field 4) that is not a cluster name (a DNS-1123 label)');
+    }
+  }
   if (node) {
     if (role !== 'allocator') throw refuse(`binds a ${role} to a node (field 5): only an allocator may be bound to a node`);
     try {

@@ -3,6 +3,7 @@ import { Logger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { pathParametersPerPath } from './http/path-parameters';
 import { AppModule } from './app.module';
 import { authorize, declarePluginAccess } from './http/access';
 import { TokenRegistry } from './infrastructure/token-registry';
@@ -67,16 +68,18 @@ export async function createApp(config: Config, options: { logger?: false | AppL
   if (!(await serveUi(app))) new Logger('ipledger').warn('no web UI build found (npm run build): /ui is not served');
   app.useGlobalPipes(validationPipe);
   app.enableShutdownHooks();
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('ipledger')
-      .setDescription(
-        'Event-sourced IP address management for Kubernetes. The contract is API.md; this document is generated from the code.',
-      )
-      .setVersion('v1')
-      .addBearerAuth()
-      .build(),
+  const document = pathParametersPerPath(
+    SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder()
+        .setTitle('ipledger')
+        .setDescription(
+          'Event-sourced IP address management for Kubernetes. The contract is API.md; this document is generated from the code.',
+        )
+        .setVersion('v1')
+        .addBearerAuth()
+        .build(),
+    ),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   return app;

@@ -126,17 +126,25 @@ describe('access matrix', () => {
     // the external IPAM contract's writes are an allocator's (a node's credential: not here, see cases())
     if (method === 'POST' && path.startsWith('/external-ipam/')) return caller === 'allocator';
     return (
-      (caller === 'allocator' || caller === 'node') && (method === 'POST' || method === 'DELETE') && path.startsWith('/v1/allocations')
+      (caller === 'allocator' || caller === 'node') &&
+      (method === 'POST' || method === 'DELETE') &&
+      /^\/v1\/(clusters\/\{cluster\}\/)?allocations/.test(path)
     );
   }
 
-  const sample: Record<string, string> = { name: 'p', handle: 'h', namespace: 'ns', ip: '10.3.0.1' };
+  /** A node's credential is of its cluster (default): a pool write is refused it as a cluster's credential, before its role. */
+  const refusal = (caller: Caller, method: string, path: string) =>
+    caller === 'node' && method !== 'GET' && path.startsWith('/v1/pools') ? 'CLUSTER_FORBIDDEN' : 'FORBIDDEN';
+
+  const sample: Record<string, string> = { name: 'p', handle: 'h', namespace: 'ns', ip: '10.3.0.1', cluster: 'default' };
   /** valid bodies: a write that got through would append an event */
   const bodies: Record<string, unknown> = {
     'POST /v1/pools': { name: 'evil', cidr: '10.9.0.0/24' },
     'PATCH /v1/pools/{name}': { disabled: true },
     'PUT /v1/nodes/{name}': { labels: { evil: 'yes' } },
     'POST /v1/allocations': { handle: 'evil', node: 'n', namespace: 'ns', pod: 'evil', owner: 'pod' },
+    'POST /v1/clusters/{cluster}/allocations': { handle: 'evil', node: 'n', namespace: 'ns', pod: 'evil', owner: 'pod' },
+    'PUT /v1/clusters/{cluster}/nodes/{name}': { labels: { evil: 'yes' } },
     'PUT /v1/statefulsets/{namespace}/{name}': { replicas: 3, pool: 'p' },
     'POST /external-ipam/v1/register': { network: 'evil', subnets: ['10.9.0.0/24'], cluster: 'default' },
   };
@@ -220,7 +228,7 @@ describe('access matrix', () => {
     for (const c of refused) {
       const { status, body } = await send(c);
       const expected = c.caller === 'none' || c.caller === 'wrong' ? 401 : 403;
-      const code = expected === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN';
+      const code = expected === 401 ? 'UNAUTHENTICATED' : refusal(c.caller, c.method, c.route.split(' ')[1]);
       const ok = canonical.includes(c)
         ? status === expected && body.includes(`"code":"${code}"`)
         : [400, 401, 403, 404].includes(status) && (status !== 401 || expected === 401);

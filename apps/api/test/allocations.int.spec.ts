@@ -28,6 +28,7 @@ describe('allocations over HTTP', () => {
     expect(first.body.items).toEqual([
       {
         handle: 'h1',
+        cluster: 'default',
         ip: '10.0.0.1',
         prefixLength: 30,
         cidr: '10.0.0.0/30',

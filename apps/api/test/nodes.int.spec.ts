@@ -17,7 +17,13 @@ describe('nodes over HTTP', () => {
       .put('/v1/nodes/worker-1')
       .send({ labels: { zone: 'a', rack: '7' } });
     expect(created.status).toBe(200);
-    expect(created.body).toEqual({ name: 'worker-1', labels: { zone: 'a', rack: '7' }, version: 1, updatedAt: expect.any(String) });
+    expect(created.body).toEqual({
+      name: 'worker-1',
+      cluster: 'default',
+      labels: { zone: 'a', rack: '7' },
+      version: 1,
+      updatedAt: expect.any(String),
+    });
     const replaced = await api
       .http()
       .put('/v1/nodes/worker-1')

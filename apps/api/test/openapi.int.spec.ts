@@ -24,15 +24,19 @@ function controllerRoutes(api: TestApi): string[] {
   for (const module of api.app.get(ModulesContainer).values()) {
     for (const { metatype } of module.controllers.values()) {
       if (!metatype) continue;
-      const base = String(Reflect.getMetadata(PATH_METADATA, metatype) ?? '');
+      // a controller may serve several paths (a cluster's routes also under /v1/clusters/{cluster})
+      const given = (Reflect.getMetadata(PATH_METADATA, metatype) ?? '') as string | string[];
+      const bases = Array.isArray(given) ? given : [given];
       const prototype = (metatype as { prototype: object }).prototype;
       for (const name of Object.getOwnPropertyNames(prototype)) {
         const handler = (prototype as Record<string, unknown>)[name];
         if (name === 'constructor' || typeof handler !== 'function' || Reflect.getMetadata(METHOD_METADATA, handler) === undefined)
           continue;
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
-        const path = `/${[base, String(Reflect.getMetadata(PATH_METADATA, handler))].filter((p) => p && p !== '/').join('/')}`;
-        routes.push(`${method} ${path.replace(/:(\w+)/g, '{$1}')}`);
+        for (const base of bases) {
+          const path = `/${[base, String(Reflect.getMetadata(PATH_METADATA, handler))].filter((p) => p && p !== '/').join('/')}`;
+          routes.push(`${method} ${path.replace(/:(\w+)/g, '{$1}')}`);
+        }
       }
     }
   }

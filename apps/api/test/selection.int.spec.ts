@@ -28,7 +28,7 @@ describe('label-indexed pool selection with 10,000 pools', () => {
   };
 
   it.each([
-    ['matchLabel=pool-group for node-77', { sameLabelAs: { node: 'node-77', key: 'pool-group' } }],
+    ['matchLabel=pool-group for node-77', { sameLabelAs: { node: 'node-77', cluster: 'default', key: 'pool-group' } }],
     ['pool-group=group-77', { labelSelector: LabelSelector.parse('pool-group=group-77') }],
     ['pool-group in (group-3, group-9)', { labelSelector: LabelSelector.parse('pool-group in (group-3, group-9)') }],
     ['pool-group=group-5,tier!=gold', { labelSelector: LabelSelector.parse('pool-group=group-5,tier!=gold') }],

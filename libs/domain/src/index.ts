@@ -17,6 +17,8 @@ export * from './pool/free-range-finder';
 export * from './pool/range-owner';
 export * from './node/node.aggregate';
 export * from './cluster/cluster-name';
+export * from './cluster/cluster-scope';
+export * from './cluster/cluster-access';
 export * from './cluster/cluster.aggregate';
 export * from './commands/set-cluster-labels.command';
 export * from './commands/delete-cluster.command';

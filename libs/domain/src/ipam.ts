@@ -32,6 +32,8 @@ export type Refusal<C extends DomainErrorCode> = DomainError & { readonly code: 
 export interface IpamCaller {
   metadata: CommandMetadata;
   restriction?: NodeRestriction | null;
+  /** the cluster the call acts in (its nodes and handles); default: the default cluster. An allocation names its own (AllocateIpInput.cluster). */
+  cluster?: string;
 }
 
 /** A page of a list, and the token of the next (null: the last page). */
@@ -51,6 +53,8 @@ export interface IpamViews {
   /** an address a handle holds, one per family */
   allocation: {
     handle: string;
+    /** the cluster of the handle and node */
+    cluster: string;
     ip: string;
     pool: string;
     node: string;
@@ -60,7 +64,7 @@ export interface IpamViews {
     family: 4 | 6;
   };
   pool: { name: string; cidr: string; labels: Labels; nodeSelector: string | null; disabled: boolean; free: string; version: number };
-  node: { name: string; labels: Labels; version: number };
+  node: { name: string; cluster: string; labels: Labels; version: number };
   /** a member of the fleet: the scope of its nodes, handles, StatefulSets and ip-sets */
   cluster: { name: string; labels: Labels; version: number; createdAt: string };
   /** a stable identity owning addresses across the pods (references) that carry it */

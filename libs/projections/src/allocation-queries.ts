@@ -1,4 +1,4 @@
-import { allocationOwner, type AllocationOwner, type IpAllocated, type StatefulSetRef } from '@ipledger/domain';
+import { allocationOwner, clusterOf, DEFAULT_CLUSTER, type AllocationOwner, type IpAllocated, type StatefulSetRef } from '@ipledger/domain';
 import { prepared, type RecordedEvent } from '@ipledger/event-store';
 import { canonicalCidr, canonicalIp } from '@ipledger/ip';
 import { decodeContinue, encodeContinue } from './continue-token';
@@ -8,6 +8,8 @@ import { rfc3339 } from './rfc3339';
 
 export interface AllocationView {
   handle: string;
+  /** the cluster of the handle and node */
+  cluster: string;
   ip: string;
   prefixLength: number;
   cidr: string;
@@ -41,7 +43,7 @@ export interface HeldForNode {
   since: string;
 }
 
-const ALLOCATION_COLUMNS = `a.handle, host(a.ip) AS ip, masklen(p.cidr) AS "prefixLength", p.cidr::text AS cidr, a.pool, host(p.gateway) AS gateway, a.node,
+const ALLOCATION_COLUMNS = `a.handle, a.cluster, host(a.ip) AS ip, masklen(p.cidr) AS "prefixLength", p.cidr::text AS cidr, a.pool, host(p.gateway) AS gateway, a.node,
   a.namespace, a.pod, a.pod_uid AS "podUid", a.owner, a.family, ${rfc3339('a.allocated_at')} AS "allocatedAt",
   CASE WHEN a.statefulset IS NULL THEN NULL
        ELSE json_build_object('namespace', a.namespace, 'name', a.statefulset, 'ordinal', a.ordinal) END AS "statefulSet", a.network, a.borrowed, a.adopted`;
@@ -52,7 +54,7 @@ export const ALLOCATION_SELECT = `SELECT ${ALLOCATION_COLUMNS} FROM allocations 
 const ALLOCATION_READ = `SELECT ${ALLOCATION_COLUMNS},
   CASE WHEN h.handle IS NULL THEN NULL ELSE json_build_object('node', h.node, 'cause', h.cause, 'since', ${rfc3339('h.held_at')}) END AS "heldForNode"
   FROM allocations a JOIN pools p ON p.name = a.pool
-  LEFT JOIN kubernetes_held_addresses h ON h.handle = a.handle AND h.held_at >= a.allocated_at`;
+  LEFT JOIN kubernetes_held_addresses h ON a.cluster = '${DEFAULT_CLUSTER}' AND h.handle = a.handle AND h.held_at >= a.allocated_at`;
 
 export type AllocationRow = Omit<AllocationView, 'statefulSet' | 'gateway' | 'network' | 'heldForNode' | 'borrowed' | 'adopted'> & {
   borrowed: boolean | null;
@@ -93,6 +95,7 @@ export function allocationFromEvent(event: RecordedEvent, pool: { cidr: string; 
   const d = event.data as IpAllocated['data'];
   return {
     handle: d.handle,
+    cluster: clusterOf(d),
     ip: d.ip,
     prefixLength: Number(pool.cidr.split('/')[1]),
     cidr: pool.cidr,
@@ -112,7 +115,7 @@ export function allocationFromEvent(event: RecordedEvent, pool: { cidr: string; 
   };
 }
 
-/** What each of several handles holds now, by handle, IPv4 first. */
+/** What each of several handles holds now, by handle, IPv4 first (a claim's holding handles: fleet-wide names). */
 export async function findAllocationsByHandles(db: Queryable, handles: readonly string[]): Promise<AllocationView[]> {
   const { rows } = await db.query<AllocationRow>(
     prepared(`${ALLOCATION_READ} WHERE a.handle = ANY($1::text[]) ORDER BY a.handle, a.family`, [handles]),
@@ -120,13 +123,17 @@ export async function findAllocationsByHandles(db: Queryable, handles: readonly 
   return rows.map(toAllocationView);
 }
 
-/** What a handle holds now, IPv4 first. */
-export async function findAllocationsByHandle(db: Queryable, handle: string): Promise<AllocationView[]> {
-  const { rows } = await db.query<AllocationRow>(prepared(`${ALLOCATION_READ} WHERE a.handle = $1 ORDER BY a.family`, [handle]));
+/** What a handle of the cluster holds now, IPv4 first. */
+export async function findAllocationsByHandle(db: Queryable, handle: string, cluster = DEFAULT_CLUSTER): Promise<AllocationView[]> {
+  const { rows } = await db.query<AllocationRow>(
+    prepared(`${ALLOCATION_READ} WHERE a.cluster = $1 AND a.handle = $2 ORDER BY a.family`, [cluster, handle]),
+  );
   return rows.map(toAllocationView);
 }
 
 export interface AllocationFilter {
+  /** absent: every cluster's */
+  cluster?: string;
   pool?: string;
   node?: string;
   namespace?: string;
@@ -139,22 +146,23 @@ export async function listAllocations(
   filter: AllocationFilter,
   page: { limit: number; continue?: string },
 ): Promise<Page<AllocationView>> {
-  const after = decodeContinue(page.continue, ['string', 'smallint']);
+  const after = decodeContinue(page.continue, ['string', 'string', 'smallint']);
   const params: unknown[] = [];
   const where: string[] = [];
   for (const [column, value] of Object.entries(filter)) {
     if (value !== undefined) where.push(`a.${column} = $${params.push(value)}`);
   }
-  if (after) where.push(`(a.handle, a.family) > ($${params.push(after[0])}, $${params.push(after[1])})`);
+  if (after)
+    where.push(`(a.cluster, a.handle, a.family) > ($${params.push(after[0])}, $${params.push(after[1])}, $${params.push(after[2])})`);
   const { rows } = await db.query<AllocationRow>(
     prepared(
-      `${ALLOCATION_READ} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY a.handle, a.family LIMIT $${params.push(page.limit + 1)}`,
+      `${ALLOCATION_READ} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY a.cluster, a.handle, a.family LIMIT $${params.push(page.limit + 1)}`,
       params,
     ),
   );
   const items = rows.slice(0, page.limit).map(toAllocationView);
   const last = items[items.length - 1];
-  return { items, continue: rows.length > page.limit && last ? encodeContinue([last.handle, last.family]) : null };
+  return { items, continue: rows.length > page.limit && last ? encodeContinue([last.cluster, last.handle, last.family]) : null };
 }
 
 /** The handles a pod's addresses are held under (allocations_pod index), with the pod uid each was given for; never an external allocation's. */
@@ -164,7 +172,7 @@ export async function findPodHandles(
   pod: string,
 ): Promise<Array<{ handle: string; podUid: string | null }>> {
   const { rows } = await db.query<{ handle: string; podUid: string | null }>(
-    `SELECT DISTINCT handle, pod_uid AS "podUid" FROM allocations WHERE namespace = $1 AND pod = $2 AND owner = 'pod' ORDER BY handle`,
+    `SELECT DISTINCT handle, pod_uid AS "podUid" FROM allocations WHERE cluster = '${DEFAULT_CLUSTER}' AND namespace = $1 AND pod = $2 AND owner = 'pod' ORDER BY handle`,
     [namespace, pod],
   );
   return rows;

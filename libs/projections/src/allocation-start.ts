@@ -1,3 +1,4 @@
+import { clusterOf } from '@ipledger/domain';
 import { prepared } from '@ipledger/event-store';
 import { ALLOCATION_SELECT, toAllocationView, type AllocationRow, type AllocationView } from './allocation-queries';
 import { NODE_SELECT, type NodeView } from './node-queries';
@@ -7,6 +8,8 @@ import { canonicalReservation, STATEFULSET_SELECT, type ReservationView } from '
 
 export interface AllocationStartKey {
   handle: string;
+  /** the cluster of the handle and the node; absent: the default cluster */
+  cluster?: string;
   namespace: string;
   /** the StatefulSet the pod's name points at; null when it has no ordinal */
   statefulSet: string | null;
@@ -34,14 +37,14 @@ export interface AllocationStart {
 
 // LIMIT 2: a handle holds one address per family at most (the primary key), and the limit keeps
 // the plan an index lookup whatever the statistics say (a generic plan is made once for all calls)
-const QUERY = `SELECT (SELECT coalesce(json_agg(h ORDER BY h.family), '[]') FROM (${ALLOCATION_SELECT} WHERE a.handle = r.handle LIMIT 2) h) AS held,
+const QUERY = `SELECT (SELECT coalesce(json_agg(h ORDER BY h.family), '[]') FROM (${ALLOCATION_SELECT} WHERE a.cluster = r.cluster AND a.handle = r.handle LIMIT 2) h) AS held,
     (SELECT row_to_json(s) FROM (${STATEFULSET_SELECT} WHERE namespace = r.namespace AND name = r.statefulset) s) AS reservation,
-    (SELECT row_to_json(n) FROM (${NODE_SELECT} WHERE name = r.node) n) AS node,
+    (SELECT row_to_json(n) FROM (${NODE_SELECT} WHERE cluster = r.cluster AND name = r.node) n) AS node,
     (SELECT coalesce(json_agg(p), '[]') FROM (SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY(r.pools)) p) AS pools,
     ${allocationSpaceSql('r.network')} AS space,
-    (SELECT c.claim FROM claim_references c WHERE c.handle = r.handle) AS claim
-  FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (handle text, namespace text, statefulset text, node text, pools text[], network text))
-    WITH ORDINALITY r (handle, namespace, statefulset, node, pools, network, i) ORDER BY r.i`;
+    (SELECT c.claim FROM claim_references c WHERE c.cluster = r.cluster AND c.handle = r.handle) AS claim
+  FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (handle text, cluster text, namespace text, statefulset text, node text, pools text[], network text))
+    WITH ORDINALITY r (handle, cluster, namespace, statefulset, node, pools, network, i) ORDER BY r.i`;
 
 interface Row {
   held: AllocationRow[];
@@ -60,6 +63,7 @@ interface Row {
 export async function findAllocationStarts(db: Queryable, keys: readonly AllocationStartKey[]): Promise<AllocationStart[]> {
   const records = keys.map((k) => ({
     handle: k.handle,
+    cluster: clusterOf(k),
     namespace: k.namespace,
     statefulset: k.statefulSet,
     node: k.node,

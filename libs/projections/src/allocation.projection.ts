@@ -1,5 +1,5 @@
 import { prepared } from '@ipledger/event-store';
-import type { IpReleased } from '@ipledger/domain';
+import { clusterOf, DEFAULT_CLUSTER, type IpReleased } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import type { Queryable } from './queryable';
 
@@ -9,7 +9,7 @@ import type { Queryable } from './queryable';
  * rebuild (over the log) share. allocated_at keeps milliseconds, as node-pg's Date always did; an
  * event recorded before owners were gets allocationOwner()'s default (pod if it names a podUid).
  */
-export const ALLOCATION_ROW = `SELECT data ->> 'handle' AS handle, (data ->> 'family')::smallint AS family, (data ->> 'ip')::inet AS ip,
+export const ALLOCATION_ROW = `SELECT data ->> 'handle' AS handle, COALESCE(data ->> 'cluster', '${DEFAULT_CLUSTER}') AS cluster, (data ->> 'family')::smallint AS family, (data ->> 'ip')::inet AS ip,
   data ->> 'pool' AS pool, data ->> 'node' AS node, data ->> 'namespace' AS namespace, data ->> 'pod' AS pod,
   data ->> 'podUid' AS pod_uid,
   COALESCE(data ->> 'owner', CASE WHEN data ->> 'podUid' IS NULL THEN 'external' ELSE 'pod' END) AS owner, date_trunc('milliseconds', recorded_at) AS allocated_at,
@@ -17,10 +17,11 @@ export const ALLOCATION_ROW = `SELECT data ->> 'handle' AS handle, (data ->> 'fa
   (data ->> 'borrowed')::boolean AS borrowed, (data ->> 'adopted')::boolean AS adopted, data ->> 'poolNetwork' AS pool_network`;
 
 export const ALLOCATION_COLUMNS =
-  'handle, family, ip, pool, node, namespace, pod, pod_uid, owner, allocated_at, statefulset, ordinal, network, borrowed, adopted, pool_network';
+  'handle, cluster, family, ip, pool, node, namespace, pod, pod_uid, owner, allocated_at, statefulset, ordinal, network, borrowed, adopted, pool_network';
 
 const INSERT = `INSERT INTO allocations (${ALLOCATION_COLUMNS}) ${ALLOCATION_ROW} FROM unnest($1::jsonb[], $2::timestamptz[]) e (data, recorded_at)`;
-const DELETE = 'DELETE FROM allocations a USING unnest($1::text[], $2::inet[]) r (handle, ip) WHERE a.handle = r.handle AND a.ip = r.ip';
+const DELETE =
+  'DELETE FROM allocations a USING unnest($1::text[], $2::text[], $3::inet[]) r (cluster, handle, ip) WHERE a.cluster = r.cluster AND a.handle = r.handle AND a.ip = r.ip';
 
 /**
  * The same as projectAllocationEvents, for a run of one type, as a data-modifying CTE over the rows
@@ -31,7 +32,7 @@ const DELETE = 'DELETE FROM allocations a USING unnest($1::text[], $2::inet[]) r
 export function allocationRowsCte(type: 'IpAllocated' | 'IpReleased'): string {
   return type === 'IpAllocated'
     ? `projected_allocations AS (INSERT INTO allocations (${ALLOCATION_COLUMNS}) ${ALLOCATION_ROW} FROM appended)`
-    : `projected_releases AS (DELETE FROM allocations a USING appended e WHERE a.handle = e.data ->> 'handle' AND a.ip = (e.data ->> 'ip')::inet
+    : `projected_releases AS (DELETE FROM allocations a USING appended e WHERE a.cluster = COALESCE(e.data ->> 'cluster', '${DEFAULT_CLUSTER}') AND a.handle = e.data ->> 'handle' AND a.ip = (e.data ->> 'ip')::inet
          AND a.ip = ANY (ARRAY(SELECT (r.data ->> 'ip')::inet FROM appended r)))`;
 }
 
@@ -49,7 +50,7 @@ export async function projectAllocationEvents(db: Queryable, events: readonly Re
       await db.query(prepared(INSERT, [run.map((e) => JSON.stringify(e.data)), run.map((e) => e.recordedAt)]));
     } else if (events[i].type === 'IpReleased') {
       const data = run.map((e) => e.data as IpReleased['data']);
-      await db.query(prepared(DELETE, [data.map((d) => d.handle), data.map((d) => d.ip)]));
+      await db.query(prepared(DELETE, [data.map(clusterOf), data.map((d) => d.handle), data.map((d) => d.ip)]));
     }
     i = end;
   }

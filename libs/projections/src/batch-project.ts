@@ -33,7 +33,7 @@ const OTHER_TYPES = [
 
 /**
  * The allocations that still stand, as rows: IpAllocated events that no IpReleased of the same
- * handle and address undid later in the log. One hash anti-join (forced: on statistics gone stale
+ * cluster, handle and address undid later in the log. One hash anti-join (forced: on statistics gone stale
  * the planner picks a sort or a nested loop, several times slower) in parallel workers, which an
  * INSERT cannot use: hence CREATE TABLE AS. IpAllocated has one schema version: no upcast to apply
  * (an owner missing from older events is defaulted in ALLOCATION_ROW).
@@ -43,6 +43,7 @@ const STANDING = `CREATE TEMP TABLE standing_allocations ON COMMIT DROP AS ${ALL
    WHERE a.type = 'IpAllocated'
      AND NOT EXISTS (SELECT 1 FROM events r
                       WHERE r.type = 'IpReleased' AND r.data ->> 'handle' = a.data ->> 'handle' AND r.data ->> 'ip' = a.data ->> 'ip'
+                        AND coalesce(r.data ->> 'cluster', '') = coalesce(a.data ->> 'cluster', '')
                         AND (r.transaction_id, r.position) > (a.transaction_id, a.position))`;
 
 /** The last event of each pool's stream: the pool row's version and updated_at, whichever event it was. */

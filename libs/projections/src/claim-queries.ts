@@ -62,15 +62,21 @@ export async function listClaims(db: Queryable, query: { limit: number; continue
   return { items, continue: rows.length > query.limit && last ? encodeContinue([last.name]) : null };
 }
 
-/** The claim a handle is a live reference of; null when it is none's. */
-export async function findClaimOfReference(db: Queryable, handle: string): Promise<string | null> {
-  const { rows } = await db.query<{ claim: string }>(prepared('SELECT claim FROM claim_references WHERE handle = $1', [handle]));
+/** The claim a handle of the cluster is a live reference of; null when it is none's. */
+export async function findClaimOfReference(db: Queryable, handle: string, cluster: string): Promise<string | null> {
+  const { rows } = await db.query<{ claim: string }>(
+    prepared('SELECT claim FROM claim_references WHERE cluster = $1 AND handle = $2', [cluster, handle]),
+  );
   return rows[0]?.claim ?? null;
 }
 
 /** A claim's addresses as its reference `handle` is answered them: under that handle, naming the claim; none when it is no claim's reference. */
-export async function findReferencedAllocations(db: Queryable, handle: string): Promise<Array<AllocationView & { claim: string }>> {
-  const claim = await findClaimOfReference(db, handle);
+export async function findReferencedAllocations(
+  db: Queryable,
+  handle: string,
+  cluster: string,
+): Promise<Array<AllocationView & { claim: string }>> {
+  const claim = await findClaimOfReference(db, handle, cluster);
   if (claim === null) return [];
   return (await findAllocationsByHandles(db, [claimHolding(claim)])).map((item) => ({ ...item, handle, claim }));
 }

@@ -1,5 +1,6 @@
 import { prepared } from '@ipledger/event-store';
 import {
+  DEFAULT_CLUSTER,
   DomainError,
   explainPool,
   filterEligible,
@@ -20,7 +21,10 @@ export interface ByNameReads {
   space?(network: string): Promise<string | null>;
 }
 
-const directReads = (db: Queryable): ByNameReads => ({ node: (name) => findNode(db, name), pools: (names) => findPoolsByName(db, names) });
+const directReads = (db: Queryable, cluster: string): ByNameReads => ({
+  node: (name) => findNode(db, name, cluster),
+  pools: (names) => findPoolsByName(db, names),
+});
 
 /** The space an allocation naming `network` takes its address in: that network when some pool has it, else the shared space (null). */
 async function readSpace(db: Queryable, network: string | null, pools: readonly PoolView[], reads: ByNameReads): Promise<string | null> {
@@ -38,12 +42,12 @@ export interface EligiblePools {
 }
 
 /** The rule as a filter over pools; `matchLabel` reads the node's value inside the page query. */
-function candidateFilter(rule: Exclude<SelectionRule, { kind: 'pools' }>, nodeName: string): PoolFilter {
+function candidateFilter(rule: Exclude<SelectionRule, { kind: 'pools' }>, nodeName: string, cluster: string): PoolFilter {
   switch (rule.kind) {
     case 'poolSelector':
       return { labelSelector: rule.selector };
     case 'matchLabel':
-      return { sameLabelAs: { node: nodeName, key: rule.key } };
+      return { sameLabelAs: { node: nodeName, cluster, key: rule.key } };
     case 'all':
       return {};
   }
@@ -79,9 +83,12 @@ export async function* eligiblePoolPages(
   nodeName: string,
   families: readonly (4 | 6)[],
   pageSize = 100,
-  reads: ByNameReads = directReads(db),
+  given?: ByNameReads,
   network: string | null = null,
+  /** the node's cluster */
+  cluster = DEFAULT_CLUSTER,
 ): AsyncGenerator<EligiblePools> {
+  const reads = given ?? directReads(db, cluster);
   if (rule.kind === 'pools') {
     // the node and the pools are independent: one round trip's wait for both
     const [node, found] = await Promise.all([reads.node(nodeName), reads.pools(rule.names)]);
@@ -100,7 +107,7 @@ export async function* eligiblePoolPages(
     return;
   }
   // the space is decided inside the page query (allocationSpaceSql)
-  const filter = { ...candidateFilter(rule, nodeName), spaceOf: network };
+  const filter = { ...candidateFilter(rule, nodeName, cluster), spaceOf: network };
   const [node, first] = await Promise.all([reads.node(nodeName), listPools(db, { filter, limit: pageSize })]);
   const nodeLabels = checkNode(rule, nodeName, node);
   let page = first;
@@ -119,9 +126,10 @@ export async function findEligiblePools(
   families: readonly (4 | 6)[],
   reads?: ByNameReads,
   network: string | null = null,
+  cluster = DEFAULT_CLUSTER,
 ): Promise<EligiblePools> {
   const all: EligiblePools = { eligible: [], excluded: [] };
-  for await (const page of eligiblePoolPages(db, rule, nodeName, families, 1000, reads, network)) {
+  for await (const page of eligiblePoolPages(db, rule, nodeName, families, 1000, reads, network, cluster)) {
     all.eligible.push(...page.eligible);
     all.excluded.push(...page.excluded);
   }
@@ -140,9 +148,11 @@ export async function explainPoolForNode(
   nodeName: string,
   poolName: string,
   families: readonly (4 | 6)[],
-  reads: ByNameReads = directReads(db),
+  given?: ByNameReads,
   network: string | null = null,
+  cluster = DEFAULT_CLUSTER,
 ): Promise<EligiblePools> {
+  const reads = given ?? directReads(db, cluster);
   const [node, [pool]] = await Promise.all([reads.node(nodeName), reads.pools([poolName])]);
   if (!pool) throw new DomainError('POOL_NOT_FOUND', `pool "${poolName}" does not exist`);
   const space = await readSpace(db, network, [pool], reads);

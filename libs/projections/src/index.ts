@@ -8,6 +8,7 @@ export * from './count-network-holds';
 export * from './node-queries';
 export * from './cluster-queries';
 export * from './claim-queries';
+export * from './cluster-holdings';
 export * from './allocation-queries';
 export * from './allocation-start';
 export * from './unread-start';

@@ -1,4 +1,14 @@
-import { allocationOwner, blockCidr, blockedPool, blockOf, PoolAggregate, poolCounts, poolGateway, type PoolState } from '@ipledger/domain';
+import {
+  allocationOwner,
+  blockCidr,
+  clusterOf,
+  blockedPool,
+  blockOf,
+  PoolAggregate,
+  poolCounts,
+  poolGateway,
+  type PoolState,
+} from '@ipledger/domain';
 import { formatCidr, formatIp } from '@ipledger/ip';
 import { readSnapshotAt, readStream } from '@ipledger/event-store';
 import type { AllocationView } from './allocation-queries';
@@ -96,6 +106,7 @@ export async function findAllocationsAt(db: Pool, pool: string, at: Date): Promi
     .map(
       ({ ip, holder: h }): AllocationView => ({
         handle: h.handle,
+        cluster: clusterOf(h),
         ip,
         prefixLength: state.cidr!.prefixLength,
         cidr,

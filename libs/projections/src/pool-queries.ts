@@ -95,7 +95,7 @@ export interface PoolFilter {
   /** a Kubernetes label selector over pool labels */
   labelSelector?: LabelSelector;
   /** matchLabel: pools whose label `key` has node `node`'s value for it, looked up inside the same query */
-  sameLabelAs?: { node: string; key: string };
+  sameLabelAs?: { node: string; cluster: string; key: string };
   /**
    * Pools in the space an allocation naming this network allocates in (null: it names none):
    * that network's pools when some pool has it, else the pools of no network.
@@ -124,7 +124,8 @@ export function poolPageSql(filter: PoolFilter, after: string | null, limit: num
   if (filter.sameLabelAs) {
     const key = `$${values.push(filter.sameLabelAs.key)}`;
     where.push(
-      `l.key = ${key} AND l.value = (SELECT n.labels ->> ${key} FROM nodes n WHERE n.name = $${values.push(filter.sameLabelAs.node)})`,
+      `l.key = ${key} AND l.value = (SELECT n.labels ->> ${key} FROM nodes n
+         WHERE n.cluster = $${values.push(filter.sameLabelAs.cluster)} AND n.name = $${values.push(filter.sameLabelAs.node)})`,
     );
   } else if (driving) {
     where.push(labelRowsSql(driving, 'l', values));

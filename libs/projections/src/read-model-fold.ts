@@ -2,7 +2,7 @@ import { unknownEvent, upcast, type DomainEvent } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import { claimReferenceRow, claimRow, type ClaimReferenceRow, type ClaimRow } from './claim.projection';
 import { clusterRow, type ClusterRow } from './cluster.projection';
-import { nodeRow, type NodeRow } from './node.projection';
+import { nodeKey, nodeRow, type NodeRow } from './node.projection';
 import {
   poolBlockRow,
   poolCreatedRow,
@@ -83,10 +83,10 @@ export class ReadModelFold {
         this.touch(e.data.pool, event);
         return;
       case 'NodeLabelsSet':
-        this.nodes.set(e.data.name, nodeRow(event));
+        this.nodes.set(nodeKey(e.data), nodeRow(event));
         return;
       case 'NodeDeleted':
-        this.nodes.delete(e.data.name);
+        this.nodes.delete(nodeKey(e.data));
         return;
       case 'StatefulSetReconciled':
         this.statefulSets.set(`${e.data.namespace}/${e.data.name}`, statefulSetRow(event));

@@ -1,6 +1,9 @@
+import { clusterOf } from '@ipledger/domain';
 /** An allocation decided without its start read (findAllocationStarts): the keys that read would have looked up. */
 export interface UnreadStart {
   handle: string;
+  /** the handle's cluster; absent: the default cluster */
+  cluster?: string;
   namespace: string;
   /** the StatefulSet the pod's name points at; null when it has no ordinal */
   statefulSet: string | null;
@@ -13,8 +16,8 @@ export interface UnreadStart {
 // Both by primary key, whatever the batch and the statistics: allocations (handle, family),
 // statefulsets (namespace, name). A lookup per key in a scalar subquery (LIMIT 1 keeps it one),
 // as the start read does: as a join or `= ANY`, the generic plan scanned allocations whole.
-const CONDITION = `NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text($2::jsonb -> 'handles') h (handle)
-                   WHERE (SELECT true FROM allocations a WHERE a.handle = h.handle LIMIT 1))
+const CONDITION = `NOT EXISTS (SELECT 1 FROM jsonb_to_recordset($2::jsonb -> 'handles') AS h (cluster text, handle text)
+                   WHERE (SELECT true FROM allocations a WHERE a.cluster = h.cluster AND a.handle = h.handle LIMIT 1))
   AND NOT EXISTS (SELECT 1 FROM jsonb_to_recordset($2::jsonb -> 'statefulSets') AS g (namespace text, name text, version bigint)
                    WHERE (SELECT s.version FROM statefulsets s WHERE s.namespace = g.namespace AND s.name = g.name LIMIT 1)
                      IS DISTINCT FROM g.version)
@@ -33,7 +36,7 @@ export function unreadStartPrecondition(starts: readonly UnreadStart[]): { condi
   return {
     condition: CONDITION,
     value: {
-      handles: starts.map((start) => start.handle),
+      handles: starts.map((start) => ({ cluster: clusterOf(start), handle: start.handle })),
       statefulSets: starts.flatMap(({ namespace, statefulSet, reservationVersion }) =>
         statefulSet === null ? [] : [{ namespace, name: statefulSet, version: reservationVersion }],
       ),

@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import {
   AllocateForClaimCommand,
   claimOfPod,
-  DEFAULT_CLUSTER,
+  clusterOf,
   interfaceOfHandle,
   allocationRefusal,
   assertIpSetReservable,
@@ -195,7 +195,7 @@ export class AllocationPipeline {
     // only a pod asking for no particular address takes one of its workload's set
     const ipSet = stored?.ipSet && !spec.ip ? stored.ipSet : null;
     const attachment = { network: spec.network ?? null, interfaceName: interfaceOfHandle(spec.handle) };
-    const claim = stored?.claiming ? claimOfPod({ ...stored.claiming, cluster: DEFAULT_CLUSTER }, attachment) : null;
+    const claim = stored?.claiming ? claimOfPod({ ...stored.claiming, cluster: clusterOf(spec) }, attachment) : null;
     return { command, spec, rule, ipSet, stored, claim };
   }
 
@@ -207,6 +207,7 @@ export class AllocationPipeline {
     const pod = statefulSetPod(spec.pod);
     const start = await this.reads.start({
       handle: spec.handle,
+      cluster: spec.cluster,
       namespace: spec.namespace,
       statefulSet: pod?.statefulSet ?? null,
       node: spec.node,
@@ -261,6 +262,7 @@ export class AllocationPipeline {
       metadata,
       unread: {
         handle: spec.handle,
+        cluster: spec.cluster,
         namespace: spec.namespace,
         statefulSet: pod?.statefulSet ?? null,
         reservationVersion: owner?.version ?? null,
@@ -276,7 +278,7 @@ export class AllocationPipeline {
       },
     });
     if (!tried) return null;
-    const result = await this.answer([tried], request.handle);
+    const result = await this.answer([tried], request);
     // the cached state knew the handle but the database no longer does (released by another replica): read and decide
     return result.items.length > 0 ? result : null;
   }
@@ -350,7 +352,7 @@ export class AllocationPipeline {
         },
       }),
     );
-    return this.answer([{ plan, recorded }], family.request.handle);
+    return this.answer([{ plan, recorded }], family.request);
   }
 
   /**
@@ -387,7 +389,7 @@ export class AllocationPipeline {
       const reservations = families.flatMap((family, i) => reservationRecord(family, chosen[i].plan) ?? []);
       const recorded = await this.writer.append(unit, [...chosen.map(({ change }) => change), ...reservations], metadata);
       const answers = chosen.map(({ plan, change }) => ({ plan, recorded: recorded.filter((e) => e.streamId === change.loaded.streamId) }));
-      return await this.answer(answers, families[0].request.handle);
+      return await this.answer(answers, families[0].request);
     } finally {
       unlocks.forEach((unlock) => unlock());
     }
@@ -411,7 +413,16 @@ export class AllocationPipeline {
     const excluded: Exclusion[] = [];
     let passedOver: PassedOver[] = [];
     let eligibleSeen = 0;
-    for await (const page of eligiblePoolPages(this.db, rule, request.node, [request.family], undefined, known, request.network ?? null)) {
+    for await (const page of eligiblePoolPages(
+      this.db,
+      rule,
+      request.node,
+      [request.family],
+      undefined,
+      known,
+      request.network ?? null,
+      clusterOf(request),
+    )) {
       excluded.push(...page.excluded);
       for (const candidate of page.eligible) {
         eligibleSeen++;
@@ -426,13 +437,16 @@ export class AllocationPipeline {
   }
 
   /** The answer from the events appended; a pool that already knew the handle appended none, so read what it holds. */
-  private async answer(decided: Array<{ plan: AllocationPlan; recorded: RecordedEvent[] }>, handle: string): Promise<AllocateIpResult> {
+  private async answer(
+    decided: Array<{ plan: AllocationPlan; recorded: RecordedEvent[] }>,
+    request: AllocationPlanRequest,
+  ): Promise<AllocateIpResult> {
     // a block claimed for the address is recorded before it: only the IpAllocated answers
     const items = decided.flatMap(({ plan, recorded }) =>
       recorded.filter((event) => event.type === 'IpAllocated').map((event) => allocationFromEvent(event, plan.decision!)),
     );
     if (items.length === decided.length) return { created: true, items };
-    return { created: items.length > 0, items: await findAllocationsByHandle(this.db, handle) };
+    return { created: items.length > 0, items: await findAllocationsByHandle(this.db, request.handle, clusterOf(request)) };
   }
 }
 

@@ -7,7 +7,7 @@ import {
   ApiOkResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { adoptedHandle, DomainError, InvalidInputError, type CommandMetadata, type NodeRestriction } from '@ipledger/domain';
+import { actingCluster, adoptedHandle, DomainError, InvalidInputError, type CommandMetadata, type NodeRestriction } from '@ipledger/domain';
 import {
   decodeContinue,
   encodeContinue,
@@ -20,7 +20,8 @@ import {
 import type { FastifyReply } from 'fastify';
 import type { Pool } from 'pg';
 import { ErrorResponse } from '../http/error-response';
-import { Metadata, Restriction } from '../http/request-context';
+import { CredentialCluster, Metadata, Restriction, RouteCluster } from '../http/request-context';
+import { ClusterPresence } from '../clusters/cluster-presence';
 import { ReplayQueue } from '../infrastructure/replay-queue';
 import { PG_POOL } from '../infrastructure/tokens';
 import { IpamService } from '../ipam/ipam.service';
@@ -28,19 +29,20 @@ import { AllocationItemsDto, AllocationListDto } from './dto/allocation.dto';
 import { CreateAllocationDto } from './dto/create-allocation.dto';
 import { ListAllocationsQueryDto } from './dto/list-allocations-query.dto';
 import { ReleaseAllocationQueryDto } from './dto/release-allocation-query.dto';
-import { HandleParams } from '../http/path-params.dto';
+import { ClusterPrefixParams, HandleParams } from '../http/path-params.dto';
 import { ApiRoute } from '../http/api-route';
 
 const NODE_FORBIDDEN =
   "FORBIDDEN: the token's role may not do this; NODE_FORBIDDEN: a credential bound to a node, for another node's handle or pod, or an external address (admin's to do)";
 
 @ApiTags('allocations')
-@Controller('v1/allocations')
+@Controller(['v1/allocations', 'v1/clusters/:cluster/allocations'])
 export class AllocationsController {
   constructor(
     private readonly ipam: IpamService,
     @Inject(PG_POOL) private readonly db: Pool,
     private readonly replays: ReplayQueue,
+    private readonly clusters: ClusterPresence,
   ) {}
 
   @Post()
@@ -50,12 +52,19 @@ export class AllocationsController {
   @ApiForbiddenResponse({ type: ErrorResponse, description: NODE_FORBIDDEN })
   @ApiRoute('allocator', 'Allocate addresses to a handle (idempotent per handle)', 400, 404, 409, 413)
   async allocate(
+    @Param() { cluster: prefix }: ClusterPrefixParams,
+    @CredentialCluster() own: string | null,
     @Body() body: CreateAllocationDto,
     @Metadata() metadata: CommandMetadata,
     @Restriction() restriction: NodeRestriction | null,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<AllocationItemsDto> {
-    const result = await this.ipam.allocate(body, { metadata, restriction });
+    if (prefix !== undefined && body.cluster !== undefined && body.cluster !== prefix) {
+      actingCluster(own, body.cluster);
+      throw new InvalidInputError('INVALID_ARGUMENT', `cluster "${body.cluster}" is not the route's cluster "${prefix}"`);
+    }
+    const cluster = await this.clusters.forWrite(actingCluster(own, prefix ?? body.cluster), metadata);
+    const result = await this.ipam.allocate({ ...body, cluster }, { metadata, restriction });
     void res.status(result.created ? 201 : 200);
     return { items: result.items };
   }
@@ -63,13 +72,26 @@ export class AllocationsController {
   @Get()
   @ApiOkResponse({ type: AllocationListDto })
   @ApiRoute('reader', 'List allocations, filtered, or as they were at an instant', 400)
-  async list(@Query() query: ListAllocationsQueryDto): Promise<AllocationListDto> {
-    const { limit, continue: token, at, ...filter } = query;
+  async list(
+    @Param() { cluster: prefix }: ClusterPrefixParams,
+    @CredentialCluster() own: string | null,
+    @Query() query: ListAllocationsQueryDto,
+  ): Promise<AllocationListDto> {
+    const { limit, continue: token, at, cluster: asked, ...rest } = query;
+    if (prefix !== undefined && asked !== undefined && asked !== prefix) {
+      actingCluster(own, asked);
+      throw new InvalidInputError('INVALID_ARGUMENT', `cluster "${asked}" is not the route's cluster "${prefix}"`);
+    }
+    // without a cluster named, a fleet-wide credential lists every cluster's
+    const named = prefix ?? asked;
+    const cluster = named === undefined && own === null ? undefined : await this.clusters.forRead(actingCluster(own, named));
+    const filter = { ...rest, cluster };
     if (at === undefined) return listAllocations(this.db, filter, { limit, continue: token });
     if (filter.pool === undefined)
       throw new InvalidInputError('INVALID_ARGUMENT', 'at needs pool: the past is replayed one pool at a time');
     const then = (await this.replays.run(() => findAllocationsAt(this.db, filter.pool!, new Date(at)))).filter(
       (a) =>
+        (filter.cluster === undefined || a.cluster === filter.cluster) &&
         (filter.node === undefined || a.node === filter.node) &&
         (filter.namespace === undefined || a.namespace === filter.namespace) &&
         (filter.pod === undefined || a.pod === filter.pod) &&
@@ -81,10 +103,11 @@ export class AllocationsController {
   @Get(':handle')
   @ApiOkResponse({ type: AllocationItemsDto })
   @ApiRoute('reader', "Get the addresses a handle holds (a claim's reference: the claim's, with `claim`)", 400, 404)
-  async get(@Param() { handle }: HandleParams): Promise<AllocationItemsDto> {
-    const items = await findAllocationsByHandle(this.db, handle);
-    if (items.length === 0) items.push(...(await findReferencedAllocations(this.db, handle)));
-    if (items.length === 0) throw new DomainError('ALLOCATION_NOT_FOUND', `handle "${handle}" holds no address`);
+  async get(@Param() { handle }: HandleParams, @RouteCluster() cluster: string): Promise<AllocationItemsDto> {
+    const inCluster = await this.clusters.forRead(cluster);
+    const items = await findAllocationsByHandle(this.db, handle, inCluster);
+    if (items.length === 0) items.push(...(await findReferencedAllocations(this.db, handle, inCluster)));
+    if (items.length === 0) throw new DomainError('ALLOCATION_NOT_FOUND', `handle "${handle}" holds no address in cluster "${cluster}"`);
     return { items };
   }
 
@@ -100,23 +123,29 @@ export class AllocationsController {
   )
   async release(
     @Param() { handle }: HandleParams,
+    @RouteCluster() cluster: string,
     @Query() { podUid }: ReleaseAllocationQueryDto,
     @Metadata() metadata: CommandMetadata,
     @Restriction() restriction: NodeRestriction | null,
   ): Promise<void> {
-    await this.ipam.release(handle, { metadata, restriction });
+    await this.ipam.release(handle, { metadata, restriction, cluster });
     // the sandbox's handle never held what was adopted for its pod: that goes under the pod's own (each release idempotent, the DEL retried whole)
-    if (podUid !== undefined) await this.ipam.release(adoptedHandle(podUid), { metadata, restriction }, { podUid });
+    if (podUid !== undefined) await this.ipam.release(adoptedHandle(podUid), { metadata, restriction, cluster }, { podUid });
   }
 }
 
-/** Pages a list already sorted by (handle, family) with the same continue tokens as the live list. */
+/** Pages a list sorted by (cluster, handle, family) with the same continue tokens as the live list. */
 function pageOf(items: AllocationView[], limit: number, token: string | undefined): AllocationListDto {
-  const after = decodeContinue(token, ['string', 'smallint']);
-  const rest = after
-    ? items.filter((a) => a.handle > (after[0] as string) || (a.handle === after[0] && a.family > (after[1] as number)))
-    : items;
+  const after = decodeContinue(token, ['string', 'string', 'smallint']);
+  const key = (a: AllocationView) => [a.cluster, a.handle, a.family] as const;
+  const sorted = [...items].sort((a, b) => compareKeys(key(a), key(b)));
+  const rest = after ? sorted.filter((a) => compareKeys(key(a), after as unknown as ReturnType<typeof key>) > 0) : sorted;
   const page = rest.slice(0, limit);
   const last = page.at(-1);
-  return { items: page, continue: rest.length > limit && last ? encodeContinue([last.handle, last.family]) : null };
+  return { items: page, continue: rest.length > limit && last ? encodeContinue([...key(last)]) : null };
+}
+
+function compareKeys(a: readonly [string, string, number], b: readonly [string, string, number]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  return 0;
 }

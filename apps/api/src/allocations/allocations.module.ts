@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ClustersModule } from '../clusters/clusters.module';
 import { DatabaseClock } from '../infrastructure/database-clock';
 import { PoolGroupCommit } from '../infrastructure/pool-group-commit';
 import { AdoptPodIpsHandler } from './adopt-pod-ips.handler';
@@ -9,6 +10,7 @@ import { AllocationsController } from './allocations.controller';
 import { ReleaseIpHandler } from './release-ip.handler';
 
 @Module({
+  imports: [ClustersModule],
   controllers: [AllocationsController],
   providers: [AllocateIpHandler, AllocationPipeline, AdoptPodIpsHandler, ReleaseIpHandler, PoolGroupCommit, AllocationReads, DatabaseClock],
 })

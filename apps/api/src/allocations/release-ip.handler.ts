@@ -5,6 +5,7 @@ import {
   DropClaimReferenceCommand,
   PoolAggregate,
   ReleaseIpCommand,
+  validateClusterName,
   validateHandle,
   type PoolView,
 } from '@ipledger/domain';
@@ -31,15 +32,16 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
     private readonly commands: CommandBus,
   ) {}
 
-  async execute({ handle, metadata, unit, condition, restriction }: ReleaseIpCommand): Promise<void> {
+  async execute({ handle, metadata, unit, condition, restriction, cluster }: ReleaseIpCommand): Promise<void> {
     validateHandle(handle);
+    validateClusterName(cluster);
     const decide = (state: PoolView) => {
-      assertNodeMayRelease(restriction, state, handle);
-      return decideRelease(state, handle, condition);
+      assertNodeMayRelease(restriction, state, handle, cluster);
+      return decideRelease(state, handle, condition, cluster);
     };
     await attempts(unit, async () => {
       // IPv4 first, like allocation, so the two never wait on each other's pool locks in a cycle
-      const { held, claim } = await this.reads.start({ handle, namespace: '', statefulSet: null, node: null, pools: [] });
+      const { held, claim } = await this.reads.start({ handle, cluster, namespace: '', statefulSet: null, node: null, pools: [] });
       // a claim's reference holds no address of its own: that reference goes (the same read found it)
       if (claim !== null) {
         await this.commands.execute(new DropClaimReferenceCommand(handle, claim, metadata, unit, restriction));

@@ -1,3 +1,4 @@
+import { DEFAULT_CLUSTER } from '@ipledger/domain';
 import type { Queryable } from '@ipledger/projections';
 
 export const CHECK_PROBLEM_KINDS = [
@@ -35,7 +36,8 @@ interface Sync {
 
 /**
  * `ipledger check` and GET /v1/check: the allocations against the last complete pod sync (which
- * pods exist) and what the pods' messages said of them (node, phase, pod IPs). Read only.
+ * pods exist) and what the pods' messages said of them (node, phase, pod IPs). Read only. The
+ * Kubernetes consumer watches the default cluster: another cluster's allocations are never its pods'.
  */
 export async function checkCluster(db: Queryable): Promise<CheckReport> {
   const { rows: syncs } = await db.query<Sync>(
@@ -65,7 +67,7 @@ async function podsGone(db: Queryable, syncId: string): Promise<CheckProblem[]> 
   const { rows } = await db.query<{ handle: string; ip: string; namespace: string; pod: string; podUid: string | null; node: string }>(
     `SELECT a.handle, host(a.ip) AS ip, a.namespace, a.pod, a.pod_uid AS "podUid", a.node, a.allocated_at AS "allocatedAt"
        FROM allocations a
-      WHERE a.owner = 'pod' AND a.allocated_at < (SELECT received_at FROM kubernetes_syncs WHERE sync_id = $1)
+      WHERE a.cluster = '${DEFAULT_CLUSTER}' AND a.owner = 'pod' AND a.allocated_at < (SELECT received_at FROM kubernetes_syncs WHERE sync_id = $1)
         AND NOT EXISTS (SELECT 1 FROM kubernetes_sync_items i
                          WHERE i.sync_id = $1 AND i.key = a.namespace || '/' || a.pod AND (a.pod_uid IS NULL OR i.uid = a.pod_uid))
         AND NOT EXISTS (SELECT 1 FROM kubernetes_held_addresses h WHERE h.handle = a.handle)
@@ -156,7 +158,7 @@ async function several(db: Queryable): Promise<CheckProblem[]> {
   const { rows } = await db.query<{ pod: string; family: number; network: string | null; held: Array<{ handle: string; ip: string }> }>(
     `SELECT namespace || '/' || pod AS pod, family, network,
             json_agg(json_build_object('handle', handle, 'ip', host(ip), 'podUid', pod_uid) ORDER BY ip) AS held
-       FROM allocations WHERE owner = 'pod'
+       FROM allocations WHERE cluster = '${DEFAULT_CLUSTER}' AND owner = 'pod'
       GROUP BY namespace, pod, family, network HAVING count(*) > 1
       ORDER BY namespace, pod, family`,
   );
@@ -172,7 +174,7 @@ async function outsideRange(db: Queryable): Promise<CheckProblem[]> {
     `SELECT s.namespace || '/' || s.name AS "statefulSet", host(s.range_start) AS "rangeStart", host(s.range_end) AS "rangeEnd",
             a.namespace || '/' || a.pod AS pod, a.handle, host(a.ip) AS ip
        FROM statefulsets s
-       JOIN allocations a ON a.namespace = s.namespace AND a.family = family(s.range_start)
+       JOIN allocations a ON a.cluster = '${DEFAULT_CLUSTER}' AND a.namespace = s.namespace AND a.family = family(s.range_start)
         AND left(a.pod, char_length(s.name) + 1) = s.name || '-'
        CROSS JOIN LATERAL (SELECT CASE WHEN substring(a.pod FROM char_length(s.name) + 2) ~ '^[0-9]{1,9}$'
                                         THEN substring(a.pod FROM char_length(s.name) + 2)::integer END AS ordinal) o
@@ -192,7 +194,7 @@ async function heldForUnreachable(db: Queryable): Promise<CheckProblem[]> {
     `SELECT h.handle, host(a.ip) AS ip, h.node, h.cause, h.namespace || '/' || h.pod AS pod, h.held_at AS "heldSince",
             r.last_ready_at AS "lastReadyAt"
        FROM kubernetes_held_addresses h
-       JOIN allocations a ON a.handle = h.handle AND a.allocated_at <= h.held_at
+       JOIN allocations a ON a.cluster = '${DEFAULT_CLUSTER}' AND a.handle = h.handle AND a.allocated_at <= h.held_at
        LEFT JOIN kubernetes_node_readiness r ON r.node = h.node
       WHERE r.ready IS DISTINCT FROM true
       ORDER BY h.handle, a.family`,

@@ -8,7 +8,7 @@ import {
   ClaimAggregate,
   claimHolding,
   decideAddReference,
-  DEFAULT_CLUSTER,
+  clusterOf,
   DomainError,
   parseAllocationRequest,
   validateClaimName,
@@ -48,7 +48,7 @@ export class AllocateForClaimHandler implements ICommandHandler<AllocateForClaim
     assertNodeMayAllocate(restriction, { ...spec, owner: 'pod' });
     const reference = {
       handle: spec.handle,
-      cluster: DEFAULT_CLUSTER,
+      cluster: clusterOf(spec),
       node: spec.node,
       namespace: spec.namespace,
       pod: spec.pod,
@@ -58,9 +58,10 @@ export class AllocateForClaimHandler implements ICommandHandler<AllocateForClaim
       const claim = await this.writer.load(ClaimAggregate, name, unit);
       // refused before any address is allocated: a third reference takes nothing
       assertReferenceFree(claim.state, name, reference);
-      const held = await this.commands.execute<AllocateIpCommand, AllocateResult<ApiViews>>(
-        new AllocateIpCommand({ ...request, handle: claimHolding(name), owner: 'external', podUid: undefined }, metadata, unit),
-      );
+      // the holding stays in the claim's cluster (its first reference's), whichever cluster a later reference is of
+      const cluster = claim.state.exists ? claim.state.cluster : reference.cluster;
+      const holding = { ...request, cluster, handle: claimHolding(name), owner: 'external', podUid: undefined };
+      const held = await this.commands.execute<AllocateIpCommand, AllocateResult<ApiViews>>(new AllocateIpCommand(holding, metadata, unit));
       const asked = spec.ip && formatIp(spec.ip);
       if (asked && !held.items.some((item) => item.ip === asked))
         throw new DomainError('IP_IN_USE', `claim "${name}" holds ${held.items.map((item) => item.ip).join(', ')}, not ${asked}`);

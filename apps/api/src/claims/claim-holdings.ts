@@ -11,7 +11,7 @@ import {
   type UnitOfWork,
 } from '@ipledger/domain';
 import type { Loaded } from '@ipledger/event-store';
-import { findAllocationsByHandle } from '@ipledger/projections';
+import { findAllocationsByHandles } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { EventWriter, type Change } from '../infrastructure/event-writer';
 import { KeyedMutex } from '../infrastructure/keyed-mutex';
@@ -31,7 +31,7 @@ export class ClaimHoldings {
   ) {}
 
   async addresses(name: string): Promise<ClaimAddress[]> {
-    return (await findAllocationsByHandle(this.db, claimHolding(name))).map(({ ip, pool }) => ({ ip, pool }));
+    return (await findAllocationsByHandles(this.db, [claimHolding(name)])).map(({ ip, pool }) => ({ ip, pool }));
   }
 
   /** The claim's events, with the release of its addresses when it ends; pools locked as a release locks them. */
@@ -50,7 +50,7 @@ export class ClaimHoldings {
         for (const pool of [...new Set(addresses.map((a) => a.pool))].sort()) {
           unlocks.push(await this.mutex.lockPool(pool));
           const loaded = await this.writer.load(PoolAggregate, pool, unit);
-          const released = decideRelease(loaded.state, claimHolding(name));
+          const released = decideRelease(loaded.state, claimHolding(name), {}, claim.state.cluster);
           changes.push({ type: PoolAggregate, loaded, events: released ? [released] : [] });
         }
       }

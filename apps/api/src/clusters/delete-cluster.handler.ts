@@ -1,14 +1,27 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { ClusterAggregate, decideDeleteCluster, DeleteClusterCommand, validateClusterName } from '@ipledger/domain';
+import { Inject } from '@nestjs/common';
+import { findClusterHoldings } from '@ipledger/projections';
+import type { Pool } from 'pg';
 import { EventWriter } from '../infrastructure/event-writer';
+import { PG_POOL } from '../infrastructure/tokens';
 
-/** Nodes, handles, StatefulSets and ip-sets are all the default cluster's until they are scoped per cluster: a named cluster holds nothing yet. */
+/**
+ * A cluster goes once it holds no node or allocation (StatefulSets and ip-sets are still the
+ * default cluster's alone). What it holds is read from the read models before the decision, so a
+ * node or allocation written in that very moment may outlive the cluster; the next write in it
+ * then creates the cluster again (ClusterPresence).
+ */
 @CommandHandler(DeleteClusterCommand)
 export class DeleteClusterHandler implements ICommandHandler<DeleteClusterCommand, void> {
-  constructor(private readonly writer: EventWriter) {}
+  constructor(
+    private readonly writer: EventWriter,
+    @Inject(PG_POOL) private readonly db: Pool,
+  ) {}
 
   async execute({ name, metadata, unit }: DeleteClusterCommand): Promise<void> {
     validateClusterName(name);
-    await this.writer.decideAndAppend(ClusterAggregate, name, (state) => decideDeleteCluster(state, name), metadata, unit);
+    const holdings = await findClusterHoldings(this.db, name);
+    await this.writer.decideAndAppend(ClusterAggregate, name, (state) => decideDeleteCluster(state, name, holdings), metadata, unit);
   }
 }

@@ -13,12 +13,15 @@ export type Access = Role | 'public';
 /** What a route carries in its Fastify config: read from the route that matched, never from the URL's text. */
 interface AccessConfig {
   access?: Access;
+  /** a fleet-wide thing's write (pools): refused to a credential of one cluster, whatever its role */
+  fleetWide?: true;
 }
 
 const RANK: Record<Role, number> = { reader: 0, allocator: 1, admin: 2 };
 
 /** Declares a Nest handler's access in its Fastify route config (used by ApiRoute and ApiPublicRoute). */
-export const DeclareAccess = (access: Access) => RouteConfig({ access } satisfies AccessConfig);
+export const DeclareAccess = (access: Access, fleetWide = false) =>
+  RouteConfig({ access, ...(fleetWide ? { fleetWide } : {}) } satisfies AccessConfig);
 
 /**
  * Routes that plugins register rather than Nest handlers: the web UI's page and assets
@@ -56,7 +59,7 @@ export function authorize(tokens: TokenRegistry, reviewer: TokenReviewer) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (request.is404) return;
     const req = request as ContextualRequest;
-    const { access } = req.routeOptions.config as AccessConfig;
+    const { access, fleetWide } = req.routeOptions.config as AccessConfig;
     if (access === undefined) {
       await refuse(reply, 403, 'FORBIDDEN', `${req.method} ${req.routeOptions.url} declares no access, so it is refused to everyone`);
       return;
@@ -75,6 +78,15 @@ export function authorize(tokens: TokenRegistry, reviewer: TokenReviewer) {
     }
     if (!grant) {
       await refuse(reply, 401, 'UNAUTHENTICATED', 'one "Authorization: Bearer <token>" header with a valid token is required');
+      return;
+    }
+    if (fleetWide && grant.cluster !== null) {
+      await refuse(
+        reply,
+        403,
+        'CLUSTER_FORBIDDEN',
+        `a credential of cluster "${grant.cluster}" may not ${req.method} ${req.routeOptions.url}: pools are fleet-wide`,
+      );
       return;
     }
     if (RANK[grant.role] < RANK[access]) {

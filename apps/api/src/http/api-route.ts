@@ -27,9 +27,14 @@ const errors = (statuses: number[]) =>
  * decorators, which may describe a status more precisely. A handler without it (or
  * ApiPublicRoute) is refused to everyone.
  */
-export const ApiRoute = (role: Role, summary: string, ...statuses: ErrorStatus[]) =>
+export const ApiRoute = (role: Role, summary: string, ...statuses: ErrorStatus[]) => apiRoute(role, false, summary, statuses);
+
+/** ApiRoute of a write to a fleet-wide thing (a pool): a credential of one cluster is refused it (403 CLUSTER_FORBIDDEN). */
+export const ApiFleetRoute = (role: Role, summary: string, ...statuses: ErrorStatus[]) => apiRoute(role, true, summary, statuses);
+
+const apiRoute = (role: Role, fleetWide: boolean, summary: string, statuses: ErrorStatus[]) =>
   applyDecorators(
-    DeclareAccess(role),
+    DeclareAccess(role, fleetWide),
     ApiOperation({ summary, description: `Needs the \`${role}\` role (or a higher one) when tokens are configured.` }),
     ApiBearerAuth(),
     ...errors([...statuses, 401, 403, 503]),

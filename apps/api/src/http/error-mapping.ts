@@ -47,6 +47,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   IP_SET_WORKLOAD_DELETED: 503,
   // a node's credential acting beyond its node (another node's handle or pod, an external address): admin's to do
   NODE_FORBIDDEN: 403,
+  CLUSTER_FORBIDDEN: 403,
 };
 
 const HTTP_CODES: Record<number, (typeof HTTP_ERROR_CODES)[number]> = {

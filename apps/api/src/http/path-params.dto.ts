@@ -1,6 +1,7 @@
 import type { IpSetKind } from '@ipledger/domain';
 import { CheckedBySchema } from './body-schema';
 import { TextOf } from './limits';
+import { OptionalField } from './optional-field';
 
 /**
  * The routes' path parameters, each of its kind (TextOf): checked as a body field or a query
@@ -15,6 +16,8 @@ export class PoolNameParams {
 @CheckedBySchema()
 export class NodeNameParams {
   @TextOf('nodeName') name!: string;
+  /** present on the routes under `/v1/clusters/{cluster}` (RouteCluster reads and checks it) */
+  @OptionalField() @TextOf('cluster', { required: false }) cluster?: string;
 }
 
 @CheckedBySchema()
@@ -30,6 +33,8 @@ export class ClaimNameParams {
 @CheckedBySchema()
 export class HandleParams {
   @TextOf('handle') handle!: string;
+  /** present on the routes under `/v1/clusters/{cluster}` (RouteCluster reads and checks it) */
+  @OptionalField() @TextOf('cluster', { required: false }) cluster?: string;
 }
 
 @CheckedBySchema()
@@ -50,4 +55,10 @@ export class IpSetParams {
   @TextOf('namespace') namespace!: string;
   @TextOf('workloadKind', { enum: IP_SET_KINDS }) kind!: string;
   @TextOf('workloadName') name!: string;
+}
+
+/** The routes under `/v1/clusters/{cluster}` that name nothing else (a list, a create). */
+@CheckedBySchema()
+export class ClusterPrefixParams {
+  @OptionalField() @TextOf('cluster', { required: false }) cluster?: string;
 }

@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { CommandMetadata, NodeRestriction } from '@ipledger/domain';
+import { actingCluster, type CommandMetadata, type NodeRestriction } from '@ipledger/domain';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { withinRequest, type RequestContext } from '../infrastructure/current-request';
@@ -47,4 +47,15 @@ export const Metadata = createParamDecorator((_: unknown, ctx: ExecutionContext)
 export const Restriction = createParamDecorator((_: unknown, ctx: ExecutionContext): NodeRestriction | null => {
   const { grant } = ctx.switchToHttp().getRequest<ContextualRequest>().context;
   return grant?.node ? { node: grant.node } : null;
+});
+
+/** The cluster of the request's credential; null: fleet-wide (or no credential). */
+export const CredentialCluster = createParamDecorator((_: unknown, ctx: ExecutionContext): string | null => {
+  return ctx.switchToHttp().getRequest<ContextualRequest>().context.grant?.cluster ?? null;
+});
+
+/** The cluster a route acts in (actingCluster): its `/v1/clusters/{cluster}` prefix, else the credential's, else default. */
+export const RouteCluster = createParamDecorator((_: unknown, ctx: ExecutionContext): string => {
+  const req = ctx.switchToHttp().getRequest<ContextualRequest>();
+  return actingCluster(req.context.grant?.cluster ?? null, (req.params as { cluster?: string }).cluster);
 });

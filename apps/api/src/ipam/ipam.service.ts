@@ -53,9 +53,9 @@ export class IpamService implements Omit<IpamCommands<ApiViews>, 'releaseIpSet' 
   }
 
   /** The handle's addresses, or, for a claim's reference, that reference (idempotent). */
-  release(handle: string, { metadata, restriction = null }: IpamCaller, condition: ReleaseCondition = {}): Promise<void> {
+  release(handle: string, { metadata, restriction = null, cluster }: IpamCaller, condition: ReleaseCondition = {}): Promise<void> {
     assertCallerHandle(handle);
-    return this.commands.execute(new ReleaseIpCommand(handle, metadata, ownTransaction(), condition, restriction));
+    return this.commands.execute(new ReleaseIpCommand(handle, metadata, ownTransaction(), condition, restriction, cluster));
   }
 
   putClaim(name: string, spec: ClaimSpec, { metadata }: IpamCaller): Promise<void> {
@@ -78,12 +78,12 @@ export class IpamService implements Omit<IpamCommands<ApiViews>, 'releaseIpSet' 
     return this.commands.execute(new DeletePoolCommand(name, metadata, ownTransaction()));
   }
 
-  setNodeLabels(name: string, labels: Labels, { metadata }: IpamCaller): Promise<void> {
-    return this.commands.execute(new SetNodeLabelsCommand(name, labels, metadata, ownTransaction()));
+  setNodeLabels(name: string, labels: Labels, { metadata, cluster }: IpamCaller): Promise<void> {
+    return this.commands.execute(new SetNodeLabelsCommand(name, labels, metadata, ownTransaction(), cluster));
   }
 
-  deleteNode(name: string, { metadata }: IpamCaller): Promise<void> {
-    return this.commands.execute(new DeleteNodeCommand(name, metadata, ownTransaction()));
+  deleteNode(name: string, { metadata, cluster }: IpamCaller): Promise<void> {
+    return this.commands.execute(new DeleteNodeCommand(name, metadata, ownTransaction(), cluster));
   }
 
   setClusterLabels(name: string, labels: Labels, { metadata }: IpamCaller): Promise<void> {

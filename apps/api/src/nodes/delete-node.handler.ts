@@ -1,6 +1,6 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { Inject } from '@nestjs/common';
-import { decideDeleteNode, DeleteNodeCommand, NodeAggregate } from '@ipledger/domain';
+import { decideDeleteNode, DeleteNodeCommand, NodeAggregate, nodeStreamId } from '@ipledger/domain';
 import { findPoolsWithBlocksOf } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { BlockRelease } from '../blocks/block-release';
@@ -16,8 +16,9 @@ export class DeleteNodeHandler implements ICommandHandler<DeleteNodeCommand, voi
     @Inject(PG_POOL) private readonly db: Pool,
   ) {}
 
-  async execute({ name, metadata, unit }: DeleteNodeCommand): Promise<void> {
-    await this.writer.decideAndAppend(NodeAggregate, name, (state) => decideDeleteNode(state, name), metadata, unit);
+  async execute({ name, metadata, unit, cluster }: DeleteNodeCommand): Promise<void> {
+    const id = nodeStreamId(cluster, name);
+    await this.writer.decideAndAppend(NodeAggregate, id, (state) => decideDeleteNode(state, name, cluster), metadata, unit);
     for (const pool of await findPoolsWithBlocksOf(this.db, name)) await this.blocks.ofNode(pool, name, metadata, unit);
   }
 }

@@ -24,7 +24,8 @@ import { BlockListDto } from '../blocks/dto/block.dto';
 import { ListBlocksQueryDto } from '../blocks/dto/list-blocks-query.dto';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
-import { Metadata } from '../http/request-context';
+import { Metadata, RouteCluster } from '../http/request-context';
+import { ClusterPresence } from '../clusters/cluster-presence';
 import { ReplayQueue } from '../infrastructure/replay-queue';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 import { IpamService } from '../ipam/ipam.service';
@@ -37,29 +38,35 @@ import { ApiRoute } from '../http/api-route';
 import { storedSelection, type StoredSelection } from '../kubernetes/known-pods';
 
 @ApiTags('nodes')
-@Controller('v1/nodes')
+@Controller(['v1/nodes', 'v1/clusters/:cluster/nodes'])
 export class NodesController {
   constructor(
     private readonly ipam: IpamService,
     @Inject(PG_POOL) private readonly db: Pool,
     @Inject(CONFIG) private readonly config: Config,
     private readonly replays: ReplayQueue,
+    private readonly clusters: ClusterPresence,
   ) {}
 
   @Put(':name')
   @ApiOkResponse({ type: NodeDto })
   @ApiRoute('admin', "Create or replace a node's labels", 400, 409, 413)
-  async put(@Param() { name }: NodeNameParams, @Body() body: PutLabelsDto, @Metadata() metadata: CommandMetadata): Promise<NodeView> {
-    await this.ipam.setNodeLabels(name, body.labels, { metadata });
-    return this.get({ name });
+  async put(
+    @Param() { name }: NodeNameParams,
+    @RouteCluster() cluster: string,
+    @Body() body: PutLabelsDto,
+    @Metadata() metadata: CommandMetadata,
+  ): Promise<NodeView> {
+    await this.ipam.setNodeLabels(name, body.labels, { metadata, cluster: await this.clusters.forWrite(cluster, metadata) });
+    return this.get({ name }, cluster);
   }
 
   @Get(':name')
   @ApiOkResponse({ type: NodeDto })
   @ApiRoute('reader', 'Get a node', 400, 404)
-  async get(@Param() { name }: NodeNameParams): Promise<NodeView> {
-    const node = await findNode(this.db, name);
-    if (!node) throw new DomainError('NODE_NOT_FOUND', `node "${name}" does not exist`);
+  async get(@Param() { name }: NodeNameParams, @RouteCluster() cluster: string): Promise<NodeView> {
+    const node = await findNode(this.db, name, await this.clusters.forRead(cluster));
+    if (!node) throw new DomainError('NODE_NOT_FOUND', `node "${name}" does not exist in cluster "${cluster}"`);
     return node;
   }
 
@@ -67,8 +74,8 @@ export class NodesController {
   @HttpCode(204)
   @ApiNoContentResponse()
   @ApiRoute('admin', 'Delete a node', 400, 404, 409)
-  async remove(@Param() { name }: NodeNameParams, @Metadata() metadata: CommandMetadata): Promise<void> {
-    await this.ipam.deleteNode(name, { metadata });
+  async remove(@Param() { name }: NodeNameParams, @RouteCluster() cluster: string, @Metadata() metadata: CommandMetadata): Promise<void> {
+    await this.ipam.deleteNode(name, { metadata, cluster: await this.clusters.forRead(cluster) });
   }
 
   @Get(':name/blocks')
@@ -90,7 +97,12 @@ export class NodesController {
   @Get(':name/pools')
   @ApiOkResponse({ type: NodePoolsDto })
   @ApiRoute('reader', 'The pools a node may use, and why others are left out (or why one pool is)', 400, 404)
-  async pools(@Param() { name }: NodeNameParams, @Query() query: NodePoolsQueryDto): Promise<NodePoolsDto> {
+  async pools(
+    @Param() { name }: NodeNameParams,
+    @RouteCluster() cluster: string,
+    @Query() query: NodePoolsQueryDto,
+  ): Promise<NodePoolsDto> {
+    await this.clusters.forRead(cluster);
     const selection = await this.annotated(name, query);
     const { rule, source, families } = chooseSelection(query, selection?.stored.annotated ?? null, this.config.defaultMatchLabel);
     if (query.pool !== undefined) validateDns1123Label(query.pool, 'pool name');
@@ -98,8 +110,8 @@ export class NodesController {
     const asked = families ?? (query.families ? (query.families.split(',').map(Number) as (4 | 6)[]) : [4, 6]);
     const { eligible, excluded } =
       query.pool === undefined
-        ? await findEligiblePools(this.db, rule, name, asked, selection?.reads, query.network ?? null)
-        : await explainPoolForNode(this.db, rule, name, query.pool, asked, selection?.reads, query.network ?? null);
+        ? await findEligiblePools(this.db, rule, name, asked, selection?.reads, query.network ?? null, cluster)
+        : await explainPoolForNode(this.db, rule, name, query.pool, asked, selection?.reads, query.network ?? null, cluster);
     return query.explain ? { items: eligible, excluded, chosenBy: source } : { items: eligible };
   }
 

@@ -27,7 +27,7 @@ import { ListPoolsQueryDto } from './dto/list-pools-query.dto';
 import { PoolDto, PoolListDto } from './dto/pool.dto';
 import { UpdatePoolDto } from './dto/update-pool.dto';
 import { PoolNameParams } from '../http/path-params.dto';
-import { ApiRoute } from '../http/api-route';
+import { ApiFleetRoute, ApiRoute } from '../http/api-route';
 
 @ApiTags('pools')
 @Controller('v1/pools')
@@ -41,7 +41,7 @@ export class PoolsController {
   @Post()
   @ApiCreatedResponse({ type: PoolDto })
   @ApiConflictResponse({ type: ErrorResponse, description: 'POOL_EXISTS or POOL_OVERLAP' })
-  @ApiRoute('admin', 'Create a pool', 400, 409, 413)
+  @ApiFleetRoute('admin', 'Create a pool', 400, 409, 413)
   async create(@Body() body: CreatePoolDto, @Metadata() metadata: CommandMetadata): Promise<PoolView> {
     await this.ipam.createPools([body], { metadata });
     return this.get({ name: body.name });
@@ -87,7 +87,7 @@ export class PoolsController {
 
   @Patch(':name')
   @ApiOkResponse({ type: PoolDto })
-  @ApiRoute('admin', 'Update a pool (merge patch)', 400, 404, 409, 413)
+  @ApiFleetRoute('admin', 'Update a pool (merge patch)', 400, 404, 409, 413)
   async update(@Param() { name }: PoolNameParams, @Body() body: UpdatePoolDto, @Metadata() metadata: CommandMetadata): Promise<PoolView> {
     await this.ipam.updatePool(name, body, { metadata });
     return this.get({ name });
@@ -97,7 +97,7 @@ export class PoolsController {
   @HttpCode(204)
   @ApiNoContentResponse()
   @ApiConflictResponse({ type: ErrorResponse, description: 'POOL_IN_USE' })
-  @ApiRoute('admin', 'Delete a pool', 400, 404, 409)
+  @ApiFleetRoute('admin', 'Delete a pool', 400, 404, 409)
   async remove(@Param() { name }: PoolNameParams, @Metadata() metadata: CommandMetadata): Promise<void> {
     await this.ipam.deletePool(name, { metadata });
   }

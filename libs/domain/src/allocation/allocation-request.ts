@@ -5,9 +5,13 @@ import { InvalidInputError } from '../errors/domain-error';
 import { ipArgument } from '../ip-input';
 import { validateNetwork } from '../network-name';
 import { validateDns1123Label, validateDns1123Subdomain } from '../labels';
+import { DEFAULT_CLUSTER, validateClusterName } from '../cluster/cluster-name';
+import { inCluster } from '../cluster/cluster-scope';
 
 export interface AllocationRequestSpec {
   handle: string;
+  /** the cluster of the handle and the node; absent: the default cluster (inCluster) */
+  cluster?: string;
   node: string;
   namespace: string;
   pod: string;
@@ -63,6 +67,7 @@ export function parseAllocationRequest(input: AllocateIpInput): AllocationReques
   const ip = input.ip === undefined ? null : ipArgument(input.ip);
   return {
     handle: input.handle,
+    ...inCluster(validateClusterName(input.cluster ?? DEFAULT_CLUSTER)),
     node: input.node,
     namespace: input.namespace,
     pod: input.pod,

@@ -1,4 +1,5 @@
 import { DomainError } from '../errors/domain-error';
+import { handleKey } from '../cluster/cluster-scope';
 import type { PoolView } from '../pool/pool-state';
 import { allocationOwner, type AllocationOwner } from './allocation-owner';
 
@@ -68,8 +69,8 @@ export function assertNodeMayHold(restriction: NodeRestriction | null, handle: s
 }
 
 /** assertNodeMayHold on what the handle holds in this pool, as the release is decided (no read before it to go stale). */
-export function assertNodeMayRelease(restriction: NodeRestriction | null, state: PoolView, handle: string): void {
-  const ip = state.byHandle.get(handle);
+export function assertNodeMayRelease(restriction: NodeRestriction | null, state: PoolView, handle: string, cluster: string): void {
+  const ip = state.byHandle.get(handleKey(cluster, handle));
   const holder = ip === undefined ? undefined : state.holders.get(ip);
   assertNodeMayHold(restriction, handle, holder ? [holder] : []);
 }

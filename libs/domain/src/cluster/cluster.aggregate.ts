@@ -35,13 +35,32 @@ export function decideSetClusterLabels(state: ClusterState, name: string, labels
   return { type: 'ClusterLabelsSet', data: { name, labels } };
 }
 
-/** The default cluster is never deleted: it is the cluster of every caller that names none, and of everything written before clusters. */
-export function decideDeleteCluster(state: ClusterState, name: string): ClusterDeleted {
+/** A cluster a write names comes into being with no labels; one that exists is left as it is (null). */
+export function decideEnsureCluster(state: ClusterState, name: string): ClusterLabelsSet | null {
+  return state.exists ? null : { type: 'ClusterLabelsSet', data: { name, labels: {} } };
+}
+
+/** What a cluster holds, as far as a delete must know: anything at all refuses it. */
+export interface ClusterHoldings {
+  nodes: number;
+  allocations: number;
+}
+
+/**
+ * The default cluster is never deleted: it is the cluster of every caller that names none, and of
+ * everything written before clusters. Nor is one that still holds nodes or allocations: their
+ * names would fall back to no cluster at all.
+ */
+export function decideDeleteCluster(state: ClusterState, name: string, holdings: ClusterHoldings): ClusterDeleted {
   if (name === DEFAULT_CLUSTER)
     throw new DomainError(
       'CLUSTER_IN_USE',
       `cluster "${DEFAULT_CLUSTER}" always exists: it is the cluster of every caller that names none`,
     );
   if (!state.exists) throw new DomainError('CLUSTER_NOT_FOUND', `cluster "${name}" does not exist`);
+  if (holdings.nodes > 0 || holdings.allocations > 0) {
+    const held = [holdings.nodes > 0 ? 'nodes' : null, holdings.allocations > 0 ? 'allocations' : null].filter(Boolean).join(' and ');
+    throw new DomainError('CLUSTER_IN_USE', `cluster "${name}" still has ${held}; delete or release them first`);
+  }
   return { type: 'ClusterDeleted', data: { name } };
 }

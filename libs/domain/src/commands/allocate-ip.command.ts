@@ -5,6 +5,8 @@ import type { SelectionInput } from '../selection/selection-rule';
 
 export interface AllocateIpInput extends SelectionInput {
   handle: string;
+  /** the cluster of the handle and the node; default: the default cluster */
+  cluster?: string;
   node: string;
   namespace: string;
   pod: string;

@@ -1,3 +1,4 @@
+import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
 import type { CommandMetadata } from '../command-metadata';
 import type { UnitOfWork } from '../unit-of-work';
 
@@ -7,5 +8,7 @@ export class DeleteNodeCommand {
     readonly metadata: CommandMetadata,
     /** how its writes commit, named by whoever sends it */
     readonly unit: UnitOfWork,
+    /** the node's cluster */
+    readonly cluster: string = DEFAULT_CLUSTER,
   ) {}
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
 import type { NodeRestriction } from '../allocation/node-restriction';
 import type { CommandMetadata } from '../command-metadata';
 import type { UnitOfWork } from '../unit-of-work';
@@ -13,5 +14,7 @@ export class ReleaseIpCommand {
     readonly condition: ReleaseCondition = {},
     /** the node the request's credential is bound to: it may release that node's pods' addresses only */
     readonly restriction: NodeRestriction | null = null,
+    /** the handle's cluster */
+    readonly cluster: string = DEFAULT_CLUSTER,
   ) {}
 }

@@ -36,6 +36,7 @@ export const DOMAIN_ERROR_CODES = [
   'CLUSTER_IN_USE',
   'CLAIM_NOT_FOUND',
   'CLAIM_REFERENCES_FULL',
+  'CLUSTER_FORBIDDEN',
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];

@@ -15,6 +15,8 @@ export interface IpAllocated {
     ip: string;
     family: 4 | 6;
     handle: string;
+    /** the cluster of the handle and node; absent: the default cluster (every event recorded before clusters) */
+    cluster?: string;
     node: string;
     namespace: string;
     pod: string;

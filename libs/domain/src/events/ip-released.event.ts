@@ -8,6 +8,8 @@ export interface IpReleased {
     pool: string;
     ip: string;
     handle: string;
+    /** the cluster of the handle; absent: the default cluster */
+    cluster?: string;
     node: string | null;
     namespace: string | null;
     pod: string | null;

@@ -1,4 +1,5 @@
 export interface NodeDeleted {
   type: 'NodeDeleted';
-  data: { name: string };
+  /** `cluster` absent: the default cluster */
+  data: { name: string; cluster?: string };
 }

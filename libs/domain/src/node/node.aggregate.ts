@@ -3,6 +3,8 @@ import { DomainError } from '../errors/domain-error';
 import { unknownEvent } from '../events/unknown-event';
 import type { NodeDeleted, NodeEvent, NodeLabelsSet } from '../events';
 import { sameLabels, type Labels } from '../labels';
+import { inCluster } from '../cluster/cluster-scope';
+import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
 
 export interface NodeState {
   name: string;
@@ -29,12 +31,13 @@ export const NodeAggregate: AggregateType<NodeState> = {
 };
 
 /** Null when the node already has exactly these labels: a repeated PUT appends nothing. */
-export function decideSetNodeLabels(state: NodeState, name: string, labels: Labels): NodeLabelsSet | null {
+export function decideSetNodeLabels(state: NodeState, name: string, labels: Labels, cluster = DEFAULT_CLUSTER): NodeLabelsSet | null {
   if (state.exists && sameLabels(state.labels, labels)) return null;
-  return { type: 'NodeLabelsSet', data: { name, labels } };
+  return { type: 'NodeLabelsSet', data: { name, ...inCluster(cluster), labels } };
 }
 
-export function decideDeleteNode(state: NodeState, name: string): NodeDeleted {
-  if (!state.exists) throw new DomainError('NODE_NOT_FOUND', `node "${name}" does not exist`);
-  return { type: 'NodeDeleted', data: { name } };
+export function decideDeleteNode(state: NodeState, name: string, cluster = DEFAULT_CLUSTER): NodeDeleted {
+  if (!state.exists)
+    throw new DomainError('NODE_NOT_FOUND', `node "${name}" does not exist${inCluster(cluster).cluster ? ` in cluster "${cluster}"` : ''}`);
+  return { type: 'NodeDeleted', data: { name, ...inCluster(cluster) } };
 }

@@ -13,6 +13,8 @@ import {
 import type { AggregateType } from '../aggregate-type';
 import { DomainError, InvalidInputError } from '../errors/domain-error';
 import { allocationOwner } from '../allocation/allocation-owner';
+import { clusterOf, handleKey, inCluster } from '../cluster/cluster-scope';
+import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
 import type {
   BlockClaimed,
   BlockReleased,
@@ -57,9 +59,23 @@ import type { Block, Holder, PoolState, PoolView } from './pool-state';
  * Exactly the holder's fields of a request or an event, the optional ones only when present; the
  * owner always, also for events recorded before owners were (allocationOwner).
  */
-function holderOf({ handle, node, namespace, pod, podUid, owner, statefulSet, ipSet, network, borrowed, adopted }: Holder): Holder {
+function holderOf({
+  handle,
+  cluster,
+  node,
+  namespace,
+  pod,
+  podUid,
+  owner,
+  statefulSet,
+  ipSet,
+  network,
+  borrowed,
+  adopted,
+}: Holder): Holder {
   return {
     handle,
+    ...(cluster ? inCluster(cluster) : {}),
     node,
     namespace,
     pod,
@@ -223,7 +239,7 @@ function apply(state: PoolState, event: FoldedEvent): PoolState {
     case 'IpAllocated': {
       const ip = parseIp(e.data.ip).value;
       state.holders.set(ip, holderOf(e.data));
-      state.byHandle.set(e.data.handle, ip);
+      state.byHandle.set(handleKey(clusterOf(e.data), e.data.handle), ip);
       state.heldSet.add(ip);
       state.used.add(ip);
       countInBlock(state, ip, e.data.node, 1, null);
@@ -234,7 +250,7 @@ function apply(state: PoolState, event: FoldedEvent): PoolState {
       const ip = parseIp(e.data.ip).value;
       countInBlock(state, ip, state.holders.get(ip)?.node ?? null, -1, eventTime(event));
       state.holders.delete(ip);
-      state.byHandle.delete(e.data.handle);
+      state.byHandle.delete(handleKey(clusterOf(e.data), e.data.handle));
       state.heldSet.remove(ip);
       // an address of a StatefulSet's range stays reserved for its ordinal
       if (state.reservedSet.has(ip) || state.rangeSet.has(ip)) return state;
@@ -544,7 +560,7 @@ export interface AllocationRequest extends Holder {
  */
 export function decideAllocate(state: PoolView, request: AllocationRequest): AllocateDecision {
   const pool = existing(state, state.name);
-  const held = pool.byHandle.get(request.handle);
+  const held = pool.byHandle.get(handleKey(clusterOf(request), request.handle));
   if (held !== undefined) return { ip: held, event: null, claim: null };
   if (pool.disabled) throw new DomainError('POOL_DISABLED', `pool "${pool.name}" is disabled and hands out no new addresses`);
   return decidePlaced(pool, request);
@@ -559,7 +575,7 @@ export function decideAllocate(state: PoolView, request: AllocationRequest): All
  */
 export function decideAdopt(state: PoolView, request: AllocationRequest & { ip: bigint }): AllocateDecision {
   const pool = existing(state, state.name);
-  const held = pool.byHandle.get(request.handle);
+  const held = pool.byHandle.get(handleKey(clusterOf(request), request.handle));
   if (held !== undefined) return { ip: held, event: null, claim: null };
   return decidePlaced(pool, { ...request, adopted: true });
 }
@@ -614,8 +630,14 @@ function placeAddress(pool: PoolView & { cidr: Cidr }, request: AllocationReques
   return { ip: chooseAddress(pool, undefined, request.statefulSet, request.now, span), claim, ...(borrowed ? { borrowed } : {}) };
 }
 
-export function decideRelease(state: PoolView, handle: string, condition: ReleaseCondition = {}): IpReleased | null {
-  const ip = state.byHandle.get(handle);
+/** `cluster`: the handle's (a handle names an allocation within its cluster) */
+export function decideRelease(
+  state: PoolView,
+  handle: string,
+  condition: ReleaseCondition = {},
+  cluster = DEFAULT_CLUSTER,
+): IpReleased | null {
+  const ip = state.byHandle.get(handleKey(cluster, handle));
   const holder = ip === undefined ? undefined : state.holders.get(ip);
   if (ip === undefined || !holder || !state.cidr) return null;
   // an address recorded without a pod uid cannot be told apart, so it goes with the pod's name
@@ -625,6 +647,7 @@ export function decideRelease(state: PoolView, handle: string, condition: Releas
     pool: state.name,
     ip: formatIp({ family: state.cidr.family, value: ip }),
     handle,
+    ...inCluster(cluster),
     node,
     namespace,
     pod,

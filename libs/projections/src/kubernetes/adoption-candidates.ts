@@ -1,3 +1,4 @@
+import { DEFAULT_CLUSTER } from '@ipledger/domain';
 import type { Queryable } from '../queryable';
 
 /** An address a running pod reports that it may adopt: inside a pool, held by nobody. */
@@ -30,7 +31,7 @@ const CANDIDATES = `SELECT o.key, o.uid, o.object -> 'spec' ->> 'nodeName' AS no
    AND o.object -> 'status' ->> 'phase' = 'Running' AND coalesce(o.object -> 'spec' ->> 'hostNetwork', 'false') <> 'true'
    AND o.object -> 'spec' ->> 'nodeName' IS NOT NULL
    AND NOT EXISTS (SELECT 1 FROM allocations a WHERE a.ip = x.ip::inet AND a.pool_network IS NULL)
-   AND NOT EXISTS (SELECT 1 FROM allocations a WHERE a.namespace = split_part(o.key, '/', 1) AND a.pod = split_part(o.key, '/', 2)
+   AND NOT EXISTS (SELECT 1 FROM allocations a WHERE a.cluster = '${DEFAULT_CLUSTER}' AND a.namespace = split_part(o.key, '/', 1) AND a.pod = split_part(o.key, '/', 2)
                       AND a.pod_uid = o.uid AND a.handle <> 'adopted:' || o.uid)
    AND NOT EXISTS (SELECT 1 FROM events e WHERE e.type IN ('IpAllocated', 'IpReleased') AND e.data ->> 'ip' = x.ip
                       AND e.data ->> 'handle' = 'adopted:' || o.uid)

@@ -1,3 +1,4 @@
+import { DEFAULT_CLUSTER } from '@ipledger/domain';
 import type { Queryable } from '../queryable';
 
 /** A pod's address (its handle) whose pod a sync did not list. */
@@ -16,12 +17,13 @@ export interface MissedPodAddress {
  * when one was recorded) the sync did not list; an address held for its node is not missed (its
  * pod is gone on purpose, and its own rules free it).
  */
+// the Kubernetes consumer syncs the default cluster's pods: another cluster's addresses are never its to miss
 export async function readMissedPodAddresses(db: Queryable, syncId: string, graceSeconds: number): Promise<MissedPodAddress[]> {
   const { rows } = await db.query<MissedPodAddress>(
     `SELECT handle, min(namespace) AS namespace, min(pod) AS pod, min(pod_uid) AS pod_uid, min(allocated_at) AS allocated_at,
             max(allocated_at) <= now() - make_interval(secs => $2::integer) AS past_grace
        FROM allocations a
-      WHERE a.owner = 'pod' AND a.allocated_at < (SELECT received_at FROM kubernetes_syncs WHERE sync_id = $1)
+      WHERE a.cluster = '${DEFAULT_CLUSTER}' AND a.owner = 'pod' AND a.allocated_at < (SELECT received_at FROM kubernetes_syncs WHERE sync_id = $1)
         AND NOT EXISTS (SELECT 1 FROM kubernetes_held_addresses h WHERE h.handle = a.handle)
         AND NOT EXISTS (SELECT 1 FROM kubernetes_sync_items i
                          WHERE i.sync_id = $1 AND i.key = a.namespace || '/' || a.pod AND (a.pod_uid IS NULL OR i.uid = a.pod_uid))

@@ -20,6 +20,7 @@ export class HeldForNodeDto {
 
 export class AllocationDto {
   @ApiProperty() handle!: string;
+  @ApiProperty({ example: 'default', description: 'the cluster of the handle and node' }) cluster!: string;
   @ApiProperty({ example: '10.4.0.17' }) ip!: string;
   @ApiProperty({ example: 24 }) prefixLength!: number;
   @ApiProperty({ example: '10.4.0.0/24' }) cidr!: string;

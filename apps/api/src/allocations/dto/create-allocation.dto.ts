@@ -14,6 +14,14 @@ export class CreateAllocationDto {
   })
   handle!: string;
 
+  @OptionalField()
+  @TextOf('cluster', {
+    required: false,
+    example: 'east',
+    description: "the cluster of the handle and node: default the route's (`/v1/clusters/{cluster}`), else the token's, else `default`",
+  })
+  cluster?: string;
+
   @TextOf('nodeName', { example: 'worker-1' }) node!: string;
   @TextOf('namespace', { example: 'default' }) namespace!: string;
   @TextOf('podName', { example: 'web-0' }) pod!: string;

@@ -5,6 +5,9 @@ import { TextOf } from '../../http/limits';
 import { ListQueryDto } from '../../http/list-query.dto';
 
 export class ListAllocationsQueryDto extends ListQueryDto {
+  @IsOptional()
+  @TextOf('cluster', { required: false, description: "one cluster's allocations; without it, every cluster's (a fleet-wide token's)" })
+  cluster?: string;
   @IsOptional() @TextOf('poolName', { required: false }) pool?: string;
   @IsOptional() @TextOf('nodeName', { required: false }) node?: string;
   @IsOptional() @TextOf('namespace', { required: false }) namespace?: string;

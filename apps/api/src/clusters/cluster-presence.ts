@@ -1,0 +1,48 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  ClusterAggregate,
+  DEFAULT_CLUSTER,
+  decideEnsureCluster,
+  DomainError,
+  validateClusterName,
+  type CommandMetadata,
+} from '@ipledger/domain';
+import { findCluster } from '@ipledger/projections';
+import type { Pool } from 'pg';
+import { EventWriter } from '../infrastructure/event-writer';
+import { PG_POOL } from '../infrastructure/tokens';
+import { OwnTransaction } from '../infrastructure/unit-of-work';
+
+/**
+ * A cluster named by a route or a body: a write in a cluster that does not exist creates it (no
+ * labels), as a member's first node or allocation introduces it; a read of one answers 404.
+ */
+@Injectable()
+export class ClusterPresence {
+  constructor(
+    private readonly writer: EventWriter,
+    @Inject(PG_POOL) private readonly db: Pool,
+  ) {}
+
+  async forRead(cluster: string): Promise<string> {
+    validateClusterName(cluster);
+    if (cluster !== DEFAULT_CLUSTER && !(await findCluster(this.db, cluster))) {
+      throw new DomainError('CLUSTER_NOT_FOUND', `cluster "${cluster}" does not exist`);
+    }
+    return cluster;
+  }
+
+  async forWrite(cluster: string, metadata: CommandMetadata): Promise<string> {
+    validateClusterName(cluster);
+    if (cluster !== DEFAULT_CLUSTER && !(await findCluster(this.db, cluster))) {
+      await this.writer.decideAndAppend(
+        ClusterAggregate,
+        cluster,
+        (state) => decideEnsureCluster(state, cluster),
+        metadata,
+        new OwnTransaction({ retries: true }),
+      );
+    }
+    return cluster;
+  }
+}

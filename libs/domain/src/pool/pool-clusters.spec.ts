@@ -1,0 +1,50 @@
+import { deciderSpecification } from '../../../../test/support/decider-specification';
+import { parsePoolSpec } from './pool-spec';
+import { decideAllocate, decideCreatePool, decideRelease, PoolAggregate, type AllocationRequest } from './pool.aggregate';
+
+const { evolved: apply } = deciderSpecification(PoolAggregate);
+const holder = (cluster?: string): AllocationRequest => ({
+  handle: 'abc:eth0',
+  ...(cluster ? { cluster } : {}),
+  node: 'worker-1',
+  namespace: 'shop',
+  pod: 'web-0',
+  podUid: null,
+  owner: 'external',
+});
+
+function pool() {
+  const empty = PoolAggregate.initialState();
+  return apply(empty, decideCreatePool(empty, parsePoolSpec({ name: 'p', cidr: '10.0.0.0/24' })));
+}
+
+describe('a pool: a handle is one within its cluster', () => {
+  const plain = decideAllocate(pool(), holder());
+  const withDefault = apply(pool(), plain.event);
+  const east = decideAllocate(withDefault, holder('east'));
+  const both = apply(withDefault, east.event);
+
+  it("gives the same handle of another cluster an address of its own, recording the cluster (left out for default's)", () => {
+    expect(plain.event?.data).not.toHaveProperty('cluster');
+    expect(east.event?.data).toMatchObject({ handle: 'abc:eth0', cluster: 'east' });
+    expect(east.ip).not.toBe(plain.ip);
+    // a retry in either cluster gets that cluster's address, appending nothing
+    expect(decideAllocate(both, holder('east'))).toMatchObject({ ip: east.ip, event: null });
+    expect(decideAllocate(both, holder())).toMatchObject({ ip: plain.ip, event: null });
+  });
+
+  it("releases one cluster's handle and leaves the other's held", () => {
+    const released = decideRelease(both, 'abc:eth0', {}, 'east');
+    expect(released?.data).toMatchObject({ handle: 'abc:eth0', cluster: 'east' });
+    const after = apply(both, released);
+    expect(decideRelease(after, 'abc:eth0', {}, 'east')).toBeNull();
+    expect(decideAllocate(after, holder())).toMatchObject({ ip: plain.ip, event: null });
+  });
+
+  it('keeps the cluster through a snapshot', () => {
+    const { snapshot } = PoolAggregate;
+    const loaded = snapshot!.deserialize(JSON.parse(JSON.stringify(snapshot!.serialize(both))));
+    expect(decideAllocate(loaded, holder('east'))).toMatchObject({ ip: east.ip, event: null });
+    expect(decideRelease(loaded, 'abc:eth0', {}, 'west')).toBeNull();
+  });
+});
