@@ -5,11 +5,11 @@
 ALTER TABLE nodes ADD COLUMN cluster text NOT NULL DEFAULT 'default';
 ALTER TABLE allocations ADD COLUMN cluster text NOT NULL DEFAULT 'default';
 
--- contract: the primary keys keep their names and SQLSTATE 23505 and allow strictly more (the same name or handle in another cluster); every existing row is in one cluster, so none conflicts
-ALTER TABLE nodes
-  DROP CONSTRAINT nodes_pkey,
-  ADD CONSTRAINT nodes_pkey PRIMARY KEY (cluster, name);
--- contract: the same for allocations: the same name and SQLSTATE, strictly more allowed (the same handle in another cluster); the previous release's retry reads nothing of it but those
+-- A node keeps its primary key (name): another cluster's node is stored under its key
+-- `<cluster>/<name>` (nodeStreamId; neither name holds a `/`), so the previous release's upserts
+-- (ON CONFLICT (name)) still find theirs, and two clusters' `worker-1` are two rows.
+
+-- contract: allocations' primary key keeps its name and SQLSTATE 23505 and allows strictly more (the same handle in another cluster); the previous release's retry reads nothing of it but those
 ALTER TABLE allocations
   DROP CONSTRAINT allocations_pkey,
   ADD CONSTRAINT allocations_pkey PRIMARY KEY (cluster, handle, family);

@@ -1,5 +1,5 @@
 import { prepared } from '@ipledger/event-store';
-import { DEFAULT_CLUSTER, type Labels } from '@ipledger/domain';
+import { DEFAULT_CLUSTER, nodeStreamId, type Labels } from '@ipledger/domain';
 import type { Queryable } from './queryable';
 import { rfc3339 } from './rfc3339';
 
@@ -11,8 +11,17 @@ export interface NodeView {
   updatedAt: string;
 }
 
-/** A node as NodeView names it. */
-export const NODE_SELECT = `SELECT name, cluster, labels, version, ${rfc3339('updated_at')} AS "updatedAt" FROM nodes`;
+/**
+ * The stored key of a node (SQL), as nodeStreamId makes it: a row's `name` is its name in the
+ * default cluster and `<cluster>/<name>` in another, so the table keeps the primary key (name) the
+ * previous release upserts on, and two clusters' `worker-1` are two rows.
+ */
+export const nodeKeySql = (cluster: string, name: string) =>
+  `(CASE WHEN ${cluster} = '${DEFAULT_CLUSTER}' THEN ${name} ELSE ${cluster} || '/' || ${name} END)`;
+
+/** A node as NodeView names it: its name without its cluster's prefix. */
+export const NODE_SELECT = `SELECT CASE WHEN cluster = '${DEFAULT_CLUSTER}' THEN name ELSE substr(name, length(cluster) + 2) END AS name,
+  cluster, labels, version, ${rfc3339('updated_at')} AS "updatedAt" FROM nodes`;
 
 export async function findNode(db: Queryable, name: string, cluster = DEFAULT_CLUSTER): Promise<NodeView | null> {
   return (await findNodes(db, [name], cluster))[0];
@@ -20,7 +29,8 @@ export async function findNode(db: Queryable, name: string, cluster = DEFAULT_CL
 
 /** Several nodes of a cluster at once (null for an unknown name), in the order asked. */
 export async function findNodes(db: Queryable, names: readonly string[], cluster = DEFAULT_CLUSTER): Promise<Array<NodeView | null>> {
-  const { rows } = await db.query<NodeView>(prepared(`${NODE_SELECT} WHERE cluster = $1 AND name = ANY($2)`, [cluster, names]));
+  const keys = names.map((name) => nodeStreamId(cluster, name));
+  const { rows } = await db.query<NodeView>(prepared(`${NODE_SELECT} WHERE name = ANY($1)`, [keys]));
   const byName = new Map(rows.map((row) => [row.name, row]));
   return names.map((name) => byName.get(name) ?? null);
 }

@@ -4,6 +4,7 @@ import { decodeContinue, encodeContinue } from './continue-token';
 import { drivingRequirement, labelRowsSql, requirementsSql } from './label-selector-sql';
 import { canonicalCidr } from '@ipledger/ip';
 import type { Queryable } from './queryable';
+import { nodeKeySql } from './node-queries';
 import { rfc3339 } from './rfc3339';
 
 /** A StatefulSet's continuous range inside a pool, as the pool shows it. */
@@ -125,7 +126,7 @@ export function poolPageSql(filter: PoolFilter, after: string | null, limit: num
     const key = `$${values.push(filter.sameLabelAs.key)}`;
     where.push(
       `l.key = ${key} AND l.value = (SELECT n.labels ->> ${key} FROM nodes n
-         WHERE n.cluster = $${values.push(filter.sameLabelAs.cluster)} AND n.name = $${values.push(filter.sameLabelAs.node)})`,
+         WHERE n.name = ${nodeKeySql(`$${values.push(filter.sameLabelAs.cluster)}::text`, `$${values.push(filter.sameLabelAs.node)}::text`)})`,
     );
   } else if (driving) {
     where.push(labelRowsSql(driving, 'l', values));

@@ -4,7 +4,7 @@ export const READ_MODELS = [
   { table: 'pool_labels', key: ['key', 'value', 'pool'] },
   { table: 'pool_ranges', key: ['pool', 'namespace', 'name'] },
   { table: 'pool_blocks', key: ['pool', 'cidr'] },
-  { table: 'nodes', key: ['cluster', 'name'] },
+  { table: 'nodes', key: ['name'] },
   { table: 'allocations', key: ['cluster', 'handle', 'family'] },
   { table: 'statefulsets', key: ['namespace', 'name'] },
   { table: 'clusters', key: ['name'] },
