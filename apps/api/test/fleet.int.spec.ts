@@ -160,6 +160,30 @@ describe('fleet: nodes and allocations per cluster', () => {
     }
   });
 
+  it("moves a claim's address between clusters: the target cluster's reference shares it, the source's release leaves it held", async () => {
+    const post = (cluster: string, handle: string) =>
+      api
+        .http()
+        .post(`/v1/clusters/${cluster}/allocations`)
+        .set(root)
+        .send(body(handle, { pod: `virt-launcher-${handle.split(':')[0]}`, claim: 'vm-move' }));
+    const source = await post('south', 'src:eth0').expect(201);
+    const target = await post('north', 'dst:eth0').expect(200);
+    expect(target.body.items.map((i: { ip: string }) => i.ip)).toEqual(source.body.items.map((i: { ip: string }) => i.ip));
+    const claim = () => api.http().get('/v1/claims/vm-move').set(root).expect(200);
+    expect((await claim()).body.references.map((r: { cluster: string; handle: string }) => [r.cluster, r.handle])).toEqual([
+      ['south', 'src:eth0'],
+      ['north', 'dst:eth0'],
+    ]);
+    // the source cluster's release of its reference (the unprefixed route is the default cluster's: no such reference there)
+    await api.http().delete('/v1/allocations/src:eth0').set(root).expect(204);
+    expect((await claim()).body.references).toHaveLength(2);
+    await api.http().delete('/v1/clusters/south/allocations/src:eth0').set(root).expect(204);
+    const after = (await claim()).body;
+    expect(after.references.map((r: { cluster: string }) => r.cluster)).toEqual(['north']);
+    expect(after.items.map((i: { ip: string }) => i.ip)).toEqual(source.body.items.map((i: { ip: string }) => i.ip));
+  });
+
   it('rebuilds every read model of both clusters from the log exactly as it is live (replay --verify)', async () => {
     await expectReplayVerifyClean(api.db.url);
   });
