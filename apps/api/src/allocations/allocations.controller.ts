@@ -63,8 +63,9 @@ export class AllocationsController {
       actingCluster(own, body.cluster);
       throw new InvalidInputError('INVALID_ARGUMENT', `cluster "${body.cluster}" is not the route's cluster "${prefix}"`);
     }
-    const cluster = await this.clusters.forWrite(actingCluster(own, prefix ?? body.cluster), metadata);
-    const result = await this.ipam.allocate({ ...body, cluster }, { metadata, restriction });
+    const result = await this.clusters.writeIn(actingCluster(own, prefix ?? body.cluster), metadata, (cluster) =>
+      this.ipam.allocate({ ...body, cluster }, { metadata, restriction }),
+    );
     void res.status(result.created ? 201 : 200);
     return { items: result.items };
   }

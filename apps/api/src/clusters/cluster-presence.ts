@@ -32,8 +32,14 @@ export class ClusterPresence {
     return cluster;
   }
 
-  async forWrite(cluster: string, metadata: CommandMetadata): Promise<string> {
+  /**
+   * A write in the cluster, which then exists: it is created after the write succeeded, so a
+   * refused write (invalid input, no address) appends nothing. Should the server stop in between,
+   * the node or allocation stands in a cluster not listed yet; the next write in it lists it.
+   */
+  async writeIn<T>(cluster: string, metadata: CommandMetadata, write: (cluster: string) => Promise<T>): Promise<T> {
     validateClusterName(cluster);
+    const result = await write(cluster);
     if (cluster !== DEFAULT_CLUSTER && !(await findCluster(this.db, cluster))) {
       await this.writer.decideAndAppend(
         ClusterAggregate,
@@ -43,6 +49,6 @@ export class ClusterPresence {
         new OwnTransaction({ retries: true }),
       );
     }
-    return cluster;
+    return result;
   }
 }

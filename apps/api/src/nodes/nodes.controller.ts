@@ -57,7 +57,9 @@ export class NodesController {
     @Body() body: PutLabelsDto,
     @Metadata() metadata: CommandMetadata,
   ): Promise<NodeView> {
-    await this.ipam.setNodeLabels(name, body.labels, { metadata, cluster: await this.clusters.forWrite(cluster, metadata) });
+    await this.clusters.writeIn(cluster, metadata, (inCluster) =>
+      this.ipam.setNodeLabels(name, body.labels, { metadata, cluster: inCluster }),
+    );
     return this.get({ name }, cluster);
   }
 
