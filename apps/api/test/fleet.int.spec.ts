@@ -124,6 +124,26 @@ describe('fleet: nodes and allocations per cluster', () => {
     expect(own.body.items[0].cluster).toBe('east');
   });
 
+  it("lets a cluster's credential change its own cluster only", async () => {
+    const east = as('east');
+    await api
+      .http()
+      .put('/v1/clusters/east')
+      .set(east)
+      .send({ labels: { region: 'eu' } })
+      .expect(200);
+    expect((await api.http().get('/v1/clusters/east').set(east).expect(200)).body.labels).toEqual({ region: 'eu' });
+    for (const [method, path] of [
+      ['put', '/v1/clusters/west'],
+      ['delete', '/v1/clusters/west'],
+    ] as const) {
+      const request = method === 'put' ? api.http().put(path).send({ labels: {} }) : api.http().delete(path);
+      const res = await request.set(east);
+      expect([path, res.status, res.body.code]).toEqual([path, 403, 'CLUSTER_FORBIDDEN']);
+    }
+    await api.http().get('/v1/clusters/west').set(root).expect(404);
+  });
+
   it('refuses to delete a cluster while it has nodes or allocations (409 CLUSTER_IN_USE), and deletes it once empty', async () => {
     await api.http().put('/v1/clusters/north/nodes/worker-1').set(root).send({ labels: {} }).expect(200);
     await api.http().post('/v1/clusters/north/allocations').set(root).send(body('n:eth0')).expect(201);
