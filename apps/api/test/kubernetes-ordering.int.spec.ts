@@ -23,9 +23,10 @@ describe('two consumers and one object', () => {
     db = await createTestDatabase('kubernetes_ordering');
     bus = await createTestBus('ordering');
     for (const replica of ['a', 'b']) {
-      const app = await createApp(loadConfig({ ...bus.env, DATABASE_URL: db.url, IPAM_NATS_DURABLE: `${bus.durable}_${replica}` }), {
-        logger: false,
-      });
+      // no statement_timeout: the older message's transaction waits behind the test's lock for as long as
+      // a loaded machine takes to deliver the newer one (cancelled, it would leave the newer one first)
+      const env = { ...bus.env, DATABASE_URL: db.url, IPAM_NATS_DURABLE: `${bus.durable}_${replica}`, IPAM_STATEMENT_TIMEOUT_MS: '0' };
+      const app = await createApp(loadConfig(env), { logger: false });
       await app.init();
       apps.push(app);
     }
