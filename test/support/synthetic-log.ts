@@ -1,18 +1,32 @@
 import {
+  ClaimAggregate,
+  claimHolding,
+  ClusterAggregate,
+  decideAddReference,
   decideAllocate,
   decideCreatePool,
+  decideDeleteClaim,
+  decideDeleteCluster,
   decideDeletePool,
+  decideDropReference,
+  decidePutClaim,
   decideRelease,
   decideReleaseRange,
   decideReserveRange,
   decideResizeRange,
+  decideSetClusterLabels,
   decideUpdatePool,
+  DEFAULT_CLUSTER,
   DomainError,
+  inCluster,
   NodeAggregate,
+  nodeStreamId,
   parsePoolSpec,
   PoolAggregate,
   schemaVersionOf,
   StatefulSetAggregate,
+  type ClaimState,
+  type ClusterState,
   type DomainEvent,
   type PoolState,
   type Reservation,
@@ -24,6 +38,24 @@ import { seededRandom } from './seeded-random';
 /** One event as the events table stores it, in the chain's text form (position, ids and time are the database's). */
 export type LogRow = Pick<ChainEvent, 'streamId' | 'version' | 'type' | 'schemaVersion' | 'data' | 'metadata'>;
 
+/** A pod's address: its handle names it within its cluster. */
+interface Held {
+  pool: string;
+  handle: string;
+  cluster: string;
+}
+
+/** A claim (a VM's identity) with the pool its address is in and its live references' handles. */
+interface ClaimRun {
+  name: string;
+  state: ClaimState;
+  pool: string;
+  ip: string;
+}
+
+/** The clusters beside the default one; the pods of a quarter of the allocations run in them, on nodes named as the default cluster's. */
+const MEMBER_CLUSTERS = ['east', 'west'];
+
 interface StatefulSetRun {
   namespace: string;
   name: string;
@@ -33,17 +65,23 @@ interface StatefulSetRun {
 }
 
 /**
- * A busy cluster's history decided by the real aggregates in memory, so every event is one the
+ * A busy fleet's history decided by the real aggregates in memory, so every event is one the
  * API could have written: pools (with labels, node selectors, reserved ranges, some updated,
- * deleted and created again), nodes labelled and relabelled, pod addresses allocated and released
- * (a few releases in schema version 1), and StatefulSets with ranges reserved, resized and deleted.
+ * deleted and created again; a few in an isolated network, over the same CIDRs as shared ones),
+ * nodes labelled and relabelled, pod addresses allocated and released (a few releases in schema
+ * version 1), StatefulSets with ranges reserved, resized and deleted, clusters (nodes and handles
+ * of the same names in several, a cluster made and deleted), and claims (transient and persistent,
+ * a second reference taken in another cluster as a migration does, references dropped, claims
+ * deleted).
  */
 export class SyntheticLog {
   private readonly rand = seededRandom(20240611);
   private readonly pools = new Map<string, { state: PoolState }>();
   private readonly poolNames: string[] = [];
   private readonly streamVersions = new Map<string, number>();
-  private readonly live: Array<{ pool: string; handle: string }> = [];
+  private readonly live: Held[] = [];
+  private readonly claims: ClaimRun[] = [];
+  private readonly clusters = new Map<string, ClusterState>();
   private readonly statefulSets: StatefulSetRun[] = [];
   private readonly nodeNames: string[] = [];
   private readonly deletedNodes = new Set<string>();
@@ -93,17 +131,20 @@ export class SyntheticLog {
     pool.state = PoolAggregate.evolve(pool.state, { ...event, version });
   }
 
+  /** Pools past `poolCount` are in the isolated network `tenant-a`, each over the CIDR of a shared pool. */
   private createPool(index: number): void {
     const name = `pool-${index}`;
-    const v6 = index % 100 === 99;
-    const cidr = v6 ? `fd00:${index.toString(16)}::/120` : `10.${index >> 8}.${index & 255}.0/24`;
-    const base = v6 ? `fd00:${index.toString(16)}::` : `10.${index >> 8}.${index & 255}.`;
+    const space = index % this.poolCount;
+    const v6 = space % 100 === 99;
+    const cidr = v6 ? `fd00:${space.toString(16)}::/120` : `10.${space >> 8}.${space & 255}.0/24`;
+    const base = v6 ? `fd00:${space.toString(16)}::` : `10.${space >> 8}.${space & 255}.`;
     const spec = parsePoolSpec({
       name,
       cidr,
       labels: { 'pool-group': `g${index % 100}`, zone: `z${index % 3}` },
       nodeSelector: index % 10 === 0 ? `zone=z${index % 3}` : null,
       reserved: index % 7 === 0 ? [`${base}1-${base}4`] : [],
+      network: index >= this.poolCount ? 'tenant-a' : null,
     });
     if (!this.pools.has(name)) {
       this.poolNames.push(name);
@@ -112,30 +153,62 @@ export class SyntheticLog {
     this.poolEvent(name, decideCreatePool(this.pools.get(name)!.state, spec));
   }
 
-  private setNode(name: string, generation: number): void {
+  private setNode(name: string, generation: number, cluster = DEFAULT_CLUSTER): void {
     const labels = { 'pool-group': `g${(name.length + generation) % 100}`, zone: `z${generation % 3}`, rack: `r${generation}` };
-    this.emit(`${NodeAggregate.streamPrefix}-${name}`, { type: 'NodeLabelsSet', data: { name, labels } });
+    this.emit(`${NodeAggregate.streamPrefix}-${nodeStreamId(cluster, name)}`, {
+      type: 'NodeLabelsSet',
+      data: { name, ...inCluster(cluster), labels },
+    });
+  }
+
+  private clusterEvent(name: string, event: DomainEvent | null): void {
+    if (!event) return;
+    const version = this.emit(`${ClusterAggregate.streamPrefix}-${name}`, event);
+    this.clusters.set(name, ClusterAggregate.evolve(this.clusters.get(name) ?? ClusterAggregate.initialState(), { ...event, version }));
   }
 
   private setUp(): void {
-    for (let i = 0; i < this.poolCount; i++) this.createPool(i);
+    for (let i = 0; i < this.poolCount + Math.ceil(this.poolCount / 6); i++) this.createPool(i);
+    for (const cluster of MEMBER_CLUSTERS)
+      this.clusterEvent(cluster, decideSetClusterLabels(ClusterAggregate.initialState(), cluster, { region: cluster }));
     for (let i = 0; i < this.poolCount; i++) {
       this.nodeNames.push(`node-${i}`);
       this.setNode(`node-${i}`, i);
+      for (const cluster of MEMBER_CLUSTERS) this.setNode(`node-${i}`, i + 1, cluster);
     }
   }
 
   private step(): void {
     const roll = this.rand();
-    if (roll < 0.575) this.allocate();
-    else if (roll < 0.99) this.release();
+    if (roll < 0.03) this.fleetStep(roll / 0.03);
+    else if (roll < 0.575) this.allocate();
+    else if (roll < 0.989) this.release();
+    else if (roll < 0.99) this.recyclePool();
     else if (roll < 0.993) this.updatePool();
-    else if (roll < 0.9945) this.setNode(this.pick(this.nodeNames), this.serial);
+    else if (roll < 0.9945)
+      this.setNode(this.pick(this.nodeNames), this.serial, this.serial % 3 === 0 ? this.pick(MEMBER_CLUSTERS) : DEFAULT_CLUSTER);
     else if (roll < 0.995) this.deleteNode();
-    else if (roll < 0.997) this.reserveStatefulSet();
-    else if (roll < 0.998) this.resizeStatefulSet();
-    else if (roll < 0.9996) this.deleteStatefulSet();
-    else this.recyclePool();
+    else if (roll < 0.9975) this.reserveStatefulSet();
+    else if (roll < 0.9985) this.resizeStatefulSet();
+    else this.deleteStatefulSet();
+  }
+
+  /** The fleet's share of a busy history: a VM's first pod, a migration's second, a pod gone, a claim made persistent or deleted, a cluster made or deleted. */
+  private fleetStep(roll: number): void {
+    if (roll < 0.35) this.allocateForClaim();
+    else if (roll < 0.5) this.migrateClaim();
+    else if (roll < 0.75) this.dropReference();
+    else if (roll < 0.85) this.persistClaim();
+    else if (roll < 0.93) this.deleteClaim();
+    else this.cycleCluster();
+  }
+
+  /** A cluster made, relabelled and deleted: it held nothing, so the delete is allowed. */
+  private cycleCluster(): void {
+    const name = `temp-${this.serial % 3}`;
+    const state = this.clusters.get(name) ?? ClusterAggregate.initialState();
+    if (state.exists) this.clusterEvent(name, decideDeleteCluster(state, name, { nodes: 0, allocations: 0 }));
+    else this.clusterEvent(name, decideSetClusterLabels(state, name, { purpose: `p${this.serial % 4}` }));
   }
 
   /** A node goes away; its name comes back later with new labels. */
@@ -158,16 +231,20 @@ export class SyntheticLog {
     const pool = this.pools.get(name)!;
     if (!pool.state.exists || pool.state.disabled) return;
     const n = this.serial;
+    // every other pod in a member cluster, with the handle of the default cluster's pod before it
+    const cluster = n % 2 === 1 ? MEMBER_CLUSTERS[(n >> 1) % MEMBER_CLUSTERS.length] : DEFAULT_CLUSTER;
+    const handle = `h-${n >> 1}`;
     try {
       const { event } = decideAllocate(pool.state, {
-        handle: `h-${n}`,
+        handle,
+        ...inCluster(cluster),
         node: this.pick(this.nodeNames),
         namespace: `ns-${n % 40}`,
         pod: `app-${n}`,
         podUid: n % 5 === 0 ? null : `uid-${n}`,
       });
       this.poolEvent(name, event);
-      this.live.push({ pool: name, handle: `h-${n}` });
+      if (event) this.live.push({ pool: name, handle, cluster });
     } catch (err) {
       if (!(err instanceof DomainError)) throw err; // a full pool: the pod goes elsewhere
     }
@@ -176,11 +253,11 @@ export class SyntheticLog {
   private release(): void {
     if (this.live.length === 0) return this.allocate();
     const index = Math.floor(this.rand() * this.live.length);
-    const { pool, handle } = this.live[index];
+    const { pool, handle, cluster } = this.live[index];
     this.live[index] = this.live[this.live.length - 1];
     this.live.pop();
-    const released = decideRelease(this.pools.get(pool)!.state, handle);
-    if (released && this.rand() < 0.02) {
+    const released = decideRelease(this.pools.get(pool)!.state, handle, {}, cluster);
+    if (released && cluster === DEFAULT_CLUSTER && this.rand() < 0.02) {
       // what an older ipledger wrote: no holder recorded
       const { pool: p, ip, handle: h } = released.data;
       this.poolEvent(pool, { type: 'IpReleased', data: { pool: p, ip, handle: h } } as DomainEvent, 1);
@@ -231,7 +308,9 @@ export class SyntheticLog {
     this.poolEvent(pool, reserved);
     this.reconciled(run, { start: reserved.data.start, end: reserved.data.end });
     const start = this.pools.get(pool)!.state.ranges.get(`${run.namespace}/${run.name}`)!.start;
-    for (let ordinal = 0; ordinal < run.replicas; ordinal++) {
+    // every other StatefulSet has its last pod not started yet: its address stays reserved
+    const started = run.replicas - (this.serial % 2);
+    for (let ordinal = 0; ordinal < started; ordinal++) {
       const handle = `sts-${this.serial}-${ordinal}`;
       const { event } = decideAllocate(this.pools.get(pool)!.state, {
         handle,
@@ -272,19 +351,101 @@ export class SyntheticLog {
     });
   }
 
-  /** Empties a pool of its pods (not its StatefulSets), deletes it and, every other time, creates it again. */
+  /** Empties a pool of its pods and claims (not its StatefulSets), deletes it and, every other time, creates it again. */
   private recyclePool(): void {
     const name = this.pick(this.poolNames);
     const { state } = this.pools.get(name)!;
     if (!state.exists || state.ranges.size > 0) return;
+    for (const claim of this.claims.filter((c) => c.pool === name)) this.deleteClaim(claim);
     for (let i = this.live.length - 1; i >= 0; i--) {
       if (this.live[i].pool !== name) continue;
-      this.poolEvent(name, decideRelease(this.pools.get(name)!.state, this.live[i].handle));
+      this.poolEvent(name, decideRelease(this.pools.get(name)!.state, this.live[i].handle, {}, this.live[i].cluster));
       this.live[i] = this.live[this.live.length - 1];
       this.live.pop();
     }
     this.poolEvent(name, decideDeletePool(this.pools.get(name)!.state, name));
     if (this.serial % 2 === 0) this.createPool(Number(name.slice('pool-'.length)));
+  }
+
+  private claimEvents(claim: ClaimRun, events: DomainEvent[]): void {
+    for (const event of events) {
+      const version = this.emit(`${ClaimAggregate.streamPrefix}-${claim.name}`, event);
+      claim.state = ClaimAggregate.evolve(claim.state, { ...event, version });
+    }
+  }
+
+  private reference(claim: ClaimRun, cluster: string) {
+    const n = this.serial;
+    return { handle: `vm-${n}:eth0`, cluster, node: this.pick(this.nodeNames), namespace: `vms-${n % 5}`, pod: `virt-launcher-${n}` };
+  }
+
+  /** A VM's first pod: a claim (persistent every third time, made first as a PUT does) holding an address under its holding handle. */
+  private allocateForClaim(): void {
+    const pool = this.pick(this.poolNames);
+    const { state } = this.pools.get(pool)!;
+    if (!state.exists || state.disabled) return;
+    const n = this.serial;
+    const cluster = n % 3 === 0 ? DEFAULT_CLUSTER : MEMBER_CLUSTERS[n % MEMBER_CLUSTERS.length];
+    const claim: ClaimRun = { name: `kubevirt:${cluster}:vms:vm-${n}`, state: ClaimAggregate.initialState(), pool, ip: '' };
+    if (n % 3 === 1) this.claimEvents(claim, [decidePutClaim(claim.state, claim.name, { cluster })!]);
+    const reference = this.reference(claim, cluster);
+    try {
+      const { event } = decideAllocate(state, {
+        ...reference,
+        handle: claimHolding(claim.name),
+        ...inCluster(cluster),
+        podUid: null,
+        owner: 'external',
+      });
+      if (!event) return;
+      this.poolEvent(pool, event);
+      claim.ip = event.data.ip;
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      return;
+    }
+    this.claimEvents(claim, decideAddReference(claim.state, claim.name, reference, [{ ip: claim.ip, pool }]));
+    this.claims.push(claim);
+  }
+
+  /** A live migration: the target's pod, in another cluster half the time, takes the address as a second reference. */
+  private migrateClaim(): void {
+    const claim = this.claims.find((c) => c.state.references.size === 1);
+    if (!claim) return this.allocateForClaim();
+    const cluster = this.serial % 2 === 0 ? claim.state.cluster : this.pick(MEMBER_CLUSTERS);
+    this.claimEvents(
+      claim,
+      decideAddReference(claim.state, claim.name, this.reference(claim, cluster), [{ ip: claim.ip, pool: claim.pool }]),
+    );
+  }
+
+  /** A pod's deletion drops its reference; a transient claim's last one releases its address. */
+  private dropReference(): void {
+    const claim =
+      this.claims.find((c) => c.state.references.size > 0 && this.rand() < 0.5) ?? this.claims.find((c) => c.state.references.size > 0);
+    if (!claim) return;
+    const [handle] = claim.state.references.keys();
+    this.claimEvents(claim, decideDropReference(claim.state, claim.name, handle, [{ ip: claim.ip, pool: claim.pool }]));
+    if (!claim.state.exists) this.releaseClaim(claim);
+  }
+
+  /** A transient claim PUT, as an IPAMClaim made for a running VM's claim is: it keeps its address with no reference. */
+  private persistClaim(): void {
+    const claim = this.claims.find((c) => !c.state.persistent);
+    if (claim) this.claimEvents(claim, [decidePutClaim(claim.state, claim.name, { cluster: claim.state.cluster })!]);
+  }
+
+  /** A claim deleted (a persistent one's VirtualMachine deleted, or DELETE /v1/claims): its references dropped and its address released. */
+  private deleteClaim(claim = this.claims.find((c) => c.state.persistent)): void {
+    if (!claim) return;
+    this.claimEvents(claim, decideDeleteClaim(claim.state, claim.name, [{ ip: claim.ip, pool: claim.pool }]));
+    this.releaseClaim(claim);
+  }
+
+  private releaseClaim(claim: ClaimRun): void {
+    const cluster = claim.name.split(':')[1];
+    this.poolEvent(claim.pool, decideRelease(this.pools.get(claim.pool)!.state, claimHolding(claim.name), {}, cluster));
+    this.claims.splice(this.claims.indexOf(claim), 1);
   }
 }
 

@@ -51,8 +51,27 @@ describe('batchProject', () => {
         'NodeDeleted/1',
         'StatefulSetReconciled/1',
         'StatefulSetDeleted/1',
+        'ClusterLabelsSet/1',
+        'ClusterDeleted/1',
+        'ClaimCreated/1',
+        'ClaimPersisted/1',
+        'ClaimReferenceAdded/1',
+        'ClaimReferenceDropped/1',
+        'ClaimDeleted/1',
       ]),
     );
+    // the fleet: one handle and one node name in several clusters, and an isolated network over shared CIDRs
+    expect(
+      await count("SELECT count(*) FROM allocations WHERE cluster <> 'default' GROUP BY handle ORDER BY 1 DESC LIMIT 1"),
+    ).toBeGreaterThan(0);
+    expect(await count('SELECT count(*) FROM allocations GROUP BY handle ORDER BY 1 DESC LIMIT 1')).toBeGreaterThan(1);
+    expect(await count("SELECT count(*) FROM events WHERE type = 'NodeLabelsSet' AND data ? 'cluster'")).toBeGreaterThan(0);
+    expect(
+      await count("SELECT count(*) FROM pools a JOIN pools b ON a.cidr = b.cidr AND b.network = 'tenant-a' AND a.network IS NULL"),
+    ).toBeGreaterThan(0);
+    expect(
+      await count("SELECT count(*) FROM events WHERE type = 'ClaimReferenceAdded' AND data ->> 'cluster' <> 'default'"),
+    ).toBeGreaterThan(0);
     expect(
       await count("SELECT count(*) FROM events WHERE type = 'PoolCreated' GROUP BY data ->> 'name' ORDER BY 1 DESC LIMIT 1"),
     ).toBeGreaterThan(1);
@@ -70,15 +89,25 @@ describe('batchProject', () => {
     const { events, differences } = await verifyProjections(db.pool);
     expect(differences).toEqual([]);
     expect(events).toBe(await count('SELECT count(*) FROM events'));
-    for (const table of ['pools', 'pool_labels', 'pool_ranges', 'nodes', 'allocations', 'statefulsets']) {
-      expect(await count(`SELECT count(*) FROM ${table}`)).toBeGreaterThan(0);
+    for (const table of [
+      'pools',
+      'pool_labels',
+      'pool_ranges',
+      'nodes',
+      'allocations',
+      'statefulsets',
+      'clusters',
+      'claims',
+      'claim_references',
+    ]) {
+      expect([table, await count(`SELECT count(*) FROM ${table}`)]).not.toEqual([table, 0]);
     }
   });
 
   it('notices a difference in any column, counts and timestamps included; a rebuild puts them right', async () => {
     await db.pool.query('UPDATE pools SET allocated = allocated + 1 WHERE name = (SELECT min(name) FROM pools)');
     await db.pool.query(
-      "UPDATE allocations SET allocated_at = allocated_at + interval '1 millisecond' WHERE handle = (SELECT min(handle) FROM allocations)",
+      "UPDATE allocations SET allocated_at = allocated_at + interval '1 millisecond' WHERE (cluster, handle) = (SELECT cluster, handle FROM allocations ORDER BY 1, 2 LIMIT 1)",
     );
     const { differences } = await verifyProjections(db.pool);
     expect(differences.map((d) => `${d.table} ${d.side}`).sort()).toEqual([
