@@ -412,11 +412,12 @@ export class SyntheticLog {
   private migrateClaim(): void {
     const claim = this.claims.find((c) => c.state.references.size === 1);
     if (!claim) return this.allocateForClaim();
-    const cluster = this.serial % 2 === 0 ? claim.state.cluster : this.pick(MEMBER_CLUSTERS);
-    this.claimEvents(
-      claim,
-      decideAddReference(claim.state, claim.name, this.reference(claim, cluster), [{ ip: claim.ip, pool: claim.pool }]),
-    );
+    const [source] = claim.state.references.values();
+    const cluster = this.serial % 2 === 0 ? source.cluster : this.pick(MEMBER_CLUSTERS);
+    const target = this.reference(claim, cluster);
+    // into another cluster, the caller's workload id: the source's handle
+    const reference = cluster === source.cluster ? target : { ...target, handle: source.handle };
+    this.claimEvents(claim, decideAddReference(claim.state, claim.name, reference, [{ ip: claim.ip, pool: claim.pool }]));
   }
 
   /** A pod's deletion drops its reference; a transient claim's last one releases its address. */
@@ -424,8 +425,8 @@ export class SyntheticLog {
     const claim =
       this.claims.find((c) => c.state.references.size > 0 && this.rand() < 0.5) ?? this.claims.find((c) => c.state.references.size > 0);
     if (!claim) return;
-    const [handle] = claim.state.references.keys();
-    this.claimEvents(claim, decideDropReference(claim.state, claim.name, handle, [{ ip: claim.ip, pool: claim.pool }]));
+    const [reference] = claim.state.references.values();
+    this.claimEvents(claim, decideDropReference(claim.state, claim.name, reference, [{ ip: claim.ip, pool: claim.pool }]));
     if (!claim.state.exists) this.releaseClaim(claim);
   }
 

@@ -204,6 +204,26 @@ describe('fleet: nodes and allocations per cluster', () => {
     expect(after.items.map((i: { ip: string }) => i.ip)).toEqual(source.body.items.map((i: { ip: string }) => i.ip));
   });
 
+  it('takes one handle in two clusters as two references of a claim (a migration keeping its attachment name), each released alone', async () => {
+    const post = (cluster: string) =>
+      api
+        .http()
+        .post(`/v1/clusters/${cluster}/allocations`)
+        .set(root)
+        .send(body('vm-same:eth0', { pod: 'virt-launcher-vm-same', claim: 'vm-same' }));
+    const source = await post('up').expect(201);
+    const target = await post('down').expect(200);
+    const ips = source.body.items.map((i: { ip: string }) => i.ip);
+    expect(target.body.items.map((i: { ip: string }) => i.ip)).toEqual(ips);
+    const claim = () => api.http().get('/v1/claims/vm-same').set(root).expect(200);
+    const references = async () =>
+      (await claim()).body.references.map((r: { cluster: string; handle: string }) => `${r.cluster} ${r.handle}`);
+    expect(await references()).toEqual(['up vm-same:eth0', 'down vm-same:eth0']);
+    await api.http().delete('/v1/clusters/up/allocations/vm-same:eth0').set(root).expect(204);
+    expect(await references()).toEqual(['down vm-same:eth0']);
+    expect((await claim()).body.items.map((i: { ip: string }) => i.ip)).toEqual(ips);
+  });
+
   it('rebuilds every read model of both clusters from the log exactly as it is live (replay --verify)', async () => {
     await expectReplayVerifyClean(api.db.url);
   });

@@ -81,10 +81,19 @@ export async function findReferencedAllocations(
   return (await findAllocationsByHandles(db, [claimHolding(claim)])).map((item) => ({ ...item, handle, claim }));
 }
 
-/** The handles of a pod that are claim references (its launcher's, its IPAMClaim attachments'): a deleted pod drops them. */
-export async function findPodReferences(db: Queryable, namespace: string, pod: string): Promise<Array<{ handle: string; claim: string }>> {
+/** The handles of a cluster's pod that are claim references (its launcher's, its IPAMClaim attachments'): a deleted pod drops them. */
+export async function findPodReferences(
+  db: Queryable,
+  cluster: string,
+  namespace: string,
+  pod: string,
+): Promise<Array<{ handle: string; claim: string }>> {
   const { rows } = await db.query<{ handle: string; claim: string }>(
-    prepared('SELECT handle, claim FROM claim_references WHERE namespace = $1 AND pod = $2 ORDER BY handle', [namespace, pod]),
+    prepared('SELECT handle, claim FROM claim_references WHERE cluster = $1 AND namespace = $2 AND pod = $3 ORDER BY handle', [
+      cluster,
+      namespace,
+      pod,
+    ]),
   );
   return rows;
 }

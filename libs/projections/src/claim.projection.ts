@@ -66,7 +66,7 @@ export async function projectClaimEvent(db: Queryable, event: RecordedEvent): Pr
       return;
     case 'ClaimReferenceDropped':
       await touch(null, false);
-      await db.query(prepared('DELETE FROM claim_references WHERE handle = $1', [e.data.handle]));
+      await db.query(prepared('DELETE FROM claim_references WHERE cluster = $1 AND handle = $2', [e.data.cluster, e.data.handle]));
       return;
     case 'ClaimDeleted':
       await db.query(prepared('DELETE FROM claim_references WHERE claim = $1', [e.data.name]));

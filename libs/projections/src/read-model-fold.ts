@@ -1,4 +1,4 @@
-import { unknownEvent, upcast, type DomainEvent } from '@ipledger/domain';
+import { referenceKey, unknownEvent, upcast, type DomainEvent } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import { claimReferenceRow, claimRow, type ClaimReferenceRow, type ClaimRow } from './claim.projection';
 import { clusterRow, type ClusterRow } from './cluster.projection';
@@ -32,6 +32,7 @@ export class ReadModelFold {
   private readonly statefulSets = new Map<string, StatefulSetRow>();
   private readonly clusters = new Map<string, ClusterRow>();
   private readonly claims = new Map<string, ClaimRow>();
+  /** by referenceKey (cluster and handle) */
   private readonly claimReferences = new Map<string, ClaimReferenceRow>();
 
   apply(recorded: FoldedEvent): void {
@@ -108,15 +109,15 @@ export class ReadModelFold {
         return;
       case 'ClaimReferenceAdded':
         this.touchClaim(e.data.name, event, e.data.network ?? null, false);
-        this.claimReferences.set(e.data.handle, claimReferenceRow(event));
+        this.claimReferences.set(referenceKey(e.data), claimReferenceRow(event));
         return;
       case 'ClaimReferenceDropped':
         this.touchClaim(e.data.name, event, null, false);
-        this.claimReferences.delete(e.data.handle);
+        this.claimReferences.delete(referenceKey(e.data));
         return;
       case 'ClaimDeleted':
         this.claims.delete(e.data.name);
-        for (const [handle, reference] of this.claimReferences) if (reference.claim === e.data.name) this.claimReferences.delete(handle);
+        for (const [key, reference] of this.claimReferences) if (reference.claim === e.data.name) this.claimReferences.delete(key);
         return;
       case 'IpAllocated':
       case 'IpReleased':

@@ -9,7 +9,7 @@ export const READ_MODELS = [
   { table: 'statefulsets', key: ['namespace', 'name'] },
   { table: 'clusters', key: ['name'] },
   { table: 'claims', key: ['name'] },
-  { table: 'claim_references', key: ['handle'] },
+  { table: 'claim_references', key: ['cluster', 'handle'] },
 ] as const;
 
 export type ReadModel = (typeof READ_MODELS)[number];

@@ -44,7 +44,7 @@ export class ReleaseIpHandler implements ICommandHandler<ReleaseIpCommand, void>
       const { held, claim } = await this.reads.start({ handle, cluster, namespace: '', statefulSet: null, node: null, pools: [] });
       // a claim's reference holds no address of its own: that reference goes (the same read found it)
       if (claim !== null) {
-        await this.commands.execute(new DropClaimReferenceCommand(handle, claim, metadata, unit, restriction));
+        await this.commands.execute(new DropClaimReferenceCommand(handle, claim, metadata, unit, restriction, cluster));
         return;
       }
       const pools = [...new Set(held.map((a) => a.pool))];

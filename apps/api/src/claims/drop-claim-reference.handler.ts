@@ -1,5 +1,5 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { assertNodeMayDropReference, ClaimAggregate, decideDropReference, DropClaimReferenceCommand } from '@ipledger/domain';
+import { assertNodeMayDropReference, ClaimAggregate, decideDropReference, DropClaimReferenceCommand, referenceKey } from '@ipledger/domain';
 import { EventWriter } from '../infrastructure/event-writer';
 import { attempts } from '../infrastructure/unit-of-work';
 import { ClaimHoldings } from './claim-holdings';
@@ -16,12 +16,19 @@ export class DropClaimReferenceHandler implements ICommandHandler<DropClaimRefer
     private readonly holdings: ClaimHoldings,
   ) {}
 
-  async execute({ handle, claim: name, metadata, unit, restriction }: DropClaimReferenceCommand): Promise<void> {
+  async execute({ handle, claim: name, metadata, unit, restriction, cluster }: DropClaimReferenceCommand): Promise<void> {
     await attempts(unit, async () => {
       const claim = await this.writer.load(ClaimAggregate, name, unit);
-      assertNodeMayDropReference(restriction, handle, claim.state.references.get(handle));
+      assertNodeMayDropReference(restriction, handle, claim.state.references.get(referenceKey({ cluster, handle })));
       const addresses = await this.holdings.addresses(name);
-      await this.holdings.append(claim, name, decideDropReference(claim.state, name, handle, addresses), addresses, metadata, unit);
+      await this.holdings.append(
+        claim,
+        name,
+        decideDropReference(claim.state, name, { cluster, handle }, addresses),
+        addresses,
+        metadata,
+        unit,
+      );
     });
   }
 }

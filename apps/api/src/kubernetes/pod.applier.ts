@@ -1,4 +1,4 @@
-import { DropClaimReferenceCommand, parseIpSetAnnotation, parsePoolAnnotations, ReleaseIpCommand } from '@ipledger/domain';
+import { DEFAULT_CLUSTER, DropClaimReferenceCommand, parseIpSetAnnotation, parsePoolAnnotations, ReleaseIpCommand } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
 import { findPodHandles, findPodReferences, holdForNode, readNodeReadiness } from '@ipledger/projections';
 import type { ApplyContext } from './apply-context';
@@ -25,7 +25,7 @@ export async function applyPod({ commands, db, metadata, unit }: ApplyContext, {
     return POD_SEEN;
   }
   // a claim's reference held by the pod goes with it (the claim keeps its address for its other reference, or while persistent)
-  const references = await findPodReferences(db, namespace, name);
+  const references = await findPodReferences(db, DEFAULT_CLUSTER, namespace, name);
   for (const { handle, claim } of references) await commands.execute(new DropClaimReferenceCommand(handle, claim, metadata, unit));
   const handles = (await findPodHandles(db, namespace, name)).filter((h) => h.podUid === null || h.podUid === uid);
   if (handles.length === 0) return references.length ? `dropped ${references.length} claim reference(s)` : 'deleted';

@@ -12,9 +12,9 @@ import {
 import { assertCallerHandle, claimHolding, validateClaimName } from './claim-name';
 
 const addresses = [{ ip: '10.0.0.5', pool: 'p' }];
-const ref = (handle: string, node = 'worker-1'): ClaimReferenceInput => ({
+const ref = (handle: string, node = 'worker-1', cluster = 'default'): ClaimReferenceInput => ({
   handle,
-  cluster: 'default',
+  cluster,
   node,
   namespace: 'vms',
   pod: `launcher-${handle}`,
@@ -44,7 +44,7 @@ describe('claim aggregate', () => {
       },
     ]);
     const two = fold([...first, ...second]);
-    expect([...two.references.keys()]).toEqual(['a', 'b']);
+    expect([...two.references.values()].map((r) => r.handle)).toEqual(['a', 'b']);
     expect(refused(() => decideAddReference(two, 'vm', ref('c'), addresses))).toBe('CLAIM_REFERENCES_FULL');
     // a reference already taken is taken again silently (a retried ADD)
     expect(decideAddReference(two, 'vm', ref('a'), addresses)).toEqual([]);
@@ -52,17 +52,34 @@ describe('claim aggregate', () => {
 
   it('drops one reference at a time; a transient claim ends with its last, a persistent one does not', () => {
     const transient = fold([...decideAddReference(ClaimAggregate.initialState(), 'vm', ref('a'), addresses)]);
-    expect(decideDropReference(transient, 'vm', 'a', addresses).map((e) => e.type)).toEqual(['ClaimReferenceDropped', 'ClaimDeleted']);
-    expect(decideDropReference(transient, 'vm', 'other', addresses)).toEqual([]);
+    expect(decideDropReference(transient, 'vm', { cluster: 'default', handle: 'a' }, addresses).map((e) => e.type)).toEqual([
+      'ClaimReferenceDropped',
+      'ClaimDeleted',
+    ]);
+    expect(decideDropReference(transient, 'vm', { cluster: 'default', handle: 'other' }, addresses)).toEqual([]);
     const put = decidePutClaim(ClaimAggregate.initialState(), 'vm', { cluster: 'default' })!;
     const persistent = fold([put, ...decideAddReference(fold([put]), 'vm', ref('a'), addresses)]);
-    const dropped = decideDropReference(persistent, 'vm', 'a', addresses);
+    const dropped = decideDropReference(persistent, 'vm', { cluster: 'default', handle: 'a' }, addresses);
     expect(dropped.map((e) => e.type)).toEqual(['ClaimReferenceDropped']);
     expect(fold([put, ...decideAddReference(fold([put]), 'vm', ref('a'), addresses), ...dropped])).toMatchObject({
       exists: true,
       persistent: true,
       references: new Map(),
     });
+  });
+
+  it("tells apart one handle in two clusters (a migration between clusters keeping the caller's workload id): each its own reference, dropped alone", () => {
+    const source = decideAddReference(ClaimAggregate.initialState(), 'vm', ref('ns/vm', 'w1', 'east'), addresses);
+    const target = decideAddReference(fold(source), 'vm', ref('ns/vm', 'w1', 'west'), addresses);
+    expect(target.map((e) => e.type)).toEqual(['ClaimReferenceAdded']);
+    const both = fold([...source, ...target]);
+    expect([...both.references.values()].map((r) => r.cluster)).toEqual(['east', 'west']);
+    // the source's release leaves the target's reference, and the claim with it
+    const released = decideDropReference(both, 'vm', { cluster: 'east', handle: 'ns/vm' }, addresses);
+    expect(released).toEqual([
+      expect.objectContaining({ type: 'ClaimReferenceDropped', data: expect.objectContaining({ cluster: 'east' }) }),
+    ]);
+    expect([...fold([...source, ...target, ...released]).references.values()].map((r) => r.cluster)).toEqual(['west']);
   });
 
   it('makes a PUT claim persistent, a transient one persistent by a PUT, and a repeated PUT appends nothing', () => {

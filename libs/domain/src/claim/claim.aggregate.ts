@@ -1,4 +1,5 @@
 import type { AggregateType } from '../aggregate-type';
+import { handleKey } from '../cluster/cluster-scope';
 import { DomainError, InvalidInputError } from '../errors/domain-error';
 import { unknownEvent } from '../events/unknown-event';
 import type {
@@ -14,26 +15,29 @@ import type {
 /** At most two pods carry a claim at once: the source and the target of a live migration. */
 export const MAX_CLAIM_REFERENCES = 2;
 
+/** Who takes a claim's addresses: a handle of a pod on a node, in a cluster (a handle names an attachment within its cluster). */
 export interface ClaimReference {
+  handle: string;
   cluster: string;
   node: string;
   namespace: string;
   pod: string;
 }
 
-/** Who takes a claim's addresses: a handle of a pod on a node, in a cluster. */
 export interface ClaimReferenceInput extends ClaimReference {
-  handle: string;
   /** the network the request is for; absent: the default network of its CNI */
   network?: string;
 }
+
+/** A reference's key among the claim's: a migration between clusters may carry the same handle (an external caller's workload id) in both. */
+export const referenceKey = (reference: { cluster: string; handle: string }): string => handleKey(reference.cluster, reference.handle);
 
 export interface ClaimState {
   exists: boolean;
   persistent: boolean;
   network: string | null;
   cluster: string;
-  /** live references by handle, in the order taken */
+  /** live references by referenceKey, in the order taken */
   references: ReadonlyMap<string, ClaimReference>;
 }
 
@@ -51,12 +55,12 @@ function evolve(state: ClaimState, event: { type: string; data: Record<string, u
       return {
         ...state,
         network: network ?? state.network,
-        references: new Map(state.references).set(handle, { cluster, node, namespace, pod }),
+        references: new Map(state.references).set(referenceKey(e.data), { handle, cluster, node, namespace, pod }),
       };
     }
     case 'ClaimReferenceDropped': {
       const references = new Map(state.references);
-      references.delete(e.data.handle);
+      references.delete(referenceKey(e.data));
       return { ...state, references };
     }
     case 'ClaimDeleted':
@@ -106,7 +110,7 @@ export function decideAddReference(
   reference: ClaimReferenceInput,
   addresses: ClaimAddress[],
 ): Array<ClaimCreated | ClaimReferenceAdded> {
-  if (state.references.has(reference.handle)) return [];
+  if (state.references.has(referenceKey(reference))) return [];
   assertReferenceFree(state, name, reference);
   const { handle, cluster, node, namespace, pod, network } = reference;
   const added: ClaimReferenceAdded = {
@@ -127,15 +131,21 @@ export function decideAddReference(
 }
 
 /** Refuses a reference the claim cannot take: a third live one, or one of another network. Checked before any address is allocated. */
-export function assertReferenceFree(state: ClaimState, name: string, reference: Pick<ClaimReferenceInput, 'handle' | 'network'>): void {
-  if (state.references.has(reference.handle)) return;
+export function assertReferenceFree(
+  state: ClaimState,
+  name: string,
+  reference: Pick<ClaimReferenceInput, 'handle' | 'cluster' | 'network'>,
+): void {
+  if (state.references.has(referenceKey(reference))) return;
   assertNetwork(state, name, reference.network);
   if (state.references.size >= MAX_CLAIM_REFERENCES)
     throw new DomainError(
       'CLAIM_REFERENCES_FULL',
-      `claim "${name}" already has ${MAX_CLAIM_REFERENCES} live references (${[...state.references.keys()].join(', ')}): release one first`,
+      `claim "${name}" already has ${MAX_CLAIM_REFERENCES} live references (${[...state.references.values()].map(describe).join(', ')}): release one first`,
     );
 }
+
+const describe = (reference: ClaimReference) => `${reference.handle} in cluster ${reference.cluster}`;
 
 /**
  * A handle lets go of the claim: nothing when it is not one of its references. A transient claim
@@ -144,12 +154,12 @@ export function assertReferenceFree(state: ClaimState, name: string, reference: 
 export function decideDropReference(
   state: ClaimState,
   name: string,
-  handle: string,
+  handle: { cluster: string; handle: string },
   addresses: ClaimAddress[],
 ): Array<ClaimReferenceDropped | ClaimDeleted> {
-  const reference = state.references.get(handle);
+  const reference = state.references.get(referenceKey(handle));
   if (!reference) return [];
-  const dropped: ClaimReferenceDropped = { type: 'ClaimReferenceDropped', data: { name, handle, ...reference, addresses } };
+  const dropped: ClaimReferenceDropped = { type: 'ClaimReferenceDropped', data: { name, ...reference, addresses } };
   const last = state.references.size === 1 && !state.persistent;
   return last ? [dropped, { type: 'ClaimDeleted', data: { name } }] : [dropped];
 }
@@ -157,8 +167,8 @@ export function decideDropReference(
 /** DELETE of a claim: its live references are dropped with it (each recorded), and its addresses released by the caller. */
 export function decideDeleteClaim(state: ClaimState, name: string, addresses: ClaimAddress[]): Array<ClaimReferenceDropped | ClaimDeleted> {
   if (!state.exists) throw new DomainError('CLAIM_NOT_FOUND', `claim "${name}" does not exist`);
-  const dropped = [...state.references].map(
-    ([handle, reference]): ClaimReferenceDropped => ({ type: 'ClaimReferenceDropped', data: { name, handle, ...reference, addresses } }),
+  const dropped = [...state.references.values()].map(
+    (reference): ClaimReferenceDropped => ({ type: 'ClaimReferenceDropped', data: { name, ...reference, addresses } }),
   );
   return [...dropped, { type: 'ClaimDeleted', data: { name } }];
 }

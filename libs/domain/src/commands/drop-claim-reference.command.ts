@@ -1,4 +1,5 @@
 import type { NodeRestriction } from '../allocation/node-restriction';
+import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
 import type { CommandMetadata } from '../command-metadata';
 import type { UnitOfWork } from '../unit-of-work';
 
@@ -12,5 +13,7 @@ export class DropClaimReferenceCommand {
     /** how its writes commit, named by whoever sends it */
     readonly unit: UnitOfWork,
     readonly restriction: NodeRestriction | null = null,
+    /** the handle's cluster */
+    readonly cluster: string = DEFAULT_CLUSTER,
   ) {}
 }
