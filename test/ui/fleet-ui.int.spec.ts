@@ -39,7 +39,7 @@ describe('web UI: the fleet, its networks and claims, in a real headless Chromiu
       .http()
       .post(`/v1/clusters/${cluster}/allocations`)
       .set(admin)
-      .send({ handle, node: `${cluster}-worker-1`, namespace: 'shop', pod: handle, ...body });
+      .send({ handle, node: 'worker-1', namespace: 'shop', pod: handle, ...body });
   /** every address the API holds, as [ip, cluster, network] (the network is the pool's) */
   const heldByApi = async (query: Record<string, string> = {}) =>
     (await api.http().get('/v1/allocations').query(query).set(admin).expect(200)).body.items
@@ -87,6 +87,12 @@ describe('web UI: the fleet, its networks and claims, in a real headless Chromiu
       .set(admin)
       .send({ labels: { region: 'us' } })
       .expect(200);
+    // the same node name in both clusters, each its own node
+    for (const [cluster, zone] of [
+      ['east', 'e1'],
+      ['west', 'w1'],
+    ])
+      await api.http().put(`/v1/clusters/${cluster}/nodes/worker-1`).set(admin).send({ labels: { zone } }).expect(200);
     // two isolated networks reusing one CIDR
     for (const network of ['blue', 'red']) {
       await api
@@ -106,7 +112,7 @@ describe('web UI: the fleet, its networks and claims, in a real headless Chromiu
     // a VM live-migrating from east to west: one claim, the same address, two references
     const vm = { network: 'blue', claim: 'vm-db', namespace: 'vms', ip: '10.40.0.50' };
     await allocate('east', 'launcher-a', { ...vm, pod: 'virt-launcher-db-a' }).expect(201);
-    await allocate('west', 'launcher-b', { ...vm, pod: 'virt-launcher-db-b', node: 'west-worker-2' }).expect(200);
+    await allocate('west', 'launcher-b', { ...vm, pod: 'virt-launcher-db-b', node: 'worker-2' }).expect(200);
     browser = await launchChromium();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     await page.goto(`${base}/ui/#/fleet`);
@@ -174,9 +180,19 @@ describe('web UI: the fleet, its networks and claims, in a real headless Chromiu
     expect(
       await row.locator('.references li').evaluateAll((lis) => lis.map((li) => [li.getAttribute('data-cluster'), li.textContent])),
     ).toEqual([
-      ['east', 'east vms/virt-launcher-db-a on east-worker-1'],
-      ['west', 'west vms/virt-launcher-db-b on west-worker-2'],
+      ['east', 'east vms/virt-launcher-db-a on worker-1'],
+      ['west', 'west vms/virt-launcher-db-b on worker-2'],
     ]);
+  });
+
+  it("opens a holder's node in the holder's cluster (the same node name is another node in another cluster)", async () => {
+    await page.selectOption('select[name=network]', 'red');
+    await addressesFor(page, '', 'red');
+    await page.click('table.addresses tr[data-ip="10.40.0.10"][data-cluster="west"] a:text("worker-1")');
+    const node = page.locator('.node-page[data-node="worker-1"][data-cluster="west"] .facts');
+    await node.waitFor();
+    expect(await node.textContent()).toContain('zone=w1');
+    expect(await node.textContent()).not.toContain('zone=e1');
   });
 
   it('shows the claim, its address and its two references, and the history of reference taken with cluster and pod', async () => {
@@ -208,7 +224,7 @@ describe('web UI: the fleet, its networks and claims, in a real headless Chromiu
     ]);
     expect(shown[1].text).toContain('vms/virt-launcher-db-a');
     expect(shown[2]).toMatchObject({ cluster: 'west', network: 'blue' });
-    expect(shown[2].text).toContain('vms/virt-launcher-db-b on west-worker-2');
+    expect(shown[2].text).toContain('vms/virt-launcher-db-b on worker-2');
     expect(shown[2].text).toContain('reference taken of claim vm-db');
     await page.screenshot({ path: join(ARTIFACTS, 'claim.png'), fullPage: true });
   });

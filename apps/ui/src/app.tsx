@@ -48,8 +48,8 @@ export function App() {
       </header>
       <main>
         {section === 'nodes' && name ? (
-          // keyed by name: another node's page starts empty, never with the last node's answers
-          <NodePage key={name} name={name} reload={reload} />
+          // keyed by cluster and name: another node's page starts empty, never with the last node's answers
+          <NodePage key={`${route.params.get('cluster')}/${name}`} name={name} cluster={route.params.get('cluster')} reload={reload} />
         ) : section === 'claims' && name ? (
           <ClaimPage key={name} name={name} reload={reload} />
         ) : section === 'claims' ? (

@@ -17,7 +17,9 @@ export function ClaimReferences({ claim }: { claim: Claim }) {
       {claim.references.map((reference) => (
         <li key={`${reference.cluster}/${reference.handle}`} data-cluster={reference.cluster} data-pod={reference.pod}>
           <span class="badge cluster">{reference.cluster}</span> {reference.namespace}/{reference.pod}{' '}
-          <span class="muted">on {reference.node}</span>
+          <span class="muted">
+            on <a href={href(['nodes', reference.node], { cluster: reference.cluster })}>{reference.node}</a>
+          </span>
         </li>
       ))}
     </ul>
@@ -170,7 +172,9 @@ export function ClaimPage({ name, reload }: { name: string; reload: number }) {
                       <td>
                         {reference.namespace}/{reference.pod}
                       </td>
-                      <td>{reference.node}</td>
+                      <td>
+                        <a href={href(['nodes', reference.node], { cluster: reference.cluster })}>{reference.node}</a>
+                      </td>
                       <td>
                         <code>{reference.handle}</code>
                       </td>

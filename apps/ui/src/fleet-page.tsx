@@ -141,7 +141,10 @@ export function FleetPage({ route, reload }: { route: Route; reload: number }) {
                       <a href={href(['pools', a.pool])}>{a.pool}</a>
                     </td>
                     <td>
-                      {a.namespace}/{a.pod} <span class="muted">on {a.node}</span>
+                      {a.namespace}/{a.pod}{' '}
+                      <span class="muted">
+                        on <a href={href(['nodes', a.node], { cluster: a.cluster })}>{a.node}</a>
+                      </span>
                     </td>
                     <td>
                       {claimName === null ? (
