@@ -250,4 +250,18 @@ describe('web UI: the fleet, its networks and claims, in a real headless Chromiu
     expect(await page.locator('.tooltip [data-holder="claim"]').textContent()).toBe('vm-db');
     expect(await page.locator('.tooltip [data-holder="cluster"]').textContent()).toBe('east');
   });
+
+  it("shows the source's reference dropped when the migration ends, with its cluster and pod, and the target's left", async () => {
+    await api.http().delete('/v1/clusters/east/allocations/launcher-a').set(admin).expect(204);
+    await page.goto(`${base}/ui/#/claims/vm-db`);
+    const history = page.locator('.ip-history[data-ip="10.40.0.50"] .events[data-loaded="yes"] li');
+    await history.nth(3).waitFor();
+    const dropped = history.nth(3);
+    expect(await dropped.getAttribute('data-type')).toBe('ClaimReferenceDropped');
+    expect((await lines(page, '.ip-history[data-ip="10.40.0.50"] .events li'))[3]).toMatchObject({ cluster: 'east', network: 'blue' });
+    expect(await dropped.textContent()).toContain('vms/virt-launcher-db-a on worker-1 (launcher-a) · reference dropped of claim vm-db');
+    const references = page.locator('.claim-page table.claim-references tbody tr');
+    await page.waitForFunction(() => document.querySelector('.claim-page table.claim-references tbody tr + tr') === null);
+    expect(await references.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-cluster')))).toEqual(['west']);
+  });
 });
