@@ -176,14 +176,14 @@ describe('claims: addresses that outlive a pod', () => {
     const history = (await api.http().get(`/v1/ips/${ip}/history`).set(as('reader')).expect(200)).body.items;
     const lines = history.map((i: Record<string, unknown>) => [i.type, i.handle, i.claim ?? null, i.cluster ?? null, i.pod, i.node]);
     expect(lines).toEqual([
-      ['IpAllocated', '@vm-h', null, null, 'virt-launcher-h1', 'worker-1'],
+      ['IpAllocated', '@vm-h', null, 'default', 'virt-launcher-h1', 'worker-1'],
       ['ClaimReferenceAdded', 'h1', 'vm-h', 'default', 'virt-launcher-h1', 'worker-1'],
       ['ClaimReferenceAdded', 'h2', 'vm-h', 'default', 'virt-launcher-h2', 'worker-2'],
       ['ClaimReferenceDropped', 'h1', 'vm-h', 'default', 'virt-launcher-h1', 'worker-1'],
       // the last reference and the address go in one transaction (a multi-stream append is
       // positioned in stream-id order: the claim's stream before the pool's)
       ['ClaimReferenceDropped', 'h2', 'vm-h', 'default', 'virt-launcher-h2', 'worker-2'],
-      ['IpReleased', '@vm-h', null, null, 'virt-launcher-h1', 'worker-1'],
+      ['IpReleased', '@vm-h', null, 'default', 'virt-launcher-h1', 'worker-1'],
     ]);
   });
 

@@ -26,6 +26,7 @@ const pool = (over: Partial<Pool>): Pool => ({
 
 const held = (ip: string, pod = `pod-${ip}`): Allocation => ({
   handle: `h-${ip}`,
+  cluster: 'default',
   ip,
   pool: 'p',
   node: 'n',

@@ -2,6 +2,7 @@ import { familyBits, formatCidr, parseCidr } from '@ipledger/ip';
 import { useMemo, useState } from 'preact/hooks';
 import { ADDRESS_STATES, mapCells, type AddressCell, type AddressState, type BlockCell, type PoolLayout } from './address-map-model';
 import type { Block, StatefulSetRange } from './api-types';
+import { claimOfHandle, networkText } from './fleet-model';
 import { ipSetOf, rangeOwnerText } from './range-owner';
 import { formatCount, share } from './format';
 import { nodeColour } from './node-colour';
@@ -78,7 +79,7 @@ function RangeOwner({ range }: { range: StatefulSetRange }) {
   );
 }
 
-function Tooltip({ cell }: { cell: AddressCell | BlockCell }) {
+function Tooltip({ cell, network }: { cell: AddressCell | BlockCell; network: string | null }) {
   if (cell.kind === 'block') {
     return (
       <>
@@ -101,6 +102,16 @@ function Tooltip({ cell }: { cell: AddressCell | BlockCell }) {
       </div>
       {h && (
         <dl class="holder">
+          <dt>cluster</dt>
+          <dd data-holder="cluster">{h.cluster}</dd>
+          <dt>network</dt>
+          <dd data-holder="network">{networkText(network)}</dd>
+          {claimOfHandle(h.handle) !== null ? (
+            <>
+              <dt>claim</dt>
+              <dd data-holder="claim">{claimOfHandle(h.handle)}</dd>
+            </>
+          ) : null}
           <dt>pod</dt>
           <dd data-holder="pod">{h.pod}</dd>
           <dt>namespace</dt>
@@ -139,12 +150,15 @@ function Tooltip({ cell }: { cell: AddressCell | BlockCell }) {
  */
 export function AddressMap({
   layout,
+  network,
   view,
   selected,
   onZoom,
   onSelect,
 }: {
   layout: PoolLayout;
+  /** the pool's isolated network (null: the shared space), named with each holder */
+  network: string | null;
   view: string | null;
   selected: string | null;
   onZoom: (cidr: string | null) => void;
@@ -265,7 +279,7 @@ export function AddressMap({
       </div>
       {hovered && hover && (
         <div class="tooltip" role="tooltip" style={{ left: `${hover.x}px`, top: `${hover.y + 6}px` }}>
-          <Tooltip cell={hovered} />
+          <Tooltip cell={hovered} network={network} />
         </div>
       )}
     </div>

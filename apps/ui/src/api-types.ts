@@ -19,6 +19,8 @@ export interface Pool {
   disabled: boolean;
   /** the isolated network whose address space it is in; null (absent from an older API): the shared space */
   network?: string | null;
+  /** the clusters that may allocate from it (a label selector over cluster labels); null or absent: every cluster */
+  clusterSelector?: string | null;
   capacity: string;
   allocated: string;
   reservedCount: string;
@@ -35,6 +37,8 @@ export interface Pool {
 
 export interface Allocation {
   handle: string;
+  /** the cluster of the handle and node */
+  cluster: string;
   ip: string;
   pool: string;
   node: string;
@@ -79,17 +83,49 @@ export interface IpHistoryItem {
   handle: string | null;
   pool: string;
   /** the pool's isolated network; null: the shared space */
-  network?: string | null;
+  network: string | null;
   node: string | null;
   namespace: string | null;
   pod: string | null;
   statefulSet?: string | null;
   ipSet?: { kind: string; name: string } | null;
-  /** a claim's reference taken or dropped on the address: the claim, and the reference's cluster */
+  /** the handle's cluster (a claim reference's: the reference's) */
+  cluster: string;
+  /** a claim's reference taken or dropped on the address: the claim */
   claim?: string;
-  cluster?: string;
   at: string;
   actor?: string | null;
+}
+
+export interface Cluster {
+  name: string;
+  labels: Record<string, string>;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A pod's attachment that carries a claim's addresses: the source or target of a migration. */
+export interface ClaimReference {
+  cluster: string;
+  handle: string;
+  node: string;
+  namespace: string;
+  pod: string;
+  since: string;
+}
+
+/** A stable identity (a VM) owning addresses across the pods that carry it. */
+export interface Claim {
+  name: string;
+  /** the cluster it was made in: its addresses are held there, under the handle `@<name>` */
+  cluster: string;
+  /** the CNI network its addresses were asked through; null until its first allocation */
+  network: string | null;
+  persistent: boolean;
+  items: Allocation[];
+  references: ClaimReference[];
+  createdAt: string;
 }
 
 export interface Node {

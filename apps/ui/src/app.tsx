@@ -1,4 +1,6 @@
 import { useState } from 'preact/hooks';
+import { ClaimPage, ClaimsPage } from './claims-page';
+import { FleetPage } from './fleet-page';
 import { NodePage } from './node-page';
 import { PoolPage } from './pool-page';
 import { PoolsPage } from './pools-page';
@@ -22,6 +24,12 @@ export function App() {
           <a href={href(['pools'])} class={section === 'pools' || !section ? 'active' : ''}>
             Pools
           </a>
+          <a href={href(['fleet'])} class={section === 'fleet' ? 'active' : ''}>
+            Fleet
+          </a>
+          <a href={href(['claims'])} class={section === 'claims' ? 'active' : ''}>
+            Claims
+          </a>
           <form
             class="node-search"
             onSubmit={(e) => {
@@ -40,8 +48,14 @@ export function App() {
       </header>
       <main>
         {section === 'nodes' && name ? (
-          // keyed by name: another node's page starts empty, never with the last node's answers
-          <NodePage key={name} name={name} reload={reload} />
+          // keyed by cluster and name: another node's page starts empty, never with the last node's answers
+          <NodePage key={`${route.params.get('cluster')}/${name}`} name={name} cluster={route.params.get('cluster')} reload={reload} />
+        ) : section === 'claims' && name ? (
+          <ClaimPage key={name} name={name} reload={reload} />
+        ) : section === 'claims' ? (
+          <ClaimsPage route={route} reload={reload} />
+        ) : section === 'fleet' ? (
+          <FleetPage route={route} reload={reload} />
         ) : section === 'pools' && name ? (
           <PoolPage name={name} route={route} reload={reload} />
         ) : (

@@ -2,6 +2,8 @@ import { useEffect, useRef } from 'preact/hooks';
 import { listAll } from './api-client';
 import type { IpHistoryItem, RecordedEvent } from './api-types';
 import { ErrorBox } from './error-box';
+import { Where } from './fleet-filters';
+import { networkValue } from './fleet-model';
 import { formatTime } from './format';
 import { poolEventLine } from './pool-event-line';
 import { useLoad } from './use-load';
@@ -38,9 +40,14 @@ export function PoolHistory({
   );
 }
 
+/** What a claim's reference event says happened. */
+const REFERENCE_WORDS: Record<string, string> = { ClaimReferenceAdded: 'reference taken', ClaimReferenceDropped: 'reference dropped' };
+
 /**
- * Every time one address was allocated, released or reserved (GET /v1/ips/{ip}/history), in the
- * isolated network `network` only when given (the same address may be held in other networks).
+ * Every time one address was allocated, released or reserved, and each claim reference taken or
+ * dropped on it (GET /v1/ips/{ip}/history), in one address space only: the isolated network
+ * `network` (narrowed by the API), or the shared space (null: the entries of no network), since the
+ * same address may be held in other networks. Each line names its cluster and network.
  */
 export function IpHistory({
   ip,
@@ -52,12 +59,15 @@ export function IpHistory({
   ip: string;
   network: string | null;
   reload: number;
-  onClose: () => void;
+  onClose?: () => void;
   onPick: (at: string) => void;
 }) {
   const history = useLoad(
     async () => ({
-      items: await listAll<IpHistoryItem>(`/v1/ips/${encodeURIComponent(ip)}/history`, network === null ? {} : { network }),
+      items:
+        network === null
+          ? (await listAll<IpHistoryItem>(`/v1/ips/${encodeURIComponent(ip)}/history`)).filter((item) => item.network === null)
+          : await listAll<IpHistoryItem>(`/v1/ips/${encodeURIComponent(ip)}/history`, { network }),
     }),
     [ip, network, reload],
   );
@@ -65,15 +75,23 @@ export function IpHistory({
     <section class="ip-history" data-ip={ip}>
       <header>
         <h3>History of {ip}</h3>
-        <button type="button" class="link" onClick={onClose} aria-label="close">
-          ✕
-        </button>
+        {onClose ? (
+          <button type="button" class="link" onClick={onClose} aria-label="close">
+            ✕
+          </button>
+        ) : null}
       </header>
       {history.error ? <ErrorBox error={history.error} /> : null}
       {history.data?.items.length === 0 && <p class="muted">never allocated, released or reserved</p>}
-      <ol class="events">
+      <ol class="events" data-loaded={history.loading ? 'no' : 'yes'}>
         {history.data?.items.map((item, i) => (
-          <li key={i}>
+          <li
+            key={i}
+            data-type={item.type}
+            data-cluster={item.cluster}
+            data-network={networkValue(item.network)}
+            data-pod={item.pod ?? undefined}
+          >
             <button type="button" class="link" onClick={() => onPick(item.at)} title="show the pool at this instant">
               <span class={`type ${item.type}`}>{item.type}</span>
               <span class="what">
@@ -83,13 +101,13 @@ export function IpHistory({
                     ? `ip-set of ${item.ipSet.kind} ${item.namespace}/${item.ipSet.name}`
                     : `StatefulSet ${item.namespace}/${item.statefulSet}`}
                 {item.claim ? (
-                  <span class="claim">
+                  <span class="claim" data-claim={item.claim}>
                     {' '}
-                    · claim {item.claim} in cluster {item.cluster}
+                    · {REFERENCE_WORDS[item.type]} of claim {item.claim}
                   </span>
                 ) : null}
-                {item.network ? <span class="network"> · network {item.network}</span> : null}
               </span>
+              <Where cluster={item.cluster} network={item.network} />
               <time>
                 {formatTime(item.at)}
                 {item.actor ? ` · ${item.actor}` : ''}

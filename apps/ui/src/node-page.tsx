@@ -8,18 +8,28 @@ import { useLoad } from './use-load';
 import { UtilisationBar } from './utilisation';
 import { WhyNotPool } from './why-not-pool';
 
+/** A node's path in the API: in `cluster`, or (null) in the caller's cluster (its token's, else default). */
+export function nodePath(name: string, cluster: string | null): string {
+  const node = `nodes/${encodeURIComponent(name)}`;
+  return cluster === null ? `/v1/${node}` : `/v1/clusters/${encodeURIComponent(cluster)}/${node}`;
+}
+
 /**
  * A node's labels, the pools it may allocate from (in the order allocation tries them), why each
  * other pool is left out, and why not a pool asked about. A node the API does not know shows its
  * 404 and no pools: the list would be the server default's, for labels the node does not have.
+ * Nodes are per cluster: `cluster` (the place's `?cluster=`) names whose; null: the caller's.
  */
-export function NodePage({ name, reload }: { name: string; reload: number }) {
-  const path = `/v1/nodes/${encodeURIComponent(name)}`;
-  const node = useLoad(() => apiGet<Node>(path), [name, reload]);
-  const pools = useLoad(() => apiGet<NodePools>(`${path}/pools`, { explain: true }), [name, reload]);
+export function NodePage({ name, cluster, reload }: { name: string; cluster: string | null; reload: number }) {
+  const path = nodePath(name, cluster);
+  const node = useLoad(() => apiGet<Node>(path), [path, reload]);
+  const pools = useLoad(() => apiGet<NodePools>(`${path}/pools`, { explain: true }), [path, reload]);
   return (
-    <section class="node-page" data-node={name}>
-      <h2>Node {name}</h2>
+    <section class="node-page" data-node={name} data-cluster={cluster ?? undefined}>
+      <h2>
+        Node {name}
+        {cluster ? <span class="badge cluster">{cluster}</span> : null}
+      </h2>
       {node.error ? <ErrorBox error={node.error} /> : null}
       {node.data && (
         <p class="facts">
@@ -32,7 +42,7 @@ export function NodePage({ name, reload }: { name: string; reload: number }) {
         </p>
       )}
       {node.data && pools.error ? <ErrorBox error={pools.error} /> : null}
-      {node.data && <WhyNotPool node={name} />}
+      {node.data && <WhyNotPool path={path} />}
       {node.data && pools.data && (
         <div class="columns">
           <section>

@@ -44,8 +44,14 @@ describe("the pool history's line for each event", () => {
 
   it('keeps the lines of the other events', () => {
     expect(poolEventLine(event('IpAllocated', { ip: '10.0.0.5', namespace: 'ns', pod: 'web-0', node: 'n1' }))).toBe(
-      '10.0.0.5 → ns/web-0 on n1',
+      '10.0.0.5 → ns/web-0 on n1 in cluster default',
     );
     expect(poolEventLine(event('PoolUpdated', { name: 'p', disabled: true }))).toBe('disabled: true');
+  });
+
+  it("names the cluster of an allocation and a release, the default cluster's too (its events name none)", () => {
+    const held = { pool: 'p', ip: '10.0.0.5', handle: 'h', node: 'worker-1', namespace: 'shop', pod: 'web-1' };
+    expect(poolEventLine(event('IpAllocated', { ...held, cluster: 'east' }))).toBe('10.0.0.5 → shop/web-1 on worker-1 in cluster east');
+    expect(poolEventLine(event('IpReleased', held))).toBe('10.0.0.5 released (h) in cluster default');
   });
 });

@@ -1,6 +1,9 @@
 import type { RecordedEvent } from './api-types';
 import { rangeOwnerText } from './range-owner';
 
+/** An allocation's cluster: events of the default cluster (and every one before clusters) name none. */
+const clusterOf = (cluster: string | undefined) => cluster ?? 'default';
+
 /** A prefix length's `/n`, to tell a grow from a shrink: a shorter prefix is a larger network. */
 const prefixLength = (cidr: string) => Number(cidr.slice(cidr.indexOf('/') + 1));
 
@@ -10,9 +13,9 @@ export function poolEventLine(event: RecordedEvent): string {
   const d = event.data as Record<string, string> & { reserved?: string[] };
   switch (event.type) {
     case 'IpAllocated':
-      return `${d.ip} → ${d.namespace}/${d.pod} on ${d.node}`;
+      return `${d.ip} → ${d.namespace}/${d.pod} on ${d.node} in cluster ${clusterOf(d.cluster)}`;
     case 'IpReleased':
-      return `${d.ip} released (${d.handle})`;
+      return `${d.ip} released (${d.handle}) in cluster ${clusterOf(d.cluster)}`;
     case 'RangeReserved':
       return `${d.start}–${d.end} for ${rangeOwnerText({ namespace: d.namespace, name: d.name })}`;
     case 'RangeReleased':

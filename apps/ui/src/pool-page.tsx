@@ -2,7 +2,9 @@ import { apiGet, listAll } from './api-client';
 import type { Allocation, Block, Pool, RecordedEvent } from './api-types';
 import { AddressMap } from './address-map';
 import { poolLayout } from './address-map-model';
+import { ClaimOfAddress } from './claims-page';
 import { ErrorBox } from './error-box';
+import { claimOfHandle } from './fleet-model';
 import { formatTime } from './format';
 import { IpHistory, PoolHistory } from './history';
 import { Labels } from './labels';
@@ -39,6 +41,9 @@ export function PoolPage({ name, route, reload }: { name: string; route: Route; 
   const state = useLoad(() => poolState(name, at), [name, at, reload]);
   const events = history.data ?? [];
   const pool = state.data?.pool;
+  // the selected address's holder, found by its text: `ip` comes from the place, which anyone may type
+  const holder = ip && state.data ? [...state.data.layout.held.values()].find((held) => held.ip === ip) : undefined;
+  const holderClaim = holder ? claimOfHandle(holder.handle) : null;
 
   return (
     <section class="pool-page">
@@ -94,6 +99,7 @@ export function PoolPage({ name, route, reload }: { name: string; route: Route; 
               </div>
               <AddressMap
                 layout={state.data.layout}
+                network={state.data.pool.network ?? null}
                 view={block}
                 selected={ip}
                 onZoom={(cidr) => setParams({ block: cidr })}
@@ -104,6 +110,7 @@ export function PoolPage({ name, route, reload }: { name: string; route: Route; 
           )}
         </div>
         <aside class="pool-side">
+          {holderClaim !== null && <ClaimOfAddress name={holderClaim} reload={reload} />}
           {ip && (
             <IpHistory
               ip={ip}

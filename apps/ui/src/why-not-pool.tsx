@@ -18,21 +18,22 @@ const FIELDS: ReadonlyArray<{ name: keyof Question; placeholder: string }> = [
 /**
  * "Why not this pool?": one pool asked about by name (`explain=true&pool=`), under the rule the
  * node's allocations get (the server default) or a `matchLabel` tried here. The API says every
- * reason, the rule's own included, which the list of left-out pools never shows.
+ * reason, the rule's own included, which the list of left-out pools never shows. `path`: the
+ * node's in the API (nodePath: in its cluster).
  */
-export function WhyNotPool({ node }: { node: string }) {
+export function WhyNotPool({ path }: { path: string }) {
   const [draft, setDraft] = useState<Question>({ pool: '', matchLabel: '' });
   const [asked, setAsked] = useState<Question | null>(null);
   const answer = useLoad(
     () =>
       asked
-        ? apiGet<NodePools>(`/v1/nodes/${encodeURIComponent(node)}/pools`, {
+        ? apiGet<NodePools>(`${path}/pools`, {
             explain: true,
             pool: asked.pool,
             matchLabel: asked.matchLabel,
           })
         : Promise.resolve(null),
-    [node, asked?.pool ?? null, asked?.matchLabel ?? null],
+    [path, asked?.pool ?? null, asked?.matchLabel ?? null],
   );
   const excluded = answer.data?.excluded?.[0];
   return (

@@ -27,8 +27,13 @@ export class IpHistoryItemDto {
     description: 'for RangeReserved: the workload whose ip-set the range is, in `namespace`',
   })
   ipSet!: IpSetOwnerDto | null;
+  @ApiProperty({
+    example: 'default',
+    description:
+      "the cluster of the handle (for Claim…: the reference's), or of the StatefulSet or ip-set; `default` for everything before clusters",
+  })
+  cluster!: string;
   @ApiPropertyOptional({ description: 'for Claim…: the claim' }) claim?: string;
-  @ApiPropertyOptional({ description: "for Claim…: the reference's cluster" }) cluster?: string;
   @ApiProperty({ format: 'date-time' }) at!: string;
   @ApiProperty({ type: String, nullable: true, description: 'who caused it (token name, or watcher)' }) actor!: string | null;
 }
