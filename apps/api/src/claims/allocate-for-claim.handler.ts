@@ -56,9 +56,12 @@ export class AllocateForClaimHandler implements ICommandHandler<AllocateForClaim
       const cluster = claim.state.exists ? claim.state.cluster : reference.cluster;
       const holding = { ...request, cluster, handle: claimHolding(name), owner: 'external', podUid: undefined };
       const held = await this.commands.execute<AllocateIpCommand, AllocateResult<ApiViews>>(new AllocateIpCommand(holding, metadata, unit));
-      const asked = spec.ip && formatIp(spec.ip);
-      if (asked && !held.items.some((item) => item.ip === asked))
-        throw new DomainError('IP_IN_USE', `claim "${name}" holds ${held.items.map((item) => item.ip).join(', ')}, not ${asked}`);
+      const notHeld = spec.ips.map(formatIp).filter((asked) => !held.items.some((item) => item.ip === asked));
+      if (notHeld.length > 0)
+        throw new DomainError(
+          'IP_IN_USE',
+          `claim "${name}" holds ${held.items.map((item) => item.ip).join(', ')}, not ${notHeld.join(', ')}`,
+        );
       const addresses = held.items.map(({ ip, pool }) => ({ ip, pool }));
       await this.holdings.append(claim, name, decideAddReference(claim.state, name, reference, addresses), addresses, metadata, unit);
       const items: ClaimAllocationView[] = held.items.map((item) => asReference(item, owner, name));
