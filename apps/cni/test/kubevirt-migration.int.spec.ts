@@ -160,7 +160,7 @@ describe('KubeVirt live migration through the CNI plugin', () => {
     await sandbox.exec(neighbour.ns, ['ping', '-c', '1', '-W', '5', target.ip]);
   });
 
-  it('deleting the VM releases the address', async () => {
+  it("deleting the VM releases the address, whose history shows the migration's references", async () => {
     expect(await target.del()).toMatchObject({ status: 0 });
     kube.remove('pod', 'vms/virt-launcher-vm-m-dst');
     kube.remove('virtualmachineinstance', 'vms/vm-m');
@@ -177,10 +177,21 @@ describe('KubeVirt live migration through the CNI plugin', () => {
       (res) => res.status === 404,
       20_000,
     );
+    // only the neighbour's address is held
+    expect((await get('/v1/pools/vms')).body.allocated).toBe('1');
     const history = (await get(`/v1/ips/${source.ip}/history`)).body.items;
-    expect(history.at(-1)).toMatchObject({ type: 'IpReleased' });
-    expect(history.map((entry: { pod: string | null }) => entry.pod)).toEqual(
-      expect.arrayContaining(['virt-launcher-vm-m-src', 'virt-launcher-vm-m-dst']),
+    // the address's audit trail: held under the claim, each launcher's reference taken and dropped, released with the VM
+    const src = { node: nodes.a.name, pod: 'virt-launcher-vm-m-src', handle: source.handle };
+    const dst = { node: nodes.b.name, pod: 'virt-launcher-vm-m-dst', handle: target.handle };
+    expect(history).toEqual(
+      [
+        { type: 'IpAllocated', handle: `@${claim}` },
+        { type: 'ClaimReferenceAdded', claim, ...src },
+        { type: 'ClaimReferenceAdded', claim, ...dst },
+        { type: 'ClaimReferenceDropped', claim, ...src },
+        { type: 'ClaimReferenceDropped', claim, ...dst },
+        { type: 'IpReleased', handle: `@${claim}`, actor: 'watcher' },
+      ].map((entry) => expect.objectContaining(entry)),
     );
   });
 });
