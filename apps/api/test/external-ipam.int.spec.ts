@@ -164,6 +164,31 @@ describe('external IPAM contract (OKEP-6831)', () => {
       expect((await west('release', { network: 'tenant_blue', ips: again.body.ips, workload_id: 'vm/dual2' })).status).toBe(204);
     });
 
+    it('co-holds a requested pair for the same owner from the other cluster, and refuses the owner another pair (409)', async () => {
+      const pair = ['10.50.7.30', 'fd00:50::30'];
+      const body = (cluster: string, ips: string[]) => ({
+        network: 'tenant_blue',
+        workload_id: `vm/${cluster}`,
+        owner: 'vm-d',
+        requested_ips: ips,
+      });
+      const source = await east('allocate', body('east', pair));
+      const target = await west('allocate', body('west', pair));
+      expect([source.status, source.body.ips, target.status, target.body.ips]).toEqual([
+        200,
+        ['10.50.7.30/16', 'fd00:50::30/64'],
+        200,
+        ['10.50.7.30/16', 'fd00:50::30/64'],
+      ]);
+      const other = await problem(409, 'IP_IN_USE', () => west('allocate', body('west', ['10.50.7.30', 'fd00:50::31'])));
+      expect(other.detail).toMatch(/holds 10\.50\.7\.30, fd00:50::30, not fd00:50::31/);
+      for (const [cluster, call] of [
+        ['east', east],
+        ['west', west],
+      ] as const)
+        expect((await call('release', { network: 'tenant_blue', ips: source.body.ips, workload_id: `vm/${cluster}` })).status).toBe(204);
+    });
+
     it('answers 404 for a network nobody registered', async () => {
       const body = await problem(404, 'POOL_NOT_FOUND', () => east('allocate', { network: 'nowhere', workload_id: 'ns/p' }));
       expect(body.detail).toMatch(/network "nowhere" is not registered/);
