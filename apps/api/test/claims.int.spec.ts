@@ -45,7 +45,8 @@ describe('claims: addresses that outlive a pod', () => {
     expect(first.body.items).toEqual([expect.objectContaining({ handle: 'src', claim: 'vm-a', pool: 'p', owner: 'external' })]);
     const second = await post(launcher('dst', 'vm-a', 'worker-2')).expect(200);
     expect(ips(second)).toEqual(ips(first));
-    expect(second.body.items[0]).toMatchObject({ handle: 'dst', claim: 'vm-a' });
+    // answered as the target's own: its node and pod, not the holding's (the first reference's)
+    expect(second.body.items[0]).toMatchObject({ handle: 'dst', claim: 'vm-a', node: 'worker-2', pod: 'virt-launcher-dst' });
     // a retried ADD of a reference is answered the same, and appends nothing
     const events = await api.eventCount();
     expect(ips(await post(launcher('src', 'vm-a')).expect(200))).toEqual(ips(first));
@@ -69,7 +70,9 @@ describe('claims: addresses that outlive a pod', () => {
       createdAt: expect.any(String),
     });
     const byReference = await api.http().get('/v1/allocations/dst').set(as('reader')).expect(200);
-    expect(byReference.body.items).toEqual([expect.objectContaining({ handle: 'dst', claim: 'vm-a', ip: ips(first)[0] })]);
+    expect(byReference.body.items).toEqual([
+      expect.objectContaining({ handle: 'dst', claim: 'vm-a', ip: ips(first)[0], node: 'worker-2', pod: 'virt-launcher-dst' }),
+    ]);
   });
 
   it('releases per reference: the source DEL leaves the target holding; the last reference of a transient claim frees the address', async () => {

@@ -134,6 +134,61 @@ describe('external IPAM contract (OKEP-6831)', () => {
       );
     });
 
+    it('gives exactly one requested address a family on a dual-stack network, both or neither; two of one family 400', async () => {
+      const pair = ['fd00:50::20/64', '10.50.7.20'];
+      const both = await east('allocate', { network: 'tenant_blue', workload_id: 'vm/dual', requested_ips: pair });
+      expect({ status: both.status, ips: both.body.ips }).toEqual({ status: 200, ips: ['10.50.7.20/16', 'fd00:50::20/64'] });
+      // one of the two held: refused, and the free one is not taken either
+      await problem(409, 'IP_IN_USE', () =>
+        west('allocate', { network: 'tenant_blue', workload_id: 'vm/dual2', requested_ips: ['10.50.7.20', 'fd00:50::21'] }),
+      );
+      await problem(400, 'IP_NOT_IN_POOL', () =>
+        west('allocate', { network: 'tenant_blue', workload_id: 'vm/dual2', requested_ips: ['10.99.0.1', 'fd00:50::21'] }),
+      );
+      const twice = await problem(400, 'INVALID_ARGUMENT', () =>
+        west('allocate', {
+          network: 'tenant_blue',
+          workload_id: 'vm/dual2',
+          requested_ips: ['10.50.7.21', 'fd00:50::21', '10.50.7.22/16'],
+        }),
+      );
+      expect(twice.detail).toMatch(/10\.50\.7\.21 and 10\.50\.7\.22, 2 IPv4 addresses/);
+      // released together; the pair is then free for another workload
+      expect((await east('release', { network: 'tenant_blue', ips: both.body.ips, workload_id: 'vm/dual' })).status).toBe(204);
+      const again = await west('allocate', {
+        network: 'tenant_blue',
+        workload_id: 'vm/dual2',
+        requested_ips: ['10.50.7.21', 'fd00:50::21'],
+      });
+      expect({ status: again.status, ips: again.body.ips }).toEqual({ status: 200, ips: ['10.50.7.21/16', 'fd00:50::21/64'] });
+      expect((await west('release', { network: 'tenant_blue', ips: again.body.ips, workload_id: 'vm/dual2' })).status).toBe(204);
+    });
+
+    it('co-holds a requested pair for the same owner from the other cluster, and refuses the owner another pair (409)', async () => {
+      const pair = ['10.50.7.30', 'fd00:50::30'];
+      const body = (cluster: string, ips: string[]) => ({
+        network: 'tenant_blue',
+        workload_id: `vm/${cluster}`,
+        owner: 'vm-d',
+        requested_ips: ips,
+      });
+      const source = await east('allocate', body('east', pair));
+      const target = await west('allocate', body('west', pair));
+      expect([source.status, source.body.ips, target.status, target.body.ips]).toEqual([
+        200,
+        ['10.50.7.30/16', 'fd00:50::30/64'],
+        200,
+        ['10.50.7.30/16', 'fd00:50::30/64'],
+      ]);
+      const other = await problem(409, 'IP_IN_USE', () => west('allocate', body('west', ['10.50.7.30', 'fd00:50::31'])));
+      expect(other.detail).toMatch(/holds 10\.50\.7\.30, fd00:50::30, not fd00:50::31/);
+      for (const [cluster, call] of [
+        ['east', east],
+        ['west', west],
+      ] as const)
+        expect((await call('release', { network: 'tenant_blue', ips: source.body.ips, workload_id: `vm/${cluster}` })).status).toBe(204);
+    });
+
     it('answers 404 for a network nobody registered', async () => {
       const body = await problem(404, 'POOL_NOT_FOUND', () => east('allocate', { network: 'nowhere', workload_id: 'ns/p' }));
       expect(body.detail).toMatch(/network "nowhere" is not registered/);

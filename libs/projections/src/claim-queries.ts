@@ -62,23 +62,41 @@ export async function listClaims(db: Queryable, query: { limit: number; continue
   return { items, continue: rows.length > query.limit && last ? encodeContinue([last.name]) : null };
 }
 
-/** The claim a handle of the cluster is a live reference of; null when it is none's. */
-export async function findClaimOfReference(db: Queryable, handle: string, cluster: string): Promise<string | null> {
-  const { rows } = await db.query<{ claim: string }>(
-    prepared('SELECT claim FROM claim_references WHERE cluster = $1 AND handle = $2', [cluster, handle]),
-  );
-  return rows[0]?.claim ?? null;
+/** Whose a claim reference is: the attachment that took it. */
+export interface ClaimReferenceOwner {
+  handle: string;
+  cluster: string;
+  node: string;
+  namespace: string;
+  pod: string;
 }
 
-/** A claim's addresses as its reference `handle` is answered them: under that handle, naming the claim; none when it is no claim's reference. */
+/**
+ * A claim's address as its reference is answered it: under the reference's handle, cluster, node
+ * and pod (the holding keeps its first reference's: once a migration's source is gone, the
+ * target's answer names the target), naming the claim.
+ */
+export const asReference = (item: AllocationView, reference: ClaimReferenceOwner, claim: string): AllocationView & { claim: string } => ({
+  ...item,
+  ...reference,
+  claim,
+});
+
+/** A claim's addresses as its reference `handle` is answered them (asReference); none when it is no claim's reference. */
 export async function findReferencedAllocations(
   db: Queryable,
   handle: string,
   cluster: string,
 ): Promise<Array<AllocationView & { claim: string }>> {
-  const claim = await findClaimOfReference(db, handle, cluster);
-  if (claim === null) return [];
-  return (await findAllocationsByHandles(db, [claimHolding(claim)])).map((item) => ({ ...item, handle, claim }));
+  const { rows } = await db.query<ClaimReferenceOwner & { claim: string }>(
+    prepared('SELECT claim, handle, cluster, node, namespace, pod FROM claim_references WHERE cluster = $1 AND handle = $2', [
+      cluster,
+      handle,
+    ]),
+  );
+  if (rows.length === 0) return [];
+  const { claim, ...reference } = rows[0];
+  return (await findAllocationsByHandles(db, [claimHolding(claim)])).map((item) => asReference(item, reference, claim));
 }
 
 /** The handles of a cluster's pod that are claim references (its launcher's, its IPAMClaim attachments'): a deleted pod drops them. */

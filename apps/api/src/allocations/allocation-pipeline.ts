@@ -191,9 +191,9 @@ export class AllocationPipeline {
     assertPodOnNode(restriction, request, stored?.node);
     const { rule, families: annotatedFamilies } = chooseSelection(input, stored?.annotated ?? null, this.config.defaultMatchLabel);
     // an address asked for by `ip` fixes its family: the annotation's families apply to the others
-    const spec = annotatedFamilies && !request.ip ? { ...request, families: annotatedFamilies } : request;
+    const spec = annotatedFamilies && request.ips.length === 0 ? { ...request, families: annotatedFamilies } : request;
     // only a pod asking for no particular address takes one of its workload's set
-    const ipSet = stored?.ipSet && !spec.ip ? stored.ipSet : null;
+    const ipSet = stored?.ipSet && spec.ips.length === 0 ? stored.ipSet : null;
     const attachment = { network: spec.network ?? null, interfaceName: interfaceOfHandle(spec.handle) };
     const claim = stored?.claiming ? claimOfPod({ ...stored.claiming, cluster: clusterOf(spec) }, attachment) : null;
     return { command, spec, rule, ipSet, stored, claim };
@@ -467,15 +467,16 @@ function familyRequests(
   const statefulSet: StatefulSetRef | undefined = owner
     ? { namespace: spec.namespace, name: owner.reservation.name, ordinal: owner.ordinal }
     : undefined;
-  const { ip, families, ...holder } = spec;
+  const { ips, families, ...holder } = spec;
   const setFamily = ipSet && ipSetFamily(ipSet, families[0]);
   return families.map((family) => {
     if (ipSet && family === setFamily) {
       const request: AllocationPlanRequest = { ...holder, family, ipSet: ipSet.ref, pinned: ipSet.reserved !== null, now };
       return { request, pinnedTo: ipSet.reserved?.pool ?? null, reserve: ipSet.reserved ? null : ipSet.wanted, workload: ipSet.workload };
     }
-    const pinned = !ip && owner && statefulSet ? ordinalAddress(owner.reservation, statefulSet, family) : null;
-    const request: AllocationPlanRequest = { ...holder, family, ip: pinned?.ip ?? ip?.value, statefulSet, pinned: pinned !== null, now };
+    const asked = ips.find((ip) => ip.family === family);
+    const pinned = ips.length === 0 && owner && statefulSet ? ordinalAddress(owner.reservation, statefulSet, family) : null;
+    const request: AllocationPlanRequest = { ...holder, family, ip: pinned?.ip ?? asked?.value, statefulSet, pinned: pinned !== null, now };
     return { request, pinnedTo: pinned?.pool ?? null, reserve: null, workload: null };
   });
 }

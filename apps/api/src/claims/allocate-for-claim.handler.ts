@@ -15,13 +15,13 @@ import {
   type AllocateResult,
 } from '@ipledger/domain';
 import { formatIp } from '@ipledger/ip';
-import type { AllocationView } from '@ipledger/projections';
+import { asReference, type AllocationView } from '@ipledger/projections';
 import { EventWriter } from '../infrastructure/event-writer';
 import { attempts } from '../infrastructure/unit-of-work';
 import type { ApiViews } from '../ipam/api-views';
 import { ClaimHoldings } from './claim-holdings';
 
-/** A claim's address as a reference is answered it: under the reference's handle, naming the claim. */
+/** A claim's address as a reference is answered it (asReference). */
 export type ClaimAllocationView = AllocationView & { claim: string };
 
 /**
@@ -46,14 +46,8 @@ export class AllocateForClaimHandler implements ICommandHandler<AllocateForClaim
     const spec = parseAllocationRequest({ ...request, handle: assertCallerHandle(request.handle) });
     // a node's credential takes a claim's addresses for a pod of its own node: the claim, not the node, owns them
     assertNodeMayAllocate(restriction, { ...spec, owner: 'pod' });
-    const reference = {
-      handle: spec.handle,
-      cluster: clusterOf(spec),
-      node: spec.node,
-      namespace: spec.namespace,
-      pod: spec.pod,
-      network: spec.network,
-    };
+    const owner = { handle: spec.handle, cluster: clusterOf(spec), node: spec.node, namespace: spec.namespace, pod: spec.pod };
+    const reference = { ...owner, network: spec.network };
     return attempts(unit, async () => {
       const claim = await this.writer.load(ClaimAggregate, name, unit);
       // refused before any address is allocated: a third reference takes nothing
@@ -62,12 +56,15 @@ export class AllocateForClaimHandler implements ICommandHandler<AllocateForClaim
       const cluster = claim.state.exists ? claim.state.cluster : reference.cluster;
       const holding = { ...request, cluster, handle: claimHolding(name), owner: 'external', podUid: undefined };
       const held = await this.commands.execute<AllocateIpCommand, AllocateResult<ApiViews>>(new AllocateIpCommand(holding, metadata, unit));
-      const asked = spec.ip && formatIp(spec.ip);
-      if (asked && !held.items.some((item) => item.ip === asked))
-        throw new DomainError('IP_IN_USE', `claim "${name}" holds ${held.items.map((item) => item.ip).join(', ')}, not ${asked}`);
+      const notHeld = spec.ips.map(formatIp).filter((asked) => !held.items.some((item) => item.ip === asked));
+      if (notHeld.length > 0)
+        throw new DomainError(
+          'IP_IN_USE',
+          `claim "${name}" holds ${held.items.map((item) => item.ip).join(', ')}, not ${notHeld.join(', ')}`,
+        );
       const addresses = held.items.map(({ ip, pool }) => ({ ip, pool }));
       await this.holdings.append(claim, name, decideAddReference(claim.state, name, reference, addresses), addresses, metadata, unit);
-      const items: ClaimAllocationView[] = held.items.map((item) => ({ ...item, handle: spec.handle, claim: name }));
+      const items: ClaimAllocationView[] = held.items.map((item) => asReference(item, owner, name));
       return { created: held.created || !claim.state.exists, items };
     });
   }

@@ -59,7 +59,7 @@ export class ExternalIpamAdapter {
   }
 
   /**
-   * One address a family of the network's subnets (or exactly the requested one), idempotent on
+   * One address a family of the network's subnets (or exactly the requested ones, one a family), idempotent on
    * (network, cluster, workload_id); with `owner`, the owner's claim's addresses, the workload one of
    * its at most two references (a live migration's source and target, in one cluster or two).
    */
@@ -70,19 +70,10 @@ export class ExternalIpamAdapter {
     }
     subnetsOf(body.subnets ?? []);
     const requested = (body.requested_ips ?? []).map(addressOf);
-    if (requested.length > 1) {
-      throw new InvalidInputError(
-        'INVALID_ARGUMENT',
-        'requested_ips may name one address in this version (one exact address an attachment)',
-      );
-    }
     const pools = await findNetworkPools(this.db, body.network);
     if (pools.length === 0) throw new DomainError('POOL_NOT_FOUND', `network "${body.network}" is not registered: /register it first`);
     const { items } = await this.ipam.allocate(
-      allocationOf(
-        { cluster, network: body.network, workloadId: body.workload_id, requested: requested[0] ?? null, owner: body.owner },
-        pools,
-      ),
+      allocationOf({ cluster, network: body.network, workloadId: body.workload_id, requested, owner: body.owner }, pools),
       caller,
     );
     return items.map(ipWithPrefix);

@@ -46,7 +46,7 @@ describe('the mapping of OKEP-6831 fields onto ipledger’s', () => {
     expect(claims[4]).toMatch(/^ext-sha256:[0-9a-f]{64}$/);
     expect(new Set(claims).size).toBe(claims.length);
     for (const claim of claims) expect(validateClaimName(claim)).toBe(claim);
-    expect(allocationOf({ cluster: 'east', network: 'vmnet', workloadId: 'w', requested: null, owner: 'tenant/vm-a' }, [])).toMatchObject({
+    expect(allocationOf({ cluster: 'east', network: 'vmnet', workloadId: 'w', requested: [], owner: 'tenant/vm-a' }, [])).toMatchObject({
       handle: 'ext:east:vmnet:w',
       claim: 'ext:vmnet:tenant/vm-a',
     });
@@ -63,7 +63,7 @@ describe('the mapping of OKEP-6831 fields onto ipledger’s', () => {
       { name: 'p4', family: 4 as const },
       { name: 'p6', family: 6 as const },
     ];
-    expect(allocationOf({ cluster: 'east', network: 'blue', workloadId: 'tenant/vm-a', requested: null }, pools)).toEqual({
+    expect(allocationOf({ cluster: 'east', network: 'blue', workloadId: 'tenant/vm-a', requested: [] }, pools)).toEqual({
       handle: 'ext:east:blue:tenant/vm-a',
       node: 'east',
       namespace: 'tenant',
@@ -74,10 +74,14 @@ describe('the mapping of OKEP-6831 fields onto ipledger’s', () => {
       families: [4, 6],
     });
     const opaque = allocationOf(
-      { cluster: 'east', network: 'blue', workloadId: 'VM:A/uid-1/x', requested: addressOf('10.0.0.1/8') },
+      { cluster: 'east', network: 'blue', workloadId: 'VM:A/uid-1/x', requested: [addressOf('10.0.0.1/8'), addressOf('fd00::1')] },
       pools,
     );
-    expect(opaque).toMatchObject({ namespace: 'external-ipam', pod: expect.stringMatching(/^workload-[0-9a-f]{16}$/), ip: '10.0.0.1' });
+    expect(opaque).toMatchObject({
+      namespace: 'external-ipam',
+      pod: expect.stringMatching(/^workload-[0-9a-f]{16}$/),
+      ips: ['10.0.0.1', 'fd00::1'],
+    });
     expect(opaque).not.toHaveProperty('families');
   });
 });

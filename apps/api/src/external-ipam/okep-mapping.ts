@@ -24,7 +24,7 @@ import { cidrContains, formatCidr, formatIp, type Cidr, type IpAddress } from '@
  * | exclude_ips                        | the pool's `reserved`                                           |
  * | cluster                            | the allocation's `node` (and the handle's scope: handleOf)      |
  * | workload_id within (cluster, net)  | the handle (handleOf); `namespace`/`pod` when it is `ns/pod`    |
- * | requested_ips                      | the allocation's `ip`                                           |
+ * | requested_ips                      | the allocation's `ips` (one a family, all or none)              |
  * | owner within network               | a claim (claimOf): the workload's handle one of its references  |
  * | ips (answers)                      | `<ip>/<prefix length of the pool's CIDR>`                       |
  * | metadata                           | nothing: it must not affect allocation, and is not stored       |
@@ -119,9 +119,9 @@ export function addressOf(text: string): IpAddress {
   return ip;
 }
 
-/** The allocation an `/allocate` asks for: one address a family of the network's pools, or exactly the requested one. */
+/** The allocation an `/allocate` asks for: one address a family of the network's pools, or exactly the requested ones. */
 export function allocationOf(
-  request: { cluster: string; network: string; workloadId: string; requested: IpAddress | null; owner?: string },
+  request: { cluster: string; network: string; workloadId: string; requested: readonly IpAddress[]; owner?: string },
   pools: ReadonlyArray<{ name: string; family: 4 | 6 }>,
 ): AllocateIpInput {
   const families = [...new Set(pools.map((p) => p.family))].sort();
@@ -132,7 +132,7 @@ export function allocationOf(
     network: request.network,
     owner: 'external',
     pools: pools.map((p) => p.name),
-    ...(request.requested ? { ip: formatIp(request.requested) } : { families }),
+    ...(request.requested.length > 0 ? { ips: request.requested.map(formatIp) } : { families }),
     ...(request.owner === undefined ? {} : { claim: claimOf(request.network, request.owner) }),
   };
 }

@@ -21,7 +21,7 @@ function refusal(extra: Partial<AllocateIpInput>): DomainError {
 }
 
 describe('parseAllocationRequest', () => {
-  it('passes the fields through, podUid and ip defaulting to null', () => {
+  it('passes the fields through, podUid defaulting to null and ips to none', () => {
     expect(parseAllocationRequest(input())).toEqual({
       handle: 'c0ffee:eth0',
       node: 'worker-1.example.com',
@@ -29,7 +29,7 @@ describe('parseAllocationRequest', () => {
       pod: 'web-0',
       podUid: null,
       owner: 'external',
-      ip: null,
+      ips: [],
       families: [4],
     });
     expect(parseAllocationRequest(input({ podUid: 'u-1' }))).toMatchObject({ podUid: 'u-1', owner: 'pod' });
@@ -51,7 +51,7 @@ describe('parseAllocationRequest', () => {
   });
 
   it('parses the ip', () => {
-    expect(parseAllocationRequest(input({ ip: 'FD00:0::5' })).ip).toEqual({ family: 6, value: 0xfd00n * 2n ** 112n + 5n });
+    expect(parseAllocationRequest(input({ ip: 'FD00:0::5' })).ips).toEqual([{ family: 6, value: 0xfd00n * 2n ** 112n + 5n }]);
   });
 
   it.each([[[5]], [[4, 4]], [[]], [[4, 6, 6]], [[0]]])('refuses families %j with INVALID_ARGUMENT', (families) => {
@@ -68,6 +68,27 @@ describe('parseAllocationRequest', () => {
     const error = refusal({ ip, families });
     expect(error.code).toBe('INVALID_ARGUMENT');
     expect(error.message).toContain(ip);
+  });
+
+  it('takes ips, one a family, ordered by family: their families are asked for', () => {
+    const spec = parseAllocationRequest(input({ ips: ['fd00::5', '10.0.0.5'] }));
+    expect(spec.ips.map((ip) => ip.family)).toEqual([4, 6]);
+    expect(spec.families).toEqual([4, 6]);
+    expect(parseAllocationRequest(input({ ips: ['10.0.0.5', 'fd00::5'], families: [4, 6] })).families).toEqual([4, 6]);
+  });
+
+  it.each([
+    [['10.0.0.5', '10.0.0.6'], 'asks for 10.0.0.5 and 10.0.0.6, 2 IPv4 addresses'],
+    [['fd00::5', '10.0.0.5', 'fd00::6'], 'asks for fd00::5 and fd00::6, 2 IPv6 addresses'],
+  ])('refuses ips %j, two of one family, with INVALID_ARGUMENT', (ips, message) => {
+    const error = refusal({ ips });
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toContain(message);
+  });
+
+  it('refuses ips whose families the families field does not match, and ip with ips', () => {
+    expect(refusal({ ips: ['10.0.0.5', 'fd00::5'], families: [4] }).message).toContain('10.0.0.5, fd00::5');
+    expect(refusal({ ip: '10.0.0.5', ips: ['fd00::5'] }).message).toBe('give ip or ips, not both');
   });
 
   it('refuses a malformed ip with INVALID_IP', () => {

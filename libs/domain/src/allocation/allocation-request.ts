@@ -19,8 +19,9 @@ export interface AllocationRequestSpec {
   /** the CNI network name, recorded so CNI GC finds the attachments made through it */
   network?: string;
   owner: AllocationOwner;
-  ip: IpAddress | null;
-  /** ascending, distinct: one address per family, all or none */
+  /** the exact addresses asked for, at most one a family, ascending by family; empty: any */
+  ips: IpAddress[];
+  /** ascending, distinct: one address per family, all or none (with `ips`, their families) */
   families: (4 | 6)[];
 }
 
@@ -33,19 +34,37 @@ export function validateHandle(handle: string): string {
   return handle;
 }
 
-function families(requested: number[] | undefined, ip: IpAddress | null, ipText?: string): (4 | 6)[] {
-  if (requested === undefined) return [ip ? ip.family : 4];
+function families(requested: number[] | undefined, ips: IpAddress[], ipTexts: string[]): (4 | 6)[] {
+  const asked = ips.map((ip) => ip.family);
+  if (requested === undefined) return asked.length > 0 ? asked : [4];
   const distinct = [...new Set(requested)].sort();
   if (distinct.length === 0 || distinct.some((f) => f !== 4 && f !== 6) || distinct.length !== requested.length) {
     throw new InvalidInputError('INVALID_ARGUMENT', `families must be [4], [6] or [4,6] (got ${JSON.stringify(requested)})`);
   }
-  if (ip && (distinct.length !== 1 || distinct[0] !== ip.family)) {
+  if (ips.length > 0 && distinct.join() !== asked.join()) {
     throw new InvalidInputError(
       'INVALID_ARGUMENT',
-      `ip ${ipText} asks for one IPv${ip.family} address; families ${JSON.stringify(requested)} does not fit`,
+      `ip ${ipTexts.join(', ')} asks for ${asked.map((f) => `one IPv${f} address`).join(' and ')}; families ${JSON.stringify(requested)} does not fit`,
     );
   }
   return distinct as (4 | 6)[];
+}
+
+/** The exact addresses asked for (`ip`, or `ips`: one a family, all or none), ascending by family. */
+function exactAddresses(input: AllocateIpInput): { ips: IpAddress[]; texts: string[] } {
+  if (input.ip !== undefined && input.ips !== undefined) throw new InvalidInputError('INVALID_ARGUMENT', 'give ip or ips, not both');
+  const texts = input.ips ?? (input.ip === undefined ? [] : [input.ip]);
+  const ips = texts.map(ipArgument);
+  const twice = ips.find((ip, i) => ips.findIndex((other) => other.family === ip.family) !== i);
+  if (twice) {
+    const same = texts.filter((_, i) => ips[i].family === twice.family);
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `asks for ${same.join(' and ')}, ${same.length} IPv${twice.family} addresses: an attachment has at most one address a family`,
+    );
+  }
+  const order = ips.map((ip, i) => ({ ip, text: texts[i] })).sort((a, b) => a.ip.family - b.ip.family);
+  return { ips: order.map((o) => o.ip), texts: order.map((o) => o.text) };
 }
 
 function owner(input: AllocateIpInput): AllocationOwner {
@@ -64,7 +83,7 @@ export function parseAllocationRequest(input: AllocateIpInput): AllocationReques
   validateDns1123Subdomain(input.node, 'node name');
   validateDns1123Label(input.namespace, 'namespace');
   validateDns1123Subdomain(input.pod, 'pod name');
-  const ip = input.ip === undefined ? null : ipArgument(input.ip);
+  const { ips, texts } = exactAddresses(input);
   return {
     handle: input.handle,
     ...inCluster(validateClusterName(input.cluster ?? DEFAULT_CLUSTER)),
@@ -74,7 +93,7 @@ export function parseAllocationRequest(input: AllocateIpInput): AllocationReques
     podUid: input.podUid ?? null,
     ...(input.network === undefined ? {} : { network: validateNetwork(input.network) }),
     owner: owner(input),
-    ip,
-    families: families(input.families, ip, input.ip),
+    ips,
+    families: families(input.families, ips, texts),
   };
 }

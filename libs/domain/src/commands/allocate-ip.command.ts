@@ -15,6 +15,8 @@ export interface AllocateIpInput extends SelectionInput {
   /** default: pod when a podUid is given, else external */
   owner?: string;
   ip?: string;
+  /** exact addresses, at most one a family, all or none (the external IPAM contract's requested_ips); not with `ip` */
+  ips?: string[];
   families?: number[];
   /** a claim whose addresses the handle takes as one of its references (IpamService routes such a request to AllocateForClaimCommand) */
   claim?: string;

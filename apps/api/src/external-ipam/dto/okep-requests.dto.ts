@@ -41,7 +41,7 @@ export class AllocateDto extends NetworkAndCluster {
   @TextsOf('address', LIMITS.externalIps, {
     required: false,
     example: ['10.50.0.5'],
-    description: 'exactly this address (bare or with its prefix length)',
+    description: 'exactly these addresses, at most one a family (each bare or with its prefix length)',
   })
   requested_ips?: string[];
 
