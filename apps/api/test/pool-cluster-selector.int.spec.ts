@@ -83,6 +83,16 @@ describe('pools: clusterSelector', () => {
     expect(one.body.excluded[0].reason).toContain('clusterSelector "region=east" does not match the labels of cluster "west"');
   });
 
+  it("gives a claim's addresses to a reference of another cluster only where their pools' clusterSelector allows", async () => {
+    const source = await allocate('east', 'src:eth0', { pools: ['east-only'], claim: 'vm-1' }).expect(201);
+    expect(source.body.items[0]).toMatchObject({ claim: 'vm-1', pool: 'east-only' });
+    const events = await api.eventCount();
+    const target = await allocate('west', 'dst:eth0', { pools: ['east-only'], claim: 'vm-1' }).expect(409);
+    expect(target.body).toMatchObject({ code: 'NO_ELIGIBLE_POOL' });
+    expect(target.body.message).toContain('east-only: clusterSelector "region=east" does not match the labels of cluster "west"');
+    expect(await api.eventCount()).toBe(events);
+  });
+
   it("takes a cluster's new labels at its next allocation, and keeps what was allocated before", async () => {
     await api
       .http()
@@ -90,6 +100,8 @@ describe('pools: clusterSelector', () => {
       .send({ labels: { region: 'east' } })
       .expect(200);
     expect((await allocate('west', 'w4:eth0', { pools: ['east-only'] }).expect(201)).body.items[0].pool).toBe('east-only');
+    const target = await allocate('west', 'dst:eth0', { pools: ['east-only'], claim: 'vm-1' }).expect(200);
+    expect(target.body.items[0]).toMatchObject({ handle: 'dst:eth0', claim: 'vm-1', pool: 'east-only' });
     await api
       .http()
       .put('/v1/clusters/east')

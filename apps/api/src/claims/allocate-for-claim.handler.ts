@@ -1,3 +1,4 @@
+import { Inject } from '@nestjs/common';
 import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import {
   AllocateForClaimCommand,
@@ -16,9 +17,12 @@ import {
 } from '@ipledger/domain';
 import { formatIp } from '@ipledger/ip';
 import type { AllocationView } from '@ipledger/projections';
+import type { Pool } from 'pg';
 import { EventWriter } from '../infrastructure/event-writer';
 import { attempts } from '../infrastructure/unit-of-work';
 import type { ApiViews } from '../ipam/api-views';
+import { PG_POOL } from '../infrastructure/tokens';
+import { assertPoolsServeCluster } from './claim-cluster-check';
 import { ClaimHoldings } from './claim-holdings';
 
 /** A claim's address as a reference is answered it: under the reference's handle, naming the claim. */
@@ -38,6 +42,7 @@ export class AllocateForClaimHandler implements ICommandHandler<AllocateForClaim
     private readonly writer: EventWriter,
     private readonly commands: CommandBus,
     private readonly holdings: ClaimHoldings,
+    @Inject(PG_POOL) private readonly db: Pool,
   ) {}
 
   async execute({ input, metadata, unit, restriction }: AllocateForClaimCommand): Promise<AllocateResult<ApiViews>> {
@@ -62,6 +67,9 @@ export class AllocateForClaimHandler implements ICommandHandler<AllocateForClaim
       const cluster = claim.state.exists ? claim.state.cluster : reference.cluster;
       const holding = { ...request, cluster, handle: claimHolding(name), owner: 'external', podUid: undefined };
       const held = await this.commands.execute<AllocateIpCommand, AllocateResult<ApiViews>>(new AllocateIpCommand(holding, metadata, unit));
+      // addresses held before: chosen for another reference's cluster, so checked for this one's
+      if (!held.created && !claim.state.references.has(spec.handle))
+        await assertPoolsServeCluster(this.db, name, held.items, reference.cluster);
       const asked = spec.ip && formatIp(spec.ip);
       if (asked && !held.items.some((item) => item.ip === asked))
         throw new DomainError('IP_IN_USE', `claim "${name}" holds ${held.items.map((item) => item.ip).join(', ')}, not ${asked}`);

@@ -54,10 +54,16 @@ export function eligibilityReasons(
   if (pool.nodeSelector && !LabelSelector.parse(pool.nodeSelector).matches(nodeLabels)) {
     reasons.push(`nodeSelector "${pool.nodeSelector}" does not match the node's labels`);
   }
-  if (pool.clusterSelector && !LabelSelector.parse(pool.clusterSelector).matches(cluster.labels)) {
-    reasons.push(`clusterSelector "${pool.clusterSelector}" does not match the labels of cluster "${cluster.name}"`);
-  }
+  const outside = clusterExclusion(pool, cluster);
+  if (outside) reasons.push(outside);
   return reasons;
+}
+
+/** Why the pool's clusterSelector leaves the cluster out, or null when the cluster may allocate from it. */
+export function clusterExclusion(pool: Pick<PoolCandidate, 'clusterSelector'>, cluster: AllocatingCluster): string | null {
+  return pool.clusterSelector && !LabelSelector.parse(pool.clusterSelector).matches(cluster.labels)
+    ? `clusterSelector "${pool.clusterSelector}" does not match the labels of cluster "${cluster.name}"`
+    : null;
 }
 
 /**
