@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { createTestBus, type TestBus } from '../../../test/support/test-bus';
 import { expectReplayVerifyClean } from '../../../test/support/replay-verify';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
@@ -7,6 +9,7 @@ import { startTestApi, type TestApi } from '../../../test/support/test-api';
  */
 describe('pools: clusterSelector', () => {
   let api: TestApi;
+  let bus: TestBus;
   const allocation = (handle: string, extra: Record<string, unknown> = {}) => ({
     handle,
     node: 'worker-1',
@@ -18,7 +21,8 @@ describe('pools: clusterSelector', () => {
     api.http().post(`/v1/clusters/${cluster}/allocations`).send(allocation(handle, extra));
 
   beforeAll(async () => {
-    api = await startTestApi('pool_cluster_selector');
+    bus = await createTestBus('pool_cluster_selector');
+    api = await startTestApi('pool_cluster_selector', { env: bus.env });
     await api
       .http()
       .put('/v1/clusters/east')
@@ -30,7 +34,10 @@ describe('pools: clusterSelector', () => {
       .send({ labels: { region: 'west' } })
       .expect(200);
   });
-  afterAll(() => api.close());
+  afterAll(async () => {
+    await api.close();
+    await bus.close();
+  });
 
   it('creates a pool with a clusterSelector in canonical form, and one without shows null', async () => {
     const made = await api
@@ -136,6 +143,24 @@ describe('pools: clusterSelector', () => {
     await api.http().patch('/v1/pools/east-only').send({ clusterSelector }).expect(400);
     expect((await api.http().get('/v1/pools/east-only').expect(200)).body.clusterSelector).toBe('region=north');
     expect(await api.eventCount()).toBe(events);
+  });
+
+  it("applies an IPPool object's spec.clusterSelector, and its removal (every cluster)", async () => {
+    let rv = 100;
+    const uid = randomUUID();
+    const apply = async (type: 'ADDED' | 'MODIFIED', spec: Record<string, unknown>) => {
+      const object = { metadata: { name: 'k8s-east', uid, resourceVersion: String(++rv) }, spec };
+      await bus.publisher.change({ kind: 'ippool', type, object });
+      await bus.publisher.flush();
+      await bus.idle();
+    };
+    await apply('ADDED', { cidr: '10.94.0.0/24', clusterSelector: 'region in (east)' });
+    expect((await api.http().get('/v1/pools/k8s-east').expect(200)).body.clusterSelector).toBe('region in (east)');
+    // west is labelled region=east by now, east region=north
+    expect((await allocate('east', 'e6:eth0', { pools: ['k8s-east'] }).expect(409)).body.code).toBe('NO_ELIGIBLE_POOL');
+    await apply('MODIFIED', { cidr: '10.94.0.0/24' });
+    expect((await api.http().get('/v1/pools/k8s-east').expect(200)).body.clusterSelector).toBeNull();
+    expect((await allocate('east', 'e6:eth0', { pools: ['k8s-east'] }).expect(201)).body.items[0].pool).toBe('k8s-east');
   });
 
   it('rebuilds the column from the log', async () => {
