@@ -76,6 +76,11 @@ describe('pools: clusterSelector', () => {
       .send(allocation('d1:eth0', { pools: ['east-only'] }))
       .expect(409);
     expect(plain.body.message).toContain('does not match the labels of cluster "default"');
+    // a StatefulSet's reservation chooses its pool by the same rules: none eligible, dynamic with the reason
+    const reservation = await api.http().put('/v1/statefulsets/shop/db').send({ replicas: 2, pool: 'east-only' }).expect(200);
+    expect(reservation.body).toMatchObject({ mode: 'dynamic', range: null });
+    expect(reservation.body.reason).toContain('clusterSelector "region=east" does not match the labels of cluster "default"');
+    expect((await api.http().put('/v1/statefulsets/shop/db').send({ replicas: 2 }).expect(200)).body.pool).toBe('shared');
   });
 
   it("answers a node's pools per cluster, leaving out and explaining the pool its cluster may not use", async () => {
@@ -122,6 +127,7 @@ describe('pools: clusterSelector', () => {
   });
 
   it('changes the selector by PATCH (null: every cluster again)', async () => {
+    const before = new Date().toISOString();
     const patched = await api.http().patch('/v1/pools/east-only').send({ clusterSelector: 'region in (north, south)' }).expect(200);
     expect(patched.body.clusterSelector).toBe('region in (north,south)');
     expect((await allocate('east', 'e5:eth0', { pools: ['east-only'] }).expect(201)).body.items[0].pool).toBe('east-only');
@@ -129,6 +135,8 @@ describe('pools: clusterSelector', () => {
     expect((await api.http().patch('/v1/pools/east-only').send({ clusterSelector: null }).expect(200)).body.clusterSelector).toBeNull();
     expect((await allocate('west', 'w5:eth0', { pools: ['east-only'] }).expect(201)).body.items[0].pool).toBe('east-only');
     await api.http().patch('/v1/pools/east-only').send({ clusterSelector: 'region=north' }).expect(200);
+    // the pool as it was: replayed from its events
+    expect((await api.http().get(`/v1/pools/east-only?at=${before}`).expect(200)).body.clusterSelector).toBe('region=east');
   });
 
   it.each([
