@@ -1,6 +1,8 @@
 import { clusterOf } from '@ipledger/domain';
 import { prepared } from '@ipledger/event-store';
+import type { Labels } from '@ipledger/domain';
 import { ALLOCATION_SELECT, toAllocationView, type AllocationRow, type AllocationView } from './allocation-queries';
+import { clusterLabelsSql } from './cluster-queries';
 import { NODE_SELECT, nodeKeySql, type NodeView } from './node-queries';
 import { allocationSpaceSql, canonicalPool, POOL_COLUMNS, type PoolView } from './pool-queries';
 import type { Queryable } from './queryable';
@@ -27,6 +29,8 @@ export interface AllocationStart {
   /** the reservation of the StatefulSet the pod may belong to */
   reservation: ReservationView | null;
   node: NodeView | null;
+  /** the labels of the handle's cluster (pools' clusterSelector); none for a cluster never labelled */
+  clusterLabels: Labels;
   /** the named pools that exist, in the order named */
   pools: PoolView[];
   /** the network's space: that network when some pool has it, else null (the shared space) */
@@ -40,6 +44,7 @@ export interface AllocationStart {
 const QUERY = `SELECT (SELECT coalesce(json_agg(h ORDER BY h.family), '[]') FROM (${ALLOCATION_SELECT} WHERE a.cluster = r.cluster AND a.handle = r.handle LIMIT 2) h) AS held,
     (SELECT row_to_json(s) FROM (${STATEFULSET_SELECT} WHERE namespace = r.namespace AND name = r.statefulset) s) AS reservation,
     (SELECT row_to_json(n) FROM (${NODE_SELECT} WHERE name = ${nodeKeySql('r.cluster', 'r.node')}) n) AS node,
+    ${clusterLabelsSql('r.cluster')} AS "clusterLabels",
     (SELECT coalesce(json_agg(p), '[]') FROM (SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY(r.pools)) p) AS pools,
     ${allocationSpaceSql('r.network')} AS space,
     (SELECT c.claim FROM claim_references c WHERE c.cluster = r.cluster AND c.handle = r.handle) AS claim
@@ -50,6 +55,7 @@ interface Row {
   held: AllocationRow[];
   reservation: ReservationView | null;
   node: NodeView | null;
+  clusterLabels: Labels | null;
   pools: PoolView[];
   space: string | null;
   claim: string | null;
@@ -57,8 +63,8 @@ interface Row {
 
 /**
  * What allocations read before they decide, in one round trip for any number of them: each
- * handle's current addresses, the reservation of its pod's StatefulSet, the node and named
- * pools of the eligibility check. In the order asked.
+ * handle's current addresses, the reservation of its pod's StatefulSet, the node, its cluster's
+ * labels and the named pools of the eligibility check. In the order asked.
  */
 export async function findAllocationStarts(db: Queryable, keys: readonly AllocationStartKey[]): Promise<AllocationStart[]> {
   const records = keys.map((k) => ({
@@ -77,6 +83,7 @@ export async function findAllocationStarts(db: Queryable, keys: readonly Allocat
       held: row.held.map(toAllocationView),
       reservation: row.reservation && canonicalReservation(row.reservation),
       node: row.node,
+      clusterLabels: row.clusterLabels ?? {},
       pools: keys[i].pools.flatMap((name) => byName.get(name) ?? []),
       space: row.space,
       claim: row.claim,

@@ -24,6 +24,15 @@ const CLUSTERS = `(SELECT name, labels, version, created_at, updated_at FROM clu
 
 const SELECT = `SELECT name, labels, version, ${rfc3339('created_at')} AS "createdAt", ${rfc3339('updated_at')} AS "updatedAt" FROM ${CLUSTERS}`;
 
+/** A cluster's labels as SQL over a parameter (`$n`); null for a cluster whose labels were never set (it has none). */
+export const clusterLabelsSql = (param: string) => `(SELECT c.labels FROM clusters c WHERE c.name = ${param})`;
+
+/** A cluster's labels: none for one whose labels were never set (`default`, or one a write created). */
+export async function findClusterLabels(db: Queryable, name: string): Promise<Labels> {
+  const { rows } = await db.query<{ labels: Labels | null }>(prepared(`SELECT ${clusterLabelsSql('$1')} AS labels`, [name]));
+  return rows[0].labels ?? {};
+}
+
 export async function findCluster(db: Queryable, name: string): Promise<ClusterView | null> {
   const { rows } = await db.query<ClusterView>(prepared(`${SELECT} WHERE name = $1`, [name]));
   return rows[0] ?? null;

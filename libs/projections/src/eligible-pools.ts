@@ -5,10 +5,12 @@ import {
   explainPool,
   filterEligible,
   networkExclusion,
+  type AllocatingCluster,
   type Exclusion,
   type Labels,
   type SelectionRule,
 } from '@ipledger/domain';
+import { findClusterLabels } from './cluster-queries';
 import { findNode, type NodeView } from './node-queries';
 import { allocationSpaceSql, findPoolsByName, listPools, type PoolFilter, type PoolView } from './pool-queries';
 import type { Queryable } from './queryable';
@@ -19,6 +21,8 @@ export interface ByNameReads {
   pools(names: readonly string[]): Promise<PoolView[]>;
   /** the space of an allocation naming this network (allocationSpaceSql), when the caller has read it; else read on its own */
   space?(network: string): Promise<string | null>;
+  /** the labels of the node's cluster (pools' clusterSelector), when the caller has read them; else read on their own */
+  clusterLabels?(): Promise<Labels>;
 }
 
 const directReads = (db: Queryable, cluster: string): ByNameReads => ({
@@ -34,6 +38,11 @@ async function readSpace(db: Queryable, network: string | null, pools: readonly 
   if (reads.space) return reads.space(network);
   const { rows } = await db.query<{ space: string | null }>(prepared(`SELECT ${allocationSpaceSql('$1')} AS space`, [network]));
   return rows[0].space;
+}
+
+/** The node's cluster with its labels, as the caller read them or on their own (in the same round trip as the node). */
+async function readCluster(db: Queryable, cluster: string, reads: ByNameReads): Promise<AllocatingCluster> {
+  return { name: cluster, labels: await (reads.clusterLabels ? reads.clusterLabels() : findClusterLabels(db, cluster)) };
 }
 
 export interface EligiblePools {
@@ -74,8 +83,8 @@ function checkNode(rule: SelectionRule, nodeName: string, node: NodeView | null)
  * caller that finds a free address on the first page never reads the rest. Candidates come from
  * the rule through the labels index, in the address space of the request's `network` (the CNI
  * network name; null: none): that network's pools when some pool has it, else the pools of no
- * network. The always-applied rules (family, disabled, nodeSelector) then say which are eligible
- * and why the others are not.
+ * network. The always-applied rules (family, disabled, nodeSelector, clusterSelector) then say
+ * which are eligible and why the others are not.
  */
 export async function* eligiblePoolPages(
   db: Queryable,
@@ -91,7 +100,7 @@ export async function* eligiblePoolPages(
   const reads = given ?? directReads(db, cluster);
   if (rule.kind === 'pools') {
     // the node and the pools are independent: one round trip's wait for both
-    const [node, found] = await Promise.all([reads.node(nodeName), reads.pools(rule.names)]);
+    const [node, found, inCluster] = await Promise.all([reads.node(nodeName), reads.pools(rule.names), readCluster(db, cluster, reads)]);
     const missing = rule.names.filter((name) => !found.some((pool) => pool.name === name));
     const space = await readSpace(db, network, found, reads);
     const outside = found.flatMap((pool) => {
@@ -102,17 +111,22 @@ export async function* eligiblePoolPages(
       found.filter((pool) => networkExclusion(pool, space) === null),
       checkNode(rule, nodeName, node),
       families,
+      inCluster,
     );
     yield { eligible: page.eligible, excluded: [...missing.map((pool) => ({ pool, reason: 'not found' })), ...outside, ...page.excluded] };
     return;
   }
   // the space is decided inside the page query (allocationSpaceSql)
   const filter = { ...candidateFilter(rule, nodeName, cluster), spaceOf: network };
-  const [node, first] = await Promise.all([reads.node(nodeName), listPools(db, { filter, limit: pageSize })]);
+  const [node, first, inCluster] = await Promise.all([
+    reads.node(nodeName),
+    listPools(db, { filter, limit: pageSize }),
+    readCluster(db, cluster, reads),
+  ]);
   const nodeLabels = checkNode(rule, nodeName, node);
   let page = first;
   for (;;) {
-    yield filterEligible(page.items, nodeLabels, families);
+    yield filterEligible(page.items, nodeLabels, families, inCluster);
     if (!page.continue) return;
     page = await listPools(db, { filter, limit: pageSize, continue: page.continue });
   }
@@ -153,11 +167,17 @@ export async function explainPoolForNode(
   cluster = DEFAULT_CLUSTER,
 ): Promise<EligiblePools> {
   const reads = given ?? directReads(db, cluster);
-  const [node, [pool]] = await Promise.all([reads.node(nodeName), reads.pools([poolName])]);
+  const [node, [pool], inCluster] = await Promise.all([reads.node(nodeName), reads.pools([poolName]), readCluster(db, cluster, reads)]);
   if (!pool) throw new DomainError('POOL_NOT_FOUND', `pool "${poolName}" does not exist`);
   const space = await readSpace(db, network, [pool], reads);
   // a node without the rule's label is one more reason, said of the pool, rather than a refusal
-  const excluded = explainPool(rule, pool, { name: nodeName, labels: nodeLabels(rule, nodeName, node) }, families, space);
+  const excluded = explainPool(
+    rule,
+    pool,
+    { name: nodeName, labels: nodeLabels(rule, nodeName, node), cluster: inCluster },
+    families,
+    space,
+  );
   return excluded ? { eligible: [], excluded: [excluded] } : { eligible: [pool], excluded: [] };
 }
 

@@ -66,6 +66,7 @@ export async function findPoolAt(db: Pool, name: string, at: Date): Promise<Pool
     gateway: poolGateway(state),
     labels: state.labels,
     nodeSelector: state.nodeSelector,
+    clusterSelector: state.clusterSelector,
     reserved: state.reserved,
     disabled: state.disabled,
     ...state.blocks,

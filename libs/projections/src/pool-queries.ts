@@ -19,6 +19,8 @@ export interface StatefulSetRangeView {
 export interface PoolView extends PoolSpec {
   /** the isolated network whose address space it is in; null: the shared space */
   network: string | null;
+  /** the clusters that may allocate from it, by their labels; null: every cluster */
+  clusterSelector: string | null;
   reuseDelaySeconds: number;
   allowSpecialRanges: boolean;
   capacity: string;
@@ -38,7 +40,7 @@ export interface Page<T> {
 }
 
 /** A pool's columns as PoolView names them (alias `p`). */
-export const POOL_COLUMNS = `p.name, p.cidr::text AS cidr, p.family, host(p.gateway) AS gateway, p.labels, p.node_selector AS "nodeSelector", p.reserved, p.disabled,
+export const POOL_COLUMNS = `p.name, p.cidr::text AS cidr, p.family, host(p.gateway) AS gateway, p.labels, p.node_selector AS "nodeSelector", p.cluster_selector AS "clusterSelector", p.reserved, p.disabled,
   p.reuse_delay_seconds AS "reuseDelaySeconds", p.allow_special_ranges AS "allowSpecialRanges", p.capacity::text AS capacity, p.allocated::text AS allocated, (p.reserved_count + p.range_reserved)::text AS "reservedCount",
   p.range_reserved::text AS "rangeReservedCount", (p.capacity - p.allocated - p.reserved_count - p.range_reserved)::text AS free, p.version, ${rfc3339('p.created_at')} AS "createdAt", ${rfc3339('p.updated_at')} AS "updatedAt",
   (SELECT coalesce(json_agg(json_build_object('namespace', r.namespace, 'name', r.name, 'start', host(r.first_ip), 'end', host(r.last_ip))

@@ -20,6 +20,7 @@ export interface PoolRow {
   gateway: string | null;
   labels: Labels;
   node_selector: string | null;
+  cluster_selector: string | null;
   reserved: string[];
   disabled: boolean;
   capacity: string;
@@ -44,6 +45,7 @@ const COLUMNS: readonly (keyof PoolRow)[] = [
   'gateway',
   'labels',
   'node_selector',
+  'cluster_selector',
   'reserved',
   'disabled',
   'capacity',
@@ -121,6 +123,7 @@ export function poolCreatedRow(event: Pick<RecordedEvent, 'data' | 'version' | '
     gateway: d.gateway ?? null,
     labels: d.labels,
     node_selector: d.nodeSelector,
+    cluster_selector: d.clusterSelector ?? null,
     reserved: d.reserved,
     disabled: d.disabled,
     capacity: counts.capacity,
@@ -226,7 +229,8 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
                           node_selector = CASE WHEN $3 THEN $4 ELSE node_selector END,
                           disabled = coalesce($5, disabled), version = $6, updated_at = $7,
                           reuse_delay_seconds = coalesce($8, reuse_delay_seconds),
-                          allow_special_ranges = coalesce($9, allow_special_ranges)
+                          allow_special_ranges = coalesce($9, allow_special_ranges),
+                          cluster_selector = CASE WHEN $10 THEN $11 ELSE cluster_selector END
           WHERE name = $1`,
           [
             d.name,
@@ -238,6 +242,8 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
             at,
             d.reuseDelaySeconds ?? null,
             d.allowSpecialRanges ?? null,
+            d.clusterSelector !== undefined,
+            d.clusterSelector ?? null,
           ],
         ),
       );

@@ -48,6 +48,7 @@ export class ReadModelFold {
         // the inline UPDATE's coalesce and CASE, field by field
         if (e.data.labels != null) row.labels = e.data.labels;
         if (e.data.nodeSelector !== undefined) row.node_selector = e.data.nodeSelector ?? null;
+        if (e.data.clusterSelector !== undefined) row.cluster_selector = e.data.clusterSelector ?? null;
         if (e.data.disabled != null) row.disabled = e.data.disabled;
         if (e.data.reuseDelaySeconds != null) row.reuse_delay_seconds = e.data.reuseDelaySeconds;
         if (e.data.allowSpecialRanges != null) row.allow_special_ranges = e.data.allowSpecialRanges;

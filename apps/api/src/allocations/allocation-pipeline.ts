@@ -201,7 +201,7 @@ export class AllocationPipeline {
 
   /**
    * Step 2 read: what the handle holds, the pod's StatefulSet's reservation (its ordinal's owner),
-   * and the node and named pools the eligibility check needs, in one statement.
+   * and the node, its cluster's labels and named pools the eligibility check needs, in one statement.
    */
   private async readStart(spec: AllocationRequestSpec, rule: SelectionRule): Promise<ReadStart> {
     const pod = statefulSetPod(spec.pod);
@@ -222,14 +222,15 @@ export class AllocationPipeline {
         node: () => Promise.resolve(start.node),
         pools: () => Promise.resolve(start.pools),
         space: () => Promise.resolve(start.space),
+        clusterLabels: () => Promise.resolve(start.clusterLabels),
       },
     };
   }
 
   /**
    * Step 2's cached start, the common case in one round trip: one family, decided on cached state without the start
-   * read, in the one pool a `pools` rule names when its state needs no node labels to be eligible
-   * (no nodeSelector), or, for a StatefulSet's pod whose reservation this process has cached, in
+   * read, in the one pool a `pools` rule names when its state needs no node or cluster labels to be
+   * eligible (no nodeSelector, no clusterSelector), or, for a StatefulSet's pod whose reservation this process has cached, in
    * the pool of its ordinal's address (whatever the rule, as the read path does). The append's
    * expected version proves the pool's state current, and its precondition
    * (unreadStartPrecondition) what the start would have found: no address held by the handle, and
@@ -502,9 +503,15 @@ function reservationRecord({ workload, request }: FamilyRequest, plan: Allocatio
     : null;
 }
 
-/** A `pools` rule's pool that is eligible whatever the node's labels: it exists, is of the family, enabled, and selects no nodes. */
+/** A `pools` rule's pool that is eligible whatever the node's and cluster's labels: it exists, is of the family, enabled, and selects no nodes or clusters. */
 function eligibleWithoutNode(state: PoolView, request: AllocationPlanRequest): boolean {
-  return state.exists && state.cidr?.family === request.family && !state.disabled && state.nodeSelector === null;
+  return (
+    state.exists &&
+    state.cidr?.family === request.family &&
+    !state.disabled &&
+    state.nodeSelector === null &&
+    state.clusterSelector === null
+  );
 }
 
 /** A pool the request's network may take it from without a read: of that network, or of none (then checked in the append: unreadStartPrecondition). */

@@ -1,3 +1,4 @@
+import { Inject } from '@nestjs/common';
 import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import {
   AllocateForClaimCommand,
@@ -11,14 +12,18 @@ import {
   clusterOf,
   DomainError,
   parseAllocationRequest,
+  referenceKey,
   validateClaimName,
   type AllocateResult,
 } from '@ipledger/domain';
 import { formatIp } from '@ipledger/ip';
 import { asReference, type AllocationView } from '@ipledger/projections';
+import type { Pool } from 'pg';
 import { EventWriter } from '../infrastructure/event-writer';
 import { attempts } from '../infrastructure/unit-of-work';
 import type { ApiViews } from '../ipam/api-views';
+import { PG_POOL } from '../infrastructure/tokens';
+import { assertPoolsServeCluster } from './claim-cluster-check';
 import { ClaimHoldings } from './claim-holdings';
 
 /** A claim's address as a reference is answered it (asReference). */
@@ -38,6 +43,7 @@ export class AllocateForClaimHandler implements ICommandHandler<AllocateForClaim
     private readonly writer: EventWriter,
     private readonly commands: CommandBus,
     private readonly holdings: ClaimHoldings,
+    @Inject(PG_POOL) private readonly db: Pool,
   ) {}
 
   async execute({ input, metadata, unit, restriction }: AllocateForClaimCommand): Promise<AllocateResult<ApiViews>> {
@@ -56,6 +62,9 @@ export class AllocateForClaimHandler implements ICommandHandler<AllocateForClaim
       const cluster = claim.state.exists ? claim.state.cluster : reference.cluster;
       const holding = { ...request, cluster, handle: claimHolding(name), owner: 'external', podUid: undefined };
       const held = await this.commands.execute<AllocateIpCommand, AllocateResult<ApiViews>>(new AllocateIpCommand(holding, metadata, unit));
+      // addresses held before: chosen for another reference's cluster, so checked for this one's
+      if (!held.created && !claim.state.references.has(referenceKey(reference)))
+        await assertPoolsServeCluster(this.db, name, held.items, reference.cluster);
       const notHeld = spec.ips.map(formatIp).filter((asked) => !held.items.some((item) => item.ip === asked));
       if (notHeld.length > 0)
         throw new DomainError(

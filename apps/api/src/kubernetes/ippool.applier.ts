@@ -11,7 +11,7 @@ import { deleteOnce, type ApplyContext } from './apply-context';
 
 /**
  * An IPPool object (ipam.ipledger.io/v1alpha1) is the whole pool: spec {cidr, gateway, nodeSelector,
- * reserved, disabled, reuseDelaySeconds, blockSize, blockAffinity, blockReleaseSeconds, allowSpecialRanges, network}, labels from
+ * clusterSelector, reserved, disabled, reuseDelaySeconds, blockSize, blockAffinity, blockReleaseSeconds, allowSpecialRanges, network}, labels from
  * its metadata. A deleted IPPool whose pool
  * still has addresses, or a cidr the pool cannot take (POOL_IN_USE, POOL_OVERLAP...), is refused,
  * and the refusal is recorded as the object's status.
@@ -27,6 +27,8 @@ export async function applyIpPool({ commands, metadata, unit, findPool }: ApplyC
     labels: object.metadata.labels ?? {},
     nodeSelector:
       (specField(spec, 'nodeSelector', (v) => v === undefined || typeof v === 'string', 'a string') as string | undefined) ?? null,
+    clusterSelector:
+      (specField(spec, 'clusterSelector', (v) => v === undefined || typeof v === 'string', 'a string') as string | undefined) ?? null,
     reserved:
       (specField(
         spec,

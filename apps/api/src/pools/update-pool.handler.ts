@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import {
-  canonicalNodeSelector,
+  canonicalSelector,
   cidrArgument,
   decideResizePool,
   decideUpdatePool,
@@ -34,7 +34,8 @@ export class UpdatePoolHandler implements ICommandHandler<UpdatePoolCommand, voi
   async execute({ name, patch, metadata, unit }: UpdatePoolCommand): Promise<void> {
     const valid = {
       labels: patch.labels === undefined ? undefined : validateLabels(patch.labels),
-      nodeSelector: patch.nodeSelector === undefined ? undefined : canonicalNodeSelector(patch.nodeSelector),
+      nodeSelector: patch.nodeSelector === undefined ? undefined : canonicalSelector(patch.nodeSelector),
+      clusterSelector: patch.clusterSelector === undefined ? undefined : canonicalSelector(patch.clusterSelector),
       disabled: patch.disabled,
       reuseDelaySeconds: patch.reuseDelaySeconds === undefined ? undefined : validReuseDelay(patch.reuseDelaySeconds),
       allowSpecialRanges: patch.allowSpecialRanges,

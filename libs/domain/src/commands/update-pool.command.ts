@@ -7,6 +7,7 @@ export class UpdatePoolCommand {
     readonly patch: {
       labels?: Record<string, string>;
       nodeSelector?: string | null;
+      clusterSelector?: string | null;
       disabled?: boolean;
       reuseDelaySeconds?: number;
       allowSpecialRanges?: boolean;

@@ -7,6 +7,7 @@ export interface PoolUpdated {
     name: string;
     labels?: Labels;
     nodeSelector?: string | null;
+    clusterSelector?: string | null;
     disabled?: boolean;
     reuseDelaySeconds?: number;
     allowSpecialRanges?: boolean;

@@ -8,17 +8,39 @@ describe('planPoolApply (an IPPool object as the whole desired pool)', () => {
     expect(planPoolApply(null, current)).toEqual({ create: current });
   });
 
-  it('patches labels, nodeSelector and disabled of an existing pool', () => {
-    const desired = parsePoolSpec({ name: 'rack-1', cidr: '10.0.0.0/24', reserved: ['10.0.0.1'], nodeSelector: 'zone=a', disabled: true });
+  it('patches labels, nodeSelector, clusterSelector and disabled of an existing pool', () => {
+    const desired = parsePoolSpec({
+      name: 'rack-1',
+      cidr: '10.0.0.0/24',
+      reserved: ['10.0.0.1'],
+      nodeSelector: 'zone=a',
+      clusterSelector: 'region = east',
+      disabled: true,
+    });
     expect(planPoolApply(current, desired)).toEqual({
-      patch: { labels: {}, nodeSelector: 'zone=a', disabled: true, reuseDelaySeconds: 0, allowSpecialRanges: false },
+      patch: {
+        labels: {},
+        nodeSelector: 'zone=a',
+        clusterSelector: 'region=east',
+        disabled: true,
+        reuseDelaySeconds: 0,
+        allowSpecialRanges: false,
+      },
     });
   });
 
   it('passes a new cidr and reuseDelaySeconds on to the pool, whose own rules decide a resize', () => {
     const grown = parsePoolSpec({ name: 'rack-1', cidr: '10.0.0.0/23', reserved: ['10.0.0.1'], reuseDelaySeconds: 60 });
     expect(planPoolApply(current, grown)).toEqual({
-      patch: { labels: {}, nodeSelector: null, disabled: false, reuseDelaySeconds: 60, allowSpecialRanges: false, cidr: '10.0.0.0/23' },
+      patch: {
+        labels: {},
+        nodeSelector: null,
+        clusterSelector: null,
+        disabled: false,
+        reuseDelaySeconds: 60,
+        allowSpecialRanges: false,
+        cidr: '10.0.0.0/23',
+      },
     });
   });
 
@@ -27,7 +49,7 @@ describe('planPoolApply (an IPPool object as the whole desired pool)', () => {
       parsePoolSpec({ name: 'rack-1', cidr: '10.0.0.0/24', reserved: ['10.0.0.1'], ...extra });
     const blocked = withBlocks({ blockSize: 26 });
     expect(planPoolApply(blocked, withBlocks({ blockSize: 26, blockAffinity: 'borrow', blockReleaseSeconds: 300 }))).toEqual({
-      patch: { labels: {}, nodeSelector: null, disabled: false, reuseDelaySeconds: 0, allowSpecialRanges: false },
+      patch: { labels: {}, nodeSelector: null, clusterSelector: null, disabled: false, reuseDelaySeconds: 0, allowSpecialRanges: false },
     });
     expect(() => planPoolApply(current, blocked)).toThrow(
       /has blocks none; its blocks cannot change \(asked: blockSize 26, borrow, 300s to release\)/,

@@ -5,6 +5,7 @@ export type PoolApply =
   | { create: PoolSpec }
   | {
       patch: Pick<PoolSpec, 'labels' | 'nodeSelector' | 'disabled'> & {
+        clusterSelector: string | null;
         reuseDelaySeconds: number;
         allowSpecialRanges: boolean;
         cidr?: string;
@@ -52,6 +53,7 @@ export function planPoolApply(current: PoolSpec | null, desired: PoolSpec): Pool
   const patch = {
     labels,
     nodeSelector,
+    clusterSelector: desired.clusterSelector ?? null,
     disabled,
     reuseDelaySeconds: desired.reuseDelaySeconds ?? 0,
     allowSpecialRanges: desired.allowSpecialRanges ?? false,

@@ -13,6 +13,8 @@ export interface PoolSpecInput {
   gateway?: string | null;
   labels?: Record<string, string>;
   nodeSelector?: string | null;
+  /** a label selector over cluster labels: the clusters that may allocate from the pool; null: every cluster */
+  clusterSelector?: string | null;
   reserved?: string[];
   disabled?: boolean;
   blockSize?: number;
@@ -35,6 +37,11 @@ export type PoolSpec = {
   gateway: string | null;
   labels: Labels;
   nodeSelector: string | null;
+  /**
+   * The clusters that may allocate from the pool, by their labels. Present only when set: absent,
+   * and null in a read model's row, is every cluster, as every PoolCreated recorded before it was.
+   */
+  clusterSelector?: string | null;
   reserved: string[];
   disabled: boolean;
   /** present only when above 0 (the default): PoolCreated events recorded before it lack it */
@@ -63,8 +70,8 @@ export function validReuseDelay(seconds: number): number {
   return seconds;
 }
 
-/** An empty selector selects every node; stored as null so "no rule" has one spelling. */
-export function canonicalNodeSelector(text: string | null | undefined): string | null {
+/** An empty selector selects every node (cluster); stored as null so "no rule" has one spelling. */
+export function canonicalSelector(text: string | null | undefined): string | null {
   if (text === null || text === undefined) return null;
   const selector = LabelSelector.parse(text);
   return selector.isEmpty() ? null : selector.toString();
@@ -102,6 +109,12 @@ function reuseDelayField(seconds: number | undefined): { reuseDelaySeconds?: num
   return seconds === undefined || validReuseDelay(seconds) === 0 ? {} : { reuseDelaySeconds: seconds };
 }
 
+/** Every cluster, the default, has one spelling: no field. */
+function clusterSelectorField(text: string | null | undefined): { clusterSelector?: string } {
+  const clusterSelector = canonicalSelector(text);
+  return clusterSelector === null ? {} : { clusterSelector };
+}
+
 export function parsePoolSpec(input: PoolSpecInput): PoolSpec {
   validateDns1123Label(input.name, 'pool name');
   const cidr = cidrArgument(input.cidr);
@@ -112,12 +125,13 @@ export function parsePoolSpec(input: PoolSpecInput): PoolSpec {
     family: cidr.family,
     gateway: canonicalGateway(input.gateway, cidr),
     labels: validateLabels(input.labels ?? {}),
-    nodeSelector: canonicalNodeSelector(input.nodeSelector),
+    nodeSelector: canonicalSelector(input.nodeSelector),
     reserved: canonicalReserved(input.reserved ?? [], cidr),
     disabled: input.disabled ?? false,
     ...parseBlocks(input, cidr),
     ...reuseDelayField(input.reuseDelaySeconds),
     ...(input.allowSpecialRanges ? { allowSpecialRanges: true } : {}),
+    ...clusterSelectorField(input.clusterSelector),
     ...(input.network === undefined || input.network === null ? {} : { network: validateNetwork(input.network) }),
   };
 }

@@ -34,6 +34,8 @@ export interface PoolState {
   gateway: bigint | null;
   labels: Labels;
   nodeSelector: string | null;
+  /** the clusters that may allocate from the pool, by their labels; null: every cluster */
+  clusterSelector: string | null;
   reserved: string[];
   disabled: boolean;
   /** seconds a released address is kept from new holders (0: handed out again at once) */
@@ -80,6 +82,7 @@ export interface PoolView {
   readonly gateway: bigint | null;
   readonly labels: Readonly<Labels>;
   readonly nodeSelector: string | null;
+  readonly clusterSelector: string | null;
   readonly reserved: readonly string[];
   readonly disabled: boolean;
   readonly reuseDelaySeconds: number;

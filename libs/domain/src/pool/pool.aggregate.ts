@@ -106,6 +106,7 @@ function emptyPool(): PoolState {
     gateway: null,
     labels: {},
     nodeSelector: null,
+    clusterSelector: null,
     reserved: [],
     disabled: false,
     reuseDelaySeconds: 0,
@@ -157,6 +158,8 @@ function created(data: PoolCreated['data']): PoolState {
     gateway,
     labels: data.labels,
     nodeSelector: data.nodeSelector,
+    // absent from PoolCreated recorded before cluster selectors were: every cluster
+    clusterSelector: data.clusterSelector ?? null,
     reserved: data.reserved,
     disabled: data.disabled,
     reuseDelaySeconds: data.reuseDelaySeconds ?? 0,
@@ -224,6 +227,7 @@ function apply(state: PoolState, event: FoldedEvent): PoolState {
     case 'PoolUpdated': {
       if (e.data.labels !== undefined) state.labels = e.data.labels;
       if (e.data.nodeSelector !== undefined) state.nodeSelector = e.data.nodeSelector;
+      if (e.data.clusterSelector !== undefined) state.clusterSelector = e.data.clusterSelector;
       if (e.data.disabled !== undefined) state.disabled = e.data.disabled;
       if (e.data.reuseDelaySeconds !== undefined) state.reuseDelaySeconds = e.data.reuseDelaySeconds;
       if (e.data.allowSpecialRanges !== undefined) state.allowSpecialRanges = e.data.allowSpecialRanges;
@@ -322,7 +326,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
     serialize(state): PoolSnapshot {
       if (!state.exists || !state.cidr) return { name: state.name, created: null, ranges: [], holders: [] };
       const show = (value: bigint) => formatIp({ family: state.cidr!.family, value });
-      const { name, labels, nodeSelector, reserved, disabled, reuseDelaySeconds, allowSpecialRanges, network } = state;
+      const { name, labels, nodeSelector, clusterSelector, reserved, disabled, reuseDelaySeconds, allowSpecialRanges, network } = state;
       return {
         name,
         created: {
@@ -338,6 +342,7 @@ export const PoolAggregate: AggregateType<PoolState> = {
           ...(reuseDelaySeconds > 0 ? { reuseDelaySeconds } : {}),
           ...(allowSpecialRanges ? { allowSpecialRanges } : {}),
           ...(network !== null ? { network } : {}),
+          ...(clusterSelector !== null ? { clusterSelector } : {}),
         },
         ranges: [...state.ranges].map(([owner, { start, end }]) => {
           const [namespace, rangeName] = owner.split('/');
@@ -406,6 +411,7 @@ export function decideCreatePool(state: PoolView, spec: PoolSpec): PoolCreated {
 export interface PoolPatch {
   labels?: Labels;
   nodeSelector?: string | null;
+  clusterSelector?: string | null;
   disabled?: boolean;
   reuseDelaySeconds?: number;
   allowSpecialRanges?: boolean;
@@ -419,6 +425,7 @@ export function decideUpdatePool(state: PoolView, name: string, patch: PoolPatch
     data.labels = patch.labels;
   }
   if (patch.nodeSelector !== undefined && patch.nodeSelector !== pool.nodeSelector) data.nodeSelector = patch.nodeSelector;
+  if (patch.clusterSelector !== undefined && patch.clusterSelector !== pool.clusterSelector) data.clusterSelector = patch.clusterSelector;
   if (patch.disabled !== undefined && patch.disabled !== pool.disabled) data.disabled = patch.disabled;
   if (patch.reuseDelaySeconds !== undefined && patch.reuseDelaySeconds !== pool.reuseDelaySeconds) {
     data.reuseDelaySeconds = patch.reuseDelaySeconds;

@@ -9,6 +9,8 @@ const pool = (name: string, extra: Partial<PoolCandidate> = {}): PoolCandidate &
   ...extra,
 });
 
+const east = { name: 'east', labels: { region: 'east' } };
+
 describe('filterEligible', () => {
   it('keeps candidate order and returns the candidates themselves', () => {
     const candidates = [
@@ -18,7 +20,7 @@ describe('filterEligible', () => {
       pool('d', { family: 6 }),
       pool('e'),
     ];
-    const { eligible, excluded } = filterEligible(candidates, { zone: 'a' }, [4, 6]);
+    const { eligible, excluded } = filterEligible(candidates, { zone: 'a' }, [4, 6], east);
     expect(eligible.map((p) => p.name)).toEqual(['c', 'b', 'd', 'e']);
     expect(eligible[0]).toBe(candidates[0]);
     expect(excluded).toEqual([{ pool: 'a', reason: 'disabled' }]);
@@ -29,6 +31,7 @@ describe('filterEligible', () => {
       [pool('z', { disabled: true }), pool('y', { family: 6 }), pool('x', { disabled: true })],
       {},
       [4],
+      east,
     );
     expect(eligible).toEqual([]);
     expect(excluded.map((e) => e.pool)).toEqual(['z', 'y', 'x']);
@@ -47,18 +50,36 @@ describe('filterEligible', () => {
     ['disabled before nodeSelector', pool('p', { disabled: true, nodeSelector: 'zone=b' }), v4, 'disabled'],
     ['a selector the node fails', pool('p', { nodeSelector: 'zone=b' }), v4, 'nodeSelector "zone=b" does not match the node\'s labels'],
     [
+      'a cluster selector the cluster fails',
+      pool('p', { clusterSelector: 'region in (west,north)' }),
+      v4,
+      'clusterSelector "region in (west,north)" does not match the labels of cluster "east"',
+    ],
+    [
+      'nodeSelector before clusterSelector',
+      pool('p', { nodeSelector: 'zone=b', clusterSelector: 'region=west' }),
+      v4,
+      'nodeSelector "zone=b" does not match the node\'s labels',
+    ],
+    [
       'a missing label, dual stack',
       pool('p', { nodeSelector: 'gpu' }),
       [4, 6] as (4 | 6)[],
       'nodeSelector "gpu" does not match the node\'s labels',
     ],
   ])('excludes %s', (_, candidate, families, reason) => {
-    expect(filterEligible([candidate], { zone: 'a' }, families)).toEqual({ eligible: [], excluded: [{ pool: 'p', reason }] });
+    expect(filterEligible([candidate], { zone: 'a' }, families, east)).toEqual({ eligible: [], excluded: [{ pool: 'p', reason }] });
   });
 
   it('a null selector matches any node, a matching selector its node', () => {
     const candidates = [pool('any'), pool('zone', { nodeSelector: 'zone in (a,b),!gpu' })];
-    expect(filterEligible(candidates, {}, [4]).eligible.map((p) => p.name)).toEqual(['any']);
-    expect(filterEligible(candidates, { zone: 'b' }, [4]).eligible.map((p) => p.name)).toEqual(['any', 'zone']);
+    expect(filterEligible(candidates, {}, [4], east).eligible.map((p) => p.name)).toEqual(['any']);
+    expect(filterEligible(candidates, { zone: 'b' }, [4], east).eligible.map((p) => p.name)).toEqual(['any', 'zone']);
+  });
+
+  it('a null cluster selector serves every cluster, a set one the clusters whose labels match it (one never labelled has none)', () => {
+    const candidates = [pool('any'), pool('east', { clusterSelector: 'region=east' })];
+    expect(filterEligible(candidates, {}, [4], east).eligible.map((p) => p.name)).toEqual(['any', 'east']);
+    expect(filterEligible(candidates, {}, [4], { name: 'default', labels: {} }).eligible.map((p) => p.name)).toEqual(['any']);
   });
 });

@@ -11,7 +11,7 @@ const pool = (extra: Partial<ExplainedPool> = {}): ExplainedPool => ({
   free: '254',
   ...extra,
 });
-const node = { name: 'worker-1', labels: { 'pool-group': 'g1', zone: 'a' } };
+const node = { name: 'worker-1', labels: { 'pool-group': 'g1', zone: 'a' }, cluster: { name: 'west', labels: { region: 'west' } } };
 const matchLabel: SelectionRule = { kind: 'matchLabel', key: 'pool-group' };
 
 describe('ruleExclusion', () => {
@@ -46,8 +46,8 @@ describe('explainPool', () => {
     expect(explainPool(matchLabel, pool({ labels: { 'pool-group': 'g1' } }), node, [4, 6])).toBeNull();
   });
 
-  it('gives every reason in the order they are decided: rule, family, disabled, nodeSelector, room', () => {
-    const hopeless = pool({ family: 6, disabled: true, nodeSelector: 'zone=b', free: '0' });
+  it('gives every reason in the order they are decided: rule, family, disabled, nodeSelector, clusterSelector, room', () => {
+    const hopeless = pool({ family: 6, disabled: true, nodeSelector: 'zone=b', clusterSelector: 'region=east', free: '0' });
     expect(explainPool(matchLabel, hopeless, node, [4])).toEqual({
       pool: 'g2',
       reason: [
@@ -55,6 +55,7 @@ describe('explainPool', () => {
         'family: pool is IPv6, request wants IPv4',
         'disabled',
         'nodeSelector "zone=b" does not match the node\'s labels',
+        'clusterSelector "region=east" does not match the labels of cluster "west"',
         'exhausted: no free address (every address is allocated or reserved)',
       ].join('; '),
     });

@@ -1,5 +1,5 @@
 import type { Labels } from '../labels';
-import { eligibilityReasons, networkExclusion, type Exclusion, type PoolCandidate } from './pool-eligibility';
+import { eligibilityReasons, networkExclusion, type AllocatingCluster, type Exclusion, type PoolCandidate } from './pool-eligibility';
 import type { SelectionRule } from './selection-rule';
 
 /** A pool asked about by name (GET /v1/nodes/{name}/pools?explain=true&pool=), with what the rules read of it. */
@@ -13,6 +13,8 @@ export interface ExplainedPool extends PoolCandidate {
 export interface ExplainedNode {
   name: string;
   labels: Labels;
+  /** the node's cluster */
+  cluster: AllocatingCluster;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface ExplainedNode {
  * eligible pools never shows these (its candidates come from the rule through the labels index),
  * so they are said only of a pool asked about by name.
  */
-export function ruleExclusion(rule: SelectionRule, pool: ExplainedPool, node: ExplainedNode): string | null {
+export function ruleExclusion(rule: SelectionRule, pool: ExplainedPool, node: Omit<ExplainedNode, 'cluster'>): string | null {
   switch (rule.kind) {
     case 'all':
       return null;
@@ -44,9 +46,8 @@ export function ruleExclusion(rule: SelectionRule, pool: ExplainedPool, node: Ex
 /**
  * Everything that keeps allocation for `node` from taking an address of `pool`, in the order it
  * is decided: the rule, the network's address space (`space`, see networkExclusion), the
- * always-applied rules (family, disabled, nodeSelector), then room (no free address). Null:
- * allocation would try it and find an address. A new rule (the cluster selector of clusters) is
- * one more reason here and in eligibilityReasons.
+ * always-applied rules (family, disabled, nodeSelector, clusterSelector), then room (no free
+ * address). Null: allocation would try it and find an address.
  */
 export function explainPool(
   rule: SelectionRule,
@@ -58,7 +59,7 @@ export function explainPool(
   const reasons = [
     ruleExclusion(rule, pool, node),
     networkExclusion(pool, space),
-    ...eligibilityReasons(pool, node.labels, families),
+    ...eligibilityReasons(pool, node.labels, families, node.cluster),
     BigInt(pool.free) === 0n ? 'exhausted: no free address (every address is allocated or reserved)' : null,
   ].filter((reason): reason is string => reason !== null);
   return reasons.length ? { pool: pool.name, reason: reasons.join('; ') } : null;

@@ -6,6 +6,7 @@ export const IPPOOL_SPEC_FIELDS = [
   'cidr',
   'gateway',
   'nodeSelector',
+  'clusterSelector',
   'reserved',
   'disabled',
   'reuseDelaySeconds',

@@ -170,7 +170,13 @@ describe('the transform of each kind (what travels to NATS and the database)', (
   });
 
   it('keeps of an IPPool the spec fields the API applies, malformed values included (the applier refuses them)', () => {
-    const addressSpace = { reuseDelaySeconds: 60, blockSize: 26, blockAffinity: 'strict', blockReleaseSeconds: '0' };
+    const addressSpace = {
+      reuseDelaySeconds: 60,
+      blockSize: 26,
+      blockAffinity: 'strict',
+      blockReleaseSeconds: '0',
+      clusterSelector: 'region=east',
+    };
     const pool = {
       apiVersion: 'ipam.ipledger.io/v1alpha1',
       kind: 'IPPool',

@@ -35,6 +35,16 @@ export class CreatePoolDto {
   @TextOf('selector', { required: false, nullable: true, example: 'zone=a', description: 'Kubernetes label selector over node labels' })
   nodeSelector?: string | null;
 
+  @ValidateIf((_, value) => value !== undefined && value !== null)
+  @TextOf('selector', {
+    required: false,
+    nullable: true,
+    example: 'region=east',
+    description:
+      'Kubernetes label selector over cluster labels (PUT /v1/clusters/{name}): only the clusters it matches allocate from the pool, on top of every other rule. Null (the default): every cluster.',
+  })
+  clusterSelector?: string | null;
+
   @OptionalField()
   @TextsOf('address', LIMITS.reserved, { required: false, example: ['10.4.0.1', '10.4.0.250-10.4.0.254'] })
   reserved?: string[];

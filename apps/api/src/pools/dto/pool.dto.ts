@@ -15,6 +15,13 @@ export class PoolDto {
   gateway!: string | null;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) labels!: Record<string, string>;
   @ApiProperty({ type: String, nullable: true }) nodeSelector!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'region=east',
+    description: 'the clusters that may allocate from the pool, by their labels; null: every cluster',
+  })
+  clusterSelector!: string | null;
   @ApiProperty({ type: [String] }) reserved!: string[];
   @ApiProperty() disabled!: boolean;
   @ApiProperty({ example: 0, description: 'seconds a released address is kept from new holders while others are free' })

@@ -6,6 +6,7 @@ import { CreatePoolDto } from './create-pool.dto';
 export class UpdatePoolDto extends PickType(CreatePoolDto, [
   'labels',
   'nodeSelector',
+  'clusterSelector',
   'disabled',
   'reuseDelaySeconds',
   'allowSpecialRanges',
