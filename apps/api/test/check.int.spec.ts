@@ -193,6 +193,7 @@ describe('ipledger check', () => {
   });
 
   it("checks one cluster at a time: another cluster's allocations are neither its findings nor in its evidence", async () => {
+    const before = (await freshReport()).problems;
     // east holds the address the default cluster's pod rogue reports, which no allocation of the default cluster holds
     await api
       .http()
@@ -203,20 +204,11 @@ describe('ipledger check', () => {
     const home = await freshReport();
     expect(home.cluster).toBe('default');
     expect(home.problems.map((p) => p.cluster)).toEqual(home.problems.map(() => 'default'));
-    expect(home.problems.map((p) => p.kind).sort()).toEqual(
-      [
-        'pod-gone',
-        'pod-ip-held-by-other',
-        'pod-ip-held-by-other',
-        'pod-ip-duplicate',
-        'pod-holds-several',
-        'statefulset-pod-outside-range',
-        'held-for-unreachable-node',
-      ].sort(),
-    );
     const rogue = home.problems.find((p) => p.kind === 'pod-ip-held-by-other' && p.evidence.pod === 'shop/rogue')!;
     expect(rogue.evidence).toMatchObject({ podIp: '10.91.0.200', holderCluster: 'east', handle: null, holder: null, holderUid: null });
     expect(rogue.message).toMatch(/which cluster east holds$/);
+    // every other finding as it was
+    expect(home.problems.filter((p) => p !== rogue)).toEqual(before.filter((p) => p.kind !== 'pod-ip-not-allocated'));
     expect(JSON.stringify(home.problems)).not.toContain('east-rogue');
     const prefixed = (await api.http().get('/v1/clusters/default/check').expect(200)).body as CheckReport;
     expect({ ...prefixed, checkedAt: '' }).toEqual({ ...home, checkedAt: '' });
