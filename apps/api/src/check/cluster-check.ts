@@ -1,5 +1,5 @@
-import { DEFAULT_CLUSTER } from '@ipledger/domain';
 import type { Queryable } from '@ipledger/projections';
+import { WATCHED_CLUSTER } from '../kubernetes/watched-cluster';
 
 export const CHECK_PROBLEM_KINDS = [
   'no-complete-pod-sync',
@@ -36,13 +36,6 @@ interface Sync {
   listed_at: Date;
   completed_at: Date;
 }
-
-/**
- * The cluster whose pods, syncs, node readiness and held addresses the Kubernetes consumer records,
- * and whose StatefulSets have ranges: the default one (the watcher does not name its cluster yet).
- * Another cluster's check compares its allocations alone, and says it has no pod sync.
- */
-const WATCHED_CLUSTER = DEFAULT_CLUSTER;
 
 type Finding = Omit<CheckProblem, 'cluster'>;
 
