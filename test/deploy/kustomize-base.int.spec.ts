@@ -11,12 +11,15 @@ const ROOT = join(__dirname, '../..');
 
 const render = (dir = join(ROOT, 'deploy')): KubeObject[] => renderKustomization(dir);
 
-/** The base with a component, as an operator's own kustomization names them (outside deploy/: kustomize refuses an overlay inside its base). */
-function renderWith(component: string): KubeObject[] {
+/**
+ * The base with a component, as an operator's own kustomization names them (outside deploy/:
+ * kustomize refuses an overlay inside its base), and what else it says (`more`, YAML).
+ */
+function renderWith(component: string, more = ''): KubeObject[] {
   const site = mkdtempSync(join(tmpdir(), 'ipledger-site-'));
   try {
     const deploy = relative(site, join(ROOT, 'deploy'));
-    writeFileSync(join(site, 'kustomization.yaml'), `resources: [${deploy}]\ncomponents: [${deploy}/components/${component}]\n`);
+    writeFileSync(join(site, 'kustomization.yaml'), `resources: [${deploy}]\ncomponents: [${deploy}/components/${component}]\n${more}`);
     return render(site);
   } finally {
     rmSync(site, { recursive: true, force: true });
@@ -460,6 +463,58 @@ describe('deploy/components/static-cni-token: one static allocator token for eve
     const api = find('Deployment', 'ipledger-api').spec.template.spec;
     expect(apiConfig(api.containers[0]).tokenReview).toBeNull();
     expect(api.automountServiceAccountToken).toBe(false);
+  });
+});
+
+describe('deploy/components/member: a member cluster of a fleet, its ledger central', () => {
+  const site = (literals: string[]) =>
+    renderWith('member', `configMapGenerator:\n  - name: ipledger\n    behavior: merge\n    literals: [${literals.join(', ')}]\n`);
+  const objects = site(['IPAM_CLUSTER=east', 'NATS_URL=nats://10.0.0.11:4222', 'IPAM_CNI_API_URL=http://10.0.0.10:7460']);
+  const find = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name)!;
+  const config = objects.find((o) => o.kind === 'ConfigMap' && o.data?.NATS_URL)!;
+  /** a container's env as its process sees it, the ConfigMap's values filled in */
+  const envOf = (container: any): NodeJS.ProcessEnv =>
+    Object.fromEntries(
+      container.env.map((e: { name: string; value?: string; valueFrom?: { configMapKeyRef?: { name: string; key: string } } }) => {
+        const ref = e.valueFrom?.configMapKeyRef;
+        return [e.name, ref ? (ref.name === config.metadata.name ? config.data[ref.key] : undefined) : e.value];
+      }),
+    );
+
+  it('renders valid objects: the watcher and the CNI DaemonSet as its only workloads, nothing of the API', async () => {
+    const checked = await Promise.all(
+      objects.map(async (o) => ({ object: `${o.kind} ${o.metadata.name}`, errors: await kubernetesSchemaErrors(o) })),
+    );
+    expect(checked.filter((result) => result.errors.length)).toEqual([]);
+    const workloads = objects.filter((o) => ['Deployment', 'DaemonSet', 'StatefulSet', 'Job', 'CronJob', 'Pod'].includes(o.kind));
+    expect(workloads.map((o) => `${o.kind} ${o.metadata.name}`).sort()).toEqual(['DaemonSet ipledger-cni', 'Deployment ipledger-watcher']);
+    expect(objects.filter((o) => o.kind === 'Service' || /ipledger-(api|migrate)/.test(o.metadata.name))).toEqual([]);
+  });
+
+  it("names the cluster in the watcher and the central ledger's addresses: NATS for the watcher, the API for every node's CNI config", () => {
+    const watcher = envOf(find('Deployment', 'ipledger-watcher').spec.template.spec.containers[0]);
+    expect(watcher).toMatchObject({ IPAM_CLUSTER: 'east', NATS_URL: 'nats://10.0.0.11:4222' });
+    const cni = find('DaemonSet', 'ipledger-cni').spec.template.spec;
+    expect(cni.enableServiceLinks).toBe(false);
+    const settings = installerSettings({ ...envOf(cni.containers[0]), IPAM_NODE_NAME: 'east-1' }, '/app/dist/cni');
+    expect(settings.apiUrl).toBe('http://10.0.0.10:7460');
+    // a cluster's allocator token from the Secret: the central API cannot review this cluster's ServiceAccount tokens
+    const { volume } = installerToken(cni);
+    expect(volume.secret).toEqual({ secretName: 'ipledger-cni-token', defaultMode: 0o400 });
+  });
+
+  it('has no default cluster or API address: without them the pods do not start rather than write elsewhere', () => {
+    const bare = renderWith('member');
+    const refs = bare
+      .filter((o) => o.kind === 'Deployment' || o.kind === 'DaemonSet')
+      .flatMap((o) => o.spec.template.spec.containers[0].env)
+      .filter((e: { name: string }) => ['IPAM_CLUSTER', 'IPAM_CNI_API_URL'].includes(e.name));
+    expect(refs.map((e: any) => [e.name, e.valueFrom.configMapKeyRef.optional ?? false])).toEqual([
+      ['IPAM_CLUSTER', false],
+      ['IPAM_CNI_API_URL', false],
+    ]);
+    const data = bare.find((o) => o.kind === 'ConfigMap' && o.data?.NATS_URL)!.data;
+    expect([data.IPAM_CLUSTER, data.IPAM_CNI_API_URL]).toEqual([undefined, undefined]);
   });
 });
 

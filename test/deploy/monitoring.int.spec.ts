@@ -57,6 +57,17 @@ describe('deploy/monitoring', () => {
     expect(JSON.parse(dashboard).panels.length).toBeGreaterThan(0);
   });
 
+  it('reads the held-address gauges per cluster: every API replica reports the same rows, so max by cluster, never max over the fleet', () => {
+    const expressions = [
+      ...rule.spec.groups.flatMap((g: { rules: Array<{ expr: string }> }) => g.rules.map((r) => r.expr)),
+      ...[...dashboard.matchAll(/"expr": "((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]),
+    ].filter((expr: string) => /ipledger_(held_for_node|leak_candidates)\b/.test(expr));
+    expect(expressions.length).toBeGreaterThanOrEqual(4);
+    expect(expressions.filter((expr: string) => !/^max by \(cluster\) \(ipledger_(held_for_node|leak_candidates)\)/.test(expr))).toEqual(
+      [],
+    );
+  });
+
   it('is a kustomize component the base does not include', () => {
     expect(parse(readFileSync(join(MONITORING, 'kustomization.yaml'), 'utf8')).kind).toBe('Component');
     const base = parse(readFileSync(join(MONITORING, '../kustomization.yaml'), 'utf8'));

@@ -24,6 +24,7 @@ import { ReplayQueue } from './infrastructure/replay-queue';
 import { CONFIG, PG_POOL } from './infrastructure/tokens';
 import { KnownPodLookup } from './kubernetes/known-pod-lookup';
 import { KubernetesModule } from './kubernetes/kubernetes.module';
+import { ClusterLabels } from './metrics/cluster-labels';
 import { InventoryMetrics } from './metrics/inventory.metrics';
 import { Metrics } from './metrics/metrics';
 import { NodesModule } from './nodes/nodes.module';
@@ -67,6 +68,7 @@ export class AppModule implements OnApplicationShutdown {
         inject: [PG_POOL, DatabaseServer],
       },
       Metrics,
+      ClusterLabels,
       InventoryMetrics,
       KeyedMutex,
       EventWriter,

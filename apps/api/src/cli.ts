@@ -1,9 +1,17 @@
 import { DomainError, ipArgument, NodeAggregate, PoolAggregate, StatefulSetAggregate, upcast } from '@ipledger/domain';
 import { runMigrations, verifyChain, verifySnapshots, type ExpectedHead } from '@ipledger/event-store';
 import { formatIp } from '@ipledger/ip';
-import { ipHistory, listParked, rebuildProjections, requestUnpark, verifyProjections } from '@ipledger/projections';
+import {
+  findCluster,
+  ipHistory,
+  listClusters,
+  listParked,
+  rebuildProjections,
+  requestUnpark,
+  verifyProjections,
+} from '@ipledger/projections';
 import type { Pool } from 'pg';
-import { checkCluster } from './check/cluster-check';
+import { checkCluster, type CheckReport } from './check/cluster-check';
 import { loadConfig } from './config';
 import { dataCommand } from './data-folders';
 import { openDatabase } from './database';
@@ -30,10 +38,12 @@ const USAGE = `usage: ipledger <command>   (or npm run cli -- <command>)
                      recompute the audit chain from the log and compare it with the stored links and, given
                      a head kept outside the database (GET /v1/audit/head), with that; name the first broken link (exit 1)
   ip-history <ip>    every allocation, release and reservation of an address, oldest first
-  check [--json]     compare the allocations with the last complete pod sync: pods gone, pod IPs no allocation (or
-                     another handle) holds, pods holding several addresses, StatefulSet pods outside their range,
-                     addresses held for an unreachable node; each with its evidence (exit 1 when anything is found,
-                     3 when no pod sync has completed yet: REST only, or the watcher has not run)
+  check [--cluster <name>] [--json]
+                     compare each cluster's allocations with its last complete pod sync (every cluster; --cluster: that
+                     one): pods gone, pod IPs no allocation (or another handle) holds, pods holding several addresses,
+                     StatefulSet pods outside their range, addresses held for an unreachable node; each with its cluster
+                     and evidence (exit 1 when anything is found, 3 when a cluster has no complete pod sync yet: REST
+                     only, or its watcher has not run)
   parked             the Kubernetes objects whose message was parked (it kept failing), with why
   unpark <kind>/<key>... | --all
                      have the API apply those parked messages again (kind node, pod, statefulset, ippool, namespace; key name or namespace/name)
@@ -67,7 +77,7 @@ export async function runCli(
     (command === 'ip-history' && rest.length === 1) ||
     (command === 'replay' && rest.length === 1 && (rest[0] === '--verify' || rest[0] === '--rebuild')) ||
     (command === 'parked' && rest.length === 0) ||
-    (command === 'check' && (rest.length === 0 || rest.join(' ') === '--json')) ||
+    (command === 'check' && checkOptions(rest) !== null) ||
     (command === 'data' && (rest.length === 0 || rest.join(' ') === 'prune')) ||
     (command === 'unpark' && rest.length > 0 && (rest.join(' ') === '--all' || rest.every((arg) => /^[a-z]+\/./.test(arg))));
   if (!usage) {
@@ -160,7 +170,7 @@ async function run(
       return notParked.length ? 1 : 0;
     }
     if (command === 'verify-chain') return await checkChain(db, head, out);
-    if (command === 'check') return await check(db, option === '--json', out);
+    if (command === 'check') return await check(db, checkOptions(rest)!, out);
     // a page at a time, printed as it comes: an address reused a million times is never all in memory
     let page = await ipHistory(db, ip, { limit: MAX_LIMIT });
     if (page.items.length === 0) out(`${ip} has no history: no allocation, release or reservation of it was ever recorded`);
@@ -186,28 +196,66 @@ async function run(
   }
 }
 
-/**
- * check: a line a problem with its evidence (or the report as JSON), then the verdict. Without a
- * pod sync (REST only, or the watcher never ran) the allocations were compared with no pod: that
- * is said in words, and exits 3 rather than 1 when nothing else was found.
- */
-async function check(db: Pool, json: boolean, out: (line: string) => void): Promise<number> {
-  const report = await checkCluster(db);
-  const found = report.problems.filter((problem) => problem.kind !== 'no-complete-pod-sync');
-  if (json) out(JSON.stringify(report, null, 2));
-  else {
-    for (const problem of found) out(`${problem.kind}: ${problem.message}\n  evidence: ${JSON.stringify(problem.evidence)}`);
-    if (!report.podSync) {
-      out(
-        'no pod sync yet: the Kubernetes consumer has never synced the pods (REST only, NATS_URL unset; or the watcher has not run), ' +
-          'so no allocation was compared with a pod',
-      );
-    }
-    const against = report.podSync ? `the pod sync ${report.podSync.syncId} (completed ${report.podSync.completedAt})` : 'no pod sync';
-    out(found.length ? `${found.length} problem(s), compared with ${against}` : `no problem, compared with ${against}`);
+interface CheckOptions {
+  json: boolean;
+  /** the one cluster to check; absent: every cluster */
+  cluster?: string;
+}
+
+/** `check`'s options in any order, each at most once; null when they are not that. */
+function checkOptions(args: string[]): CheckOptions | null {
+  const options: CheckOptions = { json: false };
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--json' && !options.json) options.json = true;
+    else if (args[i] === '--cluster' && options.cluster === undefined && i + 1 < args.length) options.cluster = args[++i];
+    else return null;
   }
+  return options;
+}
+
+/**
+ * check: a line a problem with its cluster and evidence, then each cluster's verdict (or the
+ * report as JSON: one cluster's with --cluster, else every cluster's in an array). A cluster
+ * without a pod sync (REST only, or its watcher never ran) had its allocations compared with no
+ * pod: that is said in words, and exits 3 rather than 1 when nothing else was found.
+ */
+async function check(db: Pool, options: CheckOptions, out: (line: string) => void): Promise<number> {
+  if (options.cluster !== undefined && !(await findCluster(db, options.cluster))) {
+    out(`cluster "${options.cluster}" does not exist (GET /v1/clusters lists them)`);
+    return 2;
+  }
+  const reports: CheckReport[] = [];
+  for (const cluster of options.cluster !== undefined ? [options.cluster] : await clusterNames(db))
+    reports.push(await checkCluster(db, cluster));
+  const found = reports.flatMap((report) => report.problems.filter((problem) => problem.kind !== 'no-complete-pod-sync'));
+  if (options.json) out(JSON.stringify(options.cluster !== undefined ? reports[0] : reports, null, 2));
+  else
+    for (const report of reports) {
+      const problems = found.filter((problem) => problem.cluster === report.cluster);
+      for (const problem of problems)
+        out(`${report.cluster}: ${problem.kind}: ${problem.message}\n  evidence: ${JSON.stringify(problem.evidence)}`);
+      if (!report.podSync) {
+        out(
+          `${report.cluster}: no pod sync yet: the Kubernetes consumer has never synced the pods of cluster ${report.cluster} ` +
+            '(REST only, NATS_URL unset; or its watcher has not run), so no allocation was compared with a pod',
+        );
+      }
+      const against = report.podSync ? `the pod sync ${report.podSync.syncId} (completed ${report.podSync.completedAt})` : 'no pod sync';
+      out(`${report.cluster}: ${problems.length ? `${problems.length} problem(s)` : 'no problem'}, compared with ${against}`);
+    }
   if (found.length) return 1;
-  return report.podSync ? 0 : EXIT_CODES.noPodSync;
+  return reports.every((report) => report.podSync) ? 0 : EXIT_CODES.noPodSync;
+}
+
+/** Every cluster's name, a page at a time. */
+async function clusterNames(db: Pool): Promise<string[]> {
+  const names: string[] = [];
+  for (let next: string | undefined; ; ) {
+    const page = await listClusters(db, { limit: MAX_LIMIT, continue: next });
+    names.push(...page.items.map((cluster) => cluster.name));
+    if (page.continue === null) return names;
+    next = page.continue;
+  }
 }
 
 /** verify-chain: a line a broken link (the first one first), then the verdict. */

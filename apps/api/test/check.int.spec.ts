@@ -96,7 +96,7 @@ describe('ipledger check', () => {
     expect(clean.podSync).toMatchObject({ syncId: expect.any(String) });
     const lines: string[] = [];
     expect(await runCli(['check'], (line) => lines.push(line), { DATABASE_URL: api.db.url })).toBe(0);
-    expect(lines.at(-1)).toMatch(/^no problem, compared with the pod sync/);
+    expect(lines.at(-1)).toMatch(/^default: no problem, compared with the pod sync/);
   });
 
   it('finds each seeded inconsistency with its evidence, and exits 1', async () => {
@@ -189,6 +189,59 @@ describe('ipledger check', () => {
 
     const lines: string[] = [];
     expect(await runCli(['check', '--json'], (line) => lines.push(line), { DATABASE_URL: api.db.url })).toBe(1);
-    expect((JSON.parse(lines.join('\n')) as CheckReport).problems).toHaveLength(7);
+    expect((JSON.parse(lines.join('\n')) as CheckReport[]).map((r) => [r.cluster, r.problems.length])).toEqual([['default', 7]]);
+  });
+
+  it("checks one cluster at a time: another cluster's allocations are neither its findings nor in its evidence", async () => {
+    const before = (await freshReport()).problems;
+    // east holds the address the default cluster's pod rogue reports, which no allocation of the default cluster holds
+    await api
+      .http()
+      .post('/v1/clusters/east/allocations')
+      .send({ handle: 'east-rogue', node: 'n1', namespace: 'shop', pod: 'rogue', ip: '10.91.0.200', pools: ['net'] })
+      .expect(201);
+
+    const home = await freshReport();
+    expect(home.cluster).toBe('default');
+    expect(home.problems.map((p) => p.cluster)).toEqual(home.problems.map(() => 'default'));
+    const rogue = home.problems.find((p) => p.kind === 'pod-ip-held-by-other' && p.evidence.pod === 'shop/rogue')!;
+    expect(rogue.evidence).toMatchObject({ podIp: '10.91.0.200', holderCluster: 'east', handle: null, holder: null, holderUid: null });
+    expect(rogue.message).toMatch(/which cluster east holds$/);
+    // every other finding as it was
+    expect(home.problems.filter((p) => p !== rogue)).toEqual(before.filter((p) => p.kind !== 'pod-ip-not-allocated'));
+    expect(JSON.stringify(home.problems)).not.toContain('east-rogue');
+    const prefixed = (await api.http().get('/v1/clusters/default/check').expect(200)).body as CheckReport;
+    expect({ ...prefixed, checkedAt: '' }).toEqual({ ...home, checkedAt: '' });
+
+    // east has no watcher: its allocations are compared with no pod, and none of the default cluster's findings is its
+    const away = (await api.http().get('/v1/clusters/east/check').expect(200)).body as CheckReport;
+    expect(away).toMatchObject({ cluster: 'east', podSync: null });
+    expect(away.problems.map((p) => [p.cluster, p.kind])).toEqual([['east', 'no-complete-pod-sync']]);
+    expect((await api.http().get('/v1/clusters/west/check').expect(404)).body.code).toBe('CLUSTER_NOT_FOUND');
+
+    // the CLI: every cluster, each line naming its own; --cluster narrows to one
+    const cli = async (...args: string[]) => {
+      const lines: string[] = [];
+      const code = await runCli(['check', ...args], (line) => lines.push(line), { DATABASE_URL: api.db.url });
+      return { code, lines };
+    };
+    const fleet = await cli();
+    expect(fleet.code).toBe(1);
+    // a finding's line goes on with its evidence
+    const verdicts = fleet.lines.map((line) => line.split('\n')[0]);
+    expect(verdicts.filter((line) => line.startsWith('east: '))).toEqual([
+      expect.stringMatching(/^east: no pod sync yet: the Kubernetes consumer has never synced the pods of cluster east/),
+      'east: no problem, compared with no pod sync',
+    ]);
+    expect(verdicts.filter((line) => line.startsWith('default: '))).toEqual([
+      ...home.problems.map((p) => `default: ${p.kind}: ${p.message}`),
+      expect.stringMatching(/^default: 7 problem\(s\), compared with the pod sync/),
+    ]);
+    expect(verdicts).toHaveLength(10);
+    const one = await cli('--json', '--cluster', 'east');
+    expect(one.code).toBe(3);
+    expect({ ...(JSON.parse(one.lines.join('\n')) as CheckReport), checkedAt: '' }).toEqual({ ...away, checkedAt: '' });
+    expect(await cli('--cluster', 'west')).toEqual({ code: 2, lines: [expect.stringMatching(/^cluster "west" does not exist/)] });
+    expect((await cli('--cluster')).code).toBe(2);
   });
 });

@@ -124,6 +124,53 @@ describe('fleet: nodes and allocations per cluster', () => {
     expect(own.body.items[0].cluster).toBe('east');
   });
 
+  it("checks each cluster apart: its own findings only, and a cluster's token its own cluster only", async () => {
+    // in each cluster the pod shop/api-0 holds two IPv4 addresses: the same handles, pod and node, one finding each
+    const twice = async (prefix: string) => {
+      const ips: string[] = [];
+      for (const handle of ['two:eth0', 'two:eth1'])
+        ips.push(
+          (
+            await api
+              .http()
+              .post(`${prefix}/allocations`)
+              .set(root)
+              .send(body(handle, { pod: 'api-0', owner: 'pod' }))
+              .expect(201)
+          ).body.items[0].ip,
+        );
+      return ips;
+    };
+    const found = { default: await twice('/v1'), east: await twice('/v1/clusters/east') };
+    const check = async (path: string, token = root) => {
+      const report = (await api.http().get(path).set(token).expect(200)).body;
+      return { ...report, checkedAt: expect.any(String) };
+    };
+    const expected = (cluster: 'default' | 'east') => ({
+      cluster,
+      checkedAt: expect.any(String),
+      podSync: null,
+      problems: [
+        { cluster, kind: 'no-complete-pod-sync', message: expect.any(String), evidence: {} },
+        {
+          cluster,
+          kind: 'pod-holds-several',
+          message: expect.stringContaining('pod shop/api-0 holds 2 IPv4 addresses'),
+          evidence: expect.objectContaining({ held: found[cluster].map((ip) => expect.objectContaining({ ip })) }),
+        },
+      ],
+    });
+    expect(await check('/v1/check')).toEqual(expected('default'));
+    expect(await check('/v1/clusters/default/check', as('reader'))).toEqual(expected('default'));
+    expect(await check('/v1/clusters/east/check')).toEqual(expected('east'));
+    // a cluster's token: its own cluster unprefixed, never another's
+    expect(await check('/v1/check', as('east'))).toEqual(expected('east'));
+    expect(await check('/v1/clusters/east/check', as('east'))).toEqual(expected('east'));
+    const refused = await api.http().get('/v1/clusters/default/check').set(as('east')).expect(403);
+    expect(refused.body.code).toBe('CLUSTER_FORBIDDEN');
+    expect((await api.http().get('/v1/clusters/west/check').set(root).expect(404)).body.code).toBe('CLUSTER_NOT_FOUND');
+  });
+
   it("lets a cluster's credential change its own cluster only", async () => {
     const east = as('east');
     await api
@@ -161,7 +208,7 @@ describe('fleet: nodes and allocations per cluster', () => {
     expect((await api.http().get('/v1/nodes/worker-1').set(root).expect(200)).body.cluster).toBe('default');
   });
 
-  it('lists both paths of every node and allocation route in the OpenAPI document', async () => {
+  it('lists both paths of every node, allocation and check route in the OpenAPI document', async () => {
     type Operation = { parameters?: Array<{ name: string; in: string; required: boolean }> };
     const paths = (await api.http().get('/docs-json').expect(200)).body.paths as Record<string, Record<string, Operation>>;
     for (const path of [
@@ -169,6 +216,7 @@ describe('fleet: nodes and allocations per cluster', () => {
       '/v1/clusters/{cluster}/nodes/{name}/pools',
       '/v1/clusters/{cluster}/allocations',
       '/v1/clusters/{cluster}/allocations/{handle}',
+      '/v1/clusters/{cluster}/check',
     ]) {
       expect(paths[path]).toBeDefined();
       for (const op of Object.values(paths[path])) {

@@ -50,15 +50,15 @@ describe('metrics', () => {
     const pool = (state: string) => value(text, `ipledger_pool_addresses{pool="small",family="4",state="${state}"}`);
     expect(value(text, 'ipledger_pool_capacity_addresses{pool="small",family="4"}')).toBe(6);
     expect([pool('allocated'), pool('reserved'), pool('statefulset_range'), pool('free')]).toEqual([3, 1, 2, 0]);
-    expect(value(text, 'ipledger_allocations_total{outcome="allocated"}')).toBe(3);
-    expect(value(text, 'ipledger_allocations_total{outcome="existing"}')).toBe(1);
-    expect(value(text, 'ipledger_allocations_total{outcome="exhausted"}')).toBe(1);
-    expect(value(text, 'ipledger_allocations_total{outcome="no-eligible-pool"}')).toBe(1);
-    expect(value(text, 'ipledger_allocation_duration_seconds_count')).toBe(6);
+    expect(value(text, 'ipledger_allocations_total{cluster="default",outcome="allocated"}')).toBe(3);
+    expect(value(text, 'ipledger_allocations_total{cluster="default",outcome="existing"}')).toBe(1);
+    expect(value(text, 'ipledger_allocations_total{cluster="default",outcome="exhausted"}')).toBe(1);
+    expect(value(text, 'ipledger_allocations_total{cluster="default",outcome="no-eligible-pool"}')).toBe(1);
+    expect(value(text, 'ipledger_allocation_duration_seconds_count{cluster="default"}')).toBe(6);
     expect(value(text, 'ipledger_kubernetes_consumer_lag_messages{kind="node"}')).toBe(0);
     expect(value(text, 'ipledger_kubernetes_consumer_lag_seconds{kind="node"}')).toBeGreaterThanOrEqual(0);
-    expect(value(text, 'ipledger_leak_candidates')).toBe(0);
-    expect(value(text, 'ipledger_held_for_node')).toBe(0);
+    expect(value(text, 'ipledger_leak_candidates{cluster="default"}')).toBe(0);
+    expect(value(text, 'ipledger_held_for_node{cluster="default"}')).toBe(0);
     // the gauges prom-client names like counters are gone; their twins stay
     expect(text).not.toMatch(/^ipledger_nodejs_active_\w+_total/m);
     expect(text).toMatch(/^ipledger_nodejs_active_handles\{/m);
@@ -81,9 +81,9 @@ describe('metrics', () => {
     const histogram = async () => {
       const text = await scrape();
       return {
-        count: value(text, 'ipledger_pod_creation_to_allocation_seconds_count'),
-        under10: value(text, 'ipledger_pod_creation_to_allocation_seconds_bucket{le="10"}'),
-        under60: value(text, 'ipledger_pod_creation_to_allocation_seconds_bucket{le="60"}'),
+        count: value(text, 'ipledger_pod_creation_to_allocation_seconds_count{cluster="default"}'),
+        under10: value(text, 'ipledger_pod_creation_to_allocation_seconds_bucket{le="10",cluster="default"}'),
+        under60: value(text, 'ipledger_pod_creation_to_allocation_seconds_bucket{le="60",cluster="default"}'),
       };
     };
     const podRequest = (handle: string, pod: string, podUid: string) => ({
@@ -100,7 +100,8 @@ describe('metrics', () => {
       .post('/v1/allocations')
       .send({ handle: 't-external', node: 'n1', namespace: 'shop', pod: 'web-1', pools: ['timed'] })
       .expect(201);
-    expect(await histogram()).toEqual({ count: 0, under10: 0, under60: 0 });
+    // a cluster's series start with its first observation
+    expect(await histogram()).toEqual({ count: undefined, under10: undefined, under60: undefined });
     await api
       .http()
       .post('/v1/allocations')
@@ -113,6 +114,37 @@ describe('metrics', () => {
       .send(podRequest('t-web-1', 'web-1', uid))
       .expect(200);
     expect(await histogram()).toEqual({ count: 1, under10: 0, under60: 1 });
+  });
+
+  it('labels allocations and held addresses by cluster: a series a cluster, never one a node or a made-up cluster', async () => {
+    await api.http().post('/v1/pools').send({ name: 'fleet', cidr: '10.94.0.0/29' }).expect(201);
+    const inCluster = (cluster: string, handle: string, node: string, pool = 'fleet') =>
+      api
+        .http()
+        .post(`/v1/clusters/${cluster}/allocations`)
+        .send({ handle, node, namespace: 'ns', pod: handle, pools: [pool] });
+    await inCluster('east', 'e1', 'east-1').expect(201);
+    await inCluster('east', 'e2', 'east-2').expect(201);
+    await inCluster('east', 'e1', 'east-1').expect(200);
+    // refusals in clusters that do not exist (nothing is written, no cluster made): one series for them all
+    for (const ghost of ['ghost-1', 'ghost-2', 'ghost-3']) await inCluster(ghost, 'g', 'n1', 'nowhere').expect(409);
+    // a refusal in a cluster that exists is that cluster's
+    await inCluster('east', 'e3', 'east-1', 'nowhere').expect(409);
+
+    const text = await scrape();
+    const expected: Record<string, number> = {
+      'ipledger_allocations_total{cluster="east",outcome="allocated"}': 2,
+      'ipledger_allocations_total{cluster="east",outcome="existing"}': 1,
+      'ipledger_allocations_total{cluster="east",outcome="no-eligible-pool"}': 1,
+      'ipledger_allocations_total{cluster="",outcome="no-eligible-pool"}': 3,
+      'ipledger_allocation_duration_seconds_count{cluster="east"}': 4,
+      'ipledger_held_for_node{cluster="east"}': 0,
+      'ipledger_leak_candidates{cluster="east"}': 0,
+    };
+    expect(Object.fromEntries(Object.keys(expected).map((series) => [series, value(text, series)]))).toEqual(expected);
+    const clusters = new Set([...text.matchAll(/\bcluster="([^"]*)"/g)].map((m) => m[1]));
+    expect([...clusters].sort()).toEqual(['', 'default', 'east']);
+    expect(text).not.toMatch(/\bnode="/);
   });
 
   it('passes promtool check metrics', async () => {

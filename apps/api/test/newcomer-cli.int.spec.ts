@@ -37,9 +37,9 @@ describe("the CLI's answers on a REST-only install", () => {
     expect(cli(['check'])).toEqual({
       code: 3,
       out: [
-        'no pod sync yet: the Kubernetes consumer has never synced the pods (REST only, NATS_URL unset; or the watcher has not run), ' +
-          'so no allocation was compared with a pod',
-        'no problem, compared with no pod sync',
+        'default: no pod sync yet: the Kubernetes consumer has never synced the pods of cluster default ' +
+          '(REST only, NATS_URL unset; or its watcher has not run), so no allocation was compared with a pod',
+        'default: no problem, compared with no pod sync',
       ],
       err: [],
     });

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ClustersModule } from '../clusters/clusters.module';
 import { CheckController } from './check.controller';
 
-@Module({ controllers: [CheckController] })
+@Module({ imports: [ClustersModule], controllers: [CheckController] })
 export class CheckModule {}

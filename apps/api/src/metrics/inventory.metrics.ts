@@ -1,6 +1,8 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { Gauge } from 'prom-client';
+import { DEFAULT_CLUSTER } from '@ipledger/domain';
+import { WATCHED_CLUSTER } from '../kubernetes/watched-cluster';
 import type { Config } from '../config';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 import { Metrics } from './metrics';
@@ -87,16 +89,25 @@ export class InventoryMetrics implements OnModuleInit {
     return rows;
   }
 
+  /** One series a cluster, 0 for one that holds none: a cluster's alert clears rather than vanishes. */
   private count(name: string, help: string, table: string): void {
     const db = this.db;
     new Gauge({
       name,
-      help,
+      help: `${help}, by cluster`,
+      labelNames: ['cluster'] as const,
       registers: [this.metrics.registry],
       async collect() {
-        const rows = await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`).catch(() => null);
-        if (rows) this.set(Number(rows.rows[0].n));
-        else this.reset();
+        const rows = await db
+          .query<{ cluster: string; n: string }>(
+            `SELECT c.name AS cluster, count(t.*) AS n
+               FROM (SELECT name FROM clusters UNION SELECT '${DEFAULT_CLUSTER}') c
+               LEFT JOIN ${table} t ON c.name = '${WATCHED_CLUSTER}'
+              GROUP BY c.name`,
+          )
+          .catch(() => null);
+        this.reset();
+        for (const row of rows?.rows ?? []) this.set({ cluster: row.cluster }, Number(row.n));
       },
     });
   }

@@ -35,8 +35,8 @@ export class Metrics {
   });
   readonly allocations = new Counter({
     name: 'ipledger_allocations_total',
-    help: 'Allocation requests by outcome: allocated, existing (the handle held them already), exhausted, no-eligible-pool, ip-in-use, refused (another refusal), error',
-    labelNames: ['outcome'] as const,
+    help: 'Allocation requests by cluster and outcome: allocated, existing (the handle held them already), exhausted, no-eligible-pool, ip-in-use, refused (another refusal), error',
+    labelNames: ['cluster', 'outcome'] as const,
     registers: [this.registry],
   });
   readonly replays = new Counter({
@@ -52,13 +52,15 @@ export class Metrics {
   });
   readonly allocationDuration = new Histogram({
     name: 'ipledger_allocation_duration_seconds',
-    help: 'Time to decide and commit an allocation (answered or refused)',
+    help: 'Time to decide and commit an allocation (answered or refused), by cluster',
+    labelNames: ['cluster'] as const,
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [this.registry],
   });
   readonly podCreationToAllocation = new Histogram({
     name: 'ipledger_pod_creation_to_allocation_seconds',
-    help: "Time from a pod's creation in the Kubernetes API server to its addresses allocated, for pods the watcher reported before their CNI ADD",
+    help: "Time from a pod's creation in the Kubernetes API server to its addresses allocated, for pods the watcher reported before their CNI ADD, by cluster",
+    labelNames: ['cluster'] as const,
     buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     registers: [this.registry],
   });

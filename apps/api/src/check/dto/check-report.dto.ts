@@ -9,6 +9,7 @@ export class PodSyncRefDto {
 }
 
 export class CheckProblemDto {
+  @ApiProperty({ description: 'the cluster it was found in' }) cluster!: string;
   @ApiProperty({ enum: CHECK_PROBLEM_KINDS }) kind!: CheckProblemKind;
   @ApiProperty() message!: string;
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'the rows that show the problem, as read' })
@@ -16,6 +17,7 @@ export class CheckProblemDto {
 }
 
 export class CheckReportDto {
+  @ApiProperty({ description: 'the cluster checked: its allocations, pods and nodes alone' }) cluster!: string;
   @ApiProperty({ format: 'date-time' }) checkedAt!: string;
   @ApiProperty({ type: PodSyncRefDto, nullable: true, description: 'the last complete pod sync compared with; null when none completed' })
   podSync!: PodSyncRefDto | null;
