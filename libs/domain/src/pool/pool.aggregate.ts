@@ -348,8 +348,10 @@ export const PoolAggregate: AggregateType<PoolState> = {
           const [namespace, rangeName] = owner.split('/');
           return { pool: name, namespace, name: rangeName, start: show(start), end: show(end) };
         }),
-        holders: [...state.holders].map(([ip, holder]) => [show(ip), holder]),
-        claimed: [...state.claimed.values()].map(({ first, node, emptiedAt }) => ({
+        // in address order: a Map's order depends on how the state was drafted (an address released
+        // and given again keeps its place in a draft over the cache, moves last in a fresh fold)
+        holders: [...state.holders].sort(byAddress).map(([ip, holder]) => [show(ip), holder]),
+        claimed: [...state.claimed].sort(byAddress).map(([, { first, node, emptiedAt }]) => ({
           cidr: blockCidr(blockedPool(state)!, first),
           node,
           emptiedAt,
@@ -382,6 +384,8 @@ export const PoolAggregate: AggregateType<PoolState> = {
     },
   },
 };
+
+const byAddress = ([a]: [bigint, unknown], [b]: [bigint, unknown]): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The pool's gateway as text, null when it has none. */
 export function poolGateway(state: PoolView): string | null {

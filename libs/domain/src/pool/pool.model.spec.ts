@@ -190,3 +190,25 @@ it('decide + evolve behaves like the naive model, and snapshots restore an ident
     { numRuns: 300 },
   );
 });
+
+it('snapshots the same state the same, however it was drafted: event by event (as the cache folds) or all at once (as replay --verify folds)', () => {
+  fc.assert(
+    fc.property(fc.array(command, { minLength: 1, maxLength: 80, size: 'max' }), (commands) => {
+      const empty = PoolAggregate.initialState();
+      const createdEvent = decideCreatePool(empty, parsePoolSpec({ name: 'p', cidr: '10.0.0.0/28', reserved: RESERVED }));
+      let live = fold(empty, createdEvent);
+      const events: PoolEvent[] = [createdEvent];
+      for (const cmd of commands) {
+        const [next, outcome] = run(live, cmd);
+        live = next;
+        if ('event' in outcome && outcome.event) events.push(outcome.event);
+      }
+      const atOnce = PoolAggregate.fold!(
+        empty,
+        events.map((event, i) => ({ ...event, version: i + 1 })),
+      );
+      same(PoolAggregate.snapshot!.serialize(live), PoolAggregate.snapshot!.serialize(atOnce));
+    }),
+    { numRuns: 300 },
+  );
+});
