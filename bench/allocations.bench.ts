@@ -15,6 +15,9 @@
  * build the read models with `ipledger replay --rebuild`, then go through the API.
  * BENCH_NODE_ARGS passes node flags to the API (e.g. --cpu-prof); BENCH_HEAP_MIB (default 384) is
  * the P4/P7 API's --max-old-space-size, as deploy/api-deployment.yaml sets it (NODE_OPTIONS).
+ * BENCH_FLEET=1 (npm run bench:alloc:fleet): instead, allocations for 100,000 nodes in 100 clusters
+ * against the same in one cluster, in one run (bench/fleet.ts): throughput and latency at 32
+ * clients and at 1, BENCH_ROUNDS (default 4) rounds alternating the layouts.
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -22,14 +25,27 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Pool } from 'pg';
-import { allocate, call, expectStatus, freshDatabase, median, ms, residentMiB, startApi, sustained, timed } from './support';
+import {
+  allocate,
+  call,
+  expectStatus,
+  freshDatabase,
+  median,
+  ms,
+  rebuildReadModels,
+  residentMiB,
+  startApi,
+  sustained,
+  sustainedTimed,
+  timed,
+} from './support';
+import { allocateOn, alternate, describeLayouts, FLEET, latencyLine, loadAverage, perLayout, withLayouts } from './fleet';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (FLEET ? 4 : 3));
 const HISTORY_EVENTS = Number(process.env.BENCH_HISTORY_EVENTS ?? 1_000_000);
 const MANY_POOLS = Number(process.env.BENCH_POOLS ?? 10_000);
 const HELD = Number(process.env.BENCH_HELD ?? 1_000_000);
-const CLI = join(__dirname, '../dist/cli.js');
 /** the API's V8 heap for P4 and P7, as deploy/api-deployment.yaml sets it for its 512 MiB limit */
 const HEAP_MIB = Number(process.env.BENCH_HEAP_MIB ?? 384);
 const run = promisify(execFile);
@@ -151,8 +167,7 @@ async function seed(url: string): Promise<void> {
   } finally {
     await sql.end();
   }
-  const { stdout } = await run('node', [CLI, 'replay', '--rebuild'], { env: { ...process.env, DATABASE_URL: url }, maxBuffer: 1 << 24 });
-  if (!/events replayed/.test(stdout)) throw new Error(`replay --rebuild failed:\n${stdout}`);
+  await rebuildReadModels(url);
 }
 
 async function historyAndMemory(): Promise<{ P4: number; P7: number; lines: string[] }> {
@@ -204,7 +219,36 @@ async function historyAndMemory(): Promise<{ P4: number; P7: number; lines: stri
   }
 }
 
+/** Allocations (pools by the node's label) at 32 clients and at 1, nodes spread over the 100,000, fleet vs single. */
+async function fleet(): Promise<void> {
+  const loadBefore = loadAverage();
+  const rate = perLayout();
+  const latency = perLayout();
+  const one = perLayout();
+  await withLayouts(async (layouts) => {
+    for (const layout of layouts) await sustained(2, 32, (i) => allocateOn(layout, `warm-${i}`, i * 7919));
+    await alternate(layouts, ROUNDS, async (layout, r) => {
+      // a prime stride: consecutive requests land on nodes of different clusters and groups
+      const many = await sustainedTimed(SECONDS, 32, (i) => allocateOn(layout, `m${r}-${i}`, (r * 100_003 + i) * 7919));
+      rate[layout.name].push(many.perSecond);
+      latency[layout.name].push(...many.latencies);
+      one[layout.name].push(
+        ...(await sustainedTimed(SECONDS, 1, (i) => allocateOn(layout, `o${r}-${i}`, (r * 100_003 + i) * 7919))).latencies,
+      );
+    });
+  });
+  const each = (v: number[]) => v.map((x) => x.toFixed(0)).join(', ');
+  console.log(`fleet: ${describeLayouts()}; ${ROUNDS} alternating rounds (A B B A ...) of ${SECONDS} s`);
+  console.log(
+    `  allocations/s, 32 clients               fleet ${median(rate.fleet).toFixed(0)} (${each(rate.fleet)}) | single ${median(rate.single).toFixed(0)} (${each(rate.single)}) | fleet/single ${(median(rate.fleet) / median(rate.single)).toFixed(2)} (target >= 1/1.2)`,
+  );
+  console.log(latencyLine('allocation latency, 32 clients', latency));
+  console.log(latencyLine('allocation latency, 1 client', one));
+  console.log(`load average (1, 5, 15 min): ${loadBefore} at the start, ${loadAverage()} at the end`);
+}
+
 async function main(): Promise<void> {
+  if (FLEET) return fleet();
   const t = await throughput();
   const h = process.env.BENCH_ONLY === 'throughput' ? null : await historyAndMemory();
   for (const line of [...t.lines, ...(h?.lines ?? [])]) console.log(line);

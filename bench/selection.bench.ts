@@ -3,16 +3,27 @@
  * page by page and filter on the client), at 100, 10,000 and 100,000 /26 pools; and the pool
  * annotation path (a pod whose `ipam.ipledger.io/pools` names its node's group, in an annotated
  * namespace) side by side with the matchLabel path, requests interleaved.
+ * BENCH_FLEET=1 (npm run bench:selection:fleet): instead, pool choice and allocate+release for
+ * 100,000 nodes in 100 clusters against the same in one cluster, in one run (bench/fleet.ts);
+ * BENCH_ROUNDS (default 4) alternating rounds of BENCH_REQUESTS / rounds requests a layout.
  */
 import { Pool } from 'pg';
 import { loadConfig } from '../apps/api/src/config';
 import { createApp } from '../apps/api/src/create-app';
 import { GROUP_SIZE, poolName, seedPools } from '../test/support/seed-pools';
+import { allocateOn, alternate, describeLayouts, FLEET, latencyLine, loadAverage, perLayout, releaseOn, withLayouts } from './fleet';
 import { call, expectStatus, freshDatabase, median, ms, percentile, startApi } from './support';
 
 const SIZES = (process.env.BENCH_SIZES ?? '100,10000,100000').split(',').map(Number);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 500);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+
+const timeOne = async (work: () => Promise<void>) => {
+  const t0 = performance.now();
+  await work();
+  return performance.now() - t0;
+};
 
 interface Figures {
   pools: number;
@@ -70,11 +81,6 @@ async function measure(pools: number): Promise<Figures> {
     const groups = Math.ceil(pools / GROUP_SIZE);
     const group = (i: number) => (i * 7919) % groups;
     const node = (i: number) => `node-${group(i)}`;
-    const timeOne = async (work: () => Promise<void>) => {
-      const t0 = performance.now();
-      await work();
-      return performance.now() - t0;
-    };
     const figures: Figures = { pools, floor: [], select: [], annotated: [], pair: [], listFilter: [] };
     // warm up the server's JIT and every connection's prepared statements before measuring
     for (let i = 0; i < WARMUP; i++) {
@@ -137,7 +143,46 @@ async function measure(pools: number): Promise<Figures> {
   }
 }
 
+/** Pool choice (GET .../nodes/{n}/pools?matchLabel=) and allocate+release for nodes spread over the 100,000, fleet vs single. */
+async function fleet(): Promise<void> {
+  const select = perLayout();
+  const pair = perLayout();
+  const perRound = Math.ceil(REQUESTS / ROUNDS);
+  // a prime stride: consecutive requests land on nodes of different clusters and groups
+  const nodeAt = (k: number) => k * 7919;
+  const loadBefore = loadAverage();
+  await withLayouts(async (layouts) => {
+    for (const layout of layouts) {
+      for (let k = 0; k < WARMUP; k++) {
+        const { prefix, name } = layout.node(nodeAt(k));
+        await call(layout.api.base, 'GET', `${prefix}/nodes/${name}/pools?matchLabel=pool-group`);
+        if (k % 10 === 0) await allocateOn(layout, `warm-${k}`, nodeAt(k)).then(() => releaseOn(layout, `warm-${k}`, nodeAt(k)));
+      }
+    }
+    await alternate(layouts, ROUNDS, async (layout, r) => {
+      for (let k = r * perRound; k < (r + 1) * perRound; k++) {
+        const { prefix, name } = layout.node(nodeAt(k));
+        select[layout.name].push(
+          await timeOne(async () => {
+            const res = await call(layout.api.base, 'GET', `${prefix}/nodes/${name}/pools?matchLabel=pool-group`);
+            expectStatus(res, 200, `select (${layout.name})`);
+            if (res.body.items.length !== GROUP_SIZE) throw new Error(`${prefix}/nodes/${name}: ${res.body.items.length} pools`);
+          }),
+        );
+        pair[layout.name].push(
+          await timeOne(() => allocateOn(layout, `f-${k}`, nodeAt(k)).then(() => releaseOn(layout, `f-${k}`, nodeAt(k)))),
+        );
+      }
+    });
+  });
+  console.log(`fleet: ${describeLayouts()}; ${ROUNDS} alternating rounds (A B B A ...), requests one at a time`);
+  console.log(latencyLine('pool choice (matchLabel)', select));
+  console.log(latencyLine('allocate+release (matchLabel)', pair));
+  console.log(`load average (1, 5, 15 min): ${loadBefore} at the start, ${loadAverage()} at the end`);
+}
+
 async function main(): Promise<void> {
+  if (FLEET) return fleet();
   const results: Figures[] = [];
   for (const pools of SIZES) results.push(await measure(pools));
   console.log(`pool selection for a node (matchLabel=pool-group, ${GROUP_SIZE} pools a group, ${REQUESTS} requests a size)`);

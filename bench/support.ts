@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { call, startApiProcess, type ApiProcess } from '../test/support/api-process';
 import { createTestDatabase } from '../test/support/test-database';
 
@@ -8,6 +11,15 @@ export { call };
 export async function freshDatabase(name: string): Promise<{ url: string; drop(): Promise<void> }> {
   const db = await createTestDatabase(`bench_${name}`);
   return { url: db.url, drop: () => db.drop() };
+}
+
+/** The read models rebuilt from the log by the built CLI (`ipledger replay --rebuild`): after a seed wrote events straight into the store. */
+export async function rebuildReadModels(url: string): Promise<void> {
+  const { stdout } = await promisify(execFile)('node', [join(__dirname, '../dist/cli.js'), 'replay', '--rebuild'], {
+    env: { ...process.env, DATABASE_URL: url },
+    maxBuffer: 1 << 24,
+  });
+  if (!/events replayed/.test(stdout)) throw new Error(`replay --rebuild failed:\n${stdout}`);
 }
 
 /** The built API (run `npm run build` first) as its own process; BENCH_NODE_ARGS passes node flags (e.g. --cpu-prof). */
