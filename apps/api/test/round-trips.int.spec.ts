@@ -83,6 +83,13 @@ describe('round trips of the hot path', () => {
     expect(await count(() => api.http().delete('/v1/allocations/web-0').expect(204))).toBe(2);
   });
 
+  it('in a named cluster the same: an allocation 1 statement, a release 2 (the cluster, once listed, is not asked for again)', async () => {
+    const east = (handle: string) => ({ ...body(handle), node: 'east-1' });
+    await api.http().post('/v1/clusters/east/allocations').send(east('east-warm')).expect(201);
+    expect(await count(() => api.http().post('/v1/clusters/east/allocations').send(east('east-0')).expect(201))).toBe(1);
+    expect(await count(() => api.http().delete('/v1/clusters/east/allocations/east-0').expect(204))).toBe(2);
+  });
+
   it('runs without JIT compilation on the API connections', async () => {
     const { rows } = await api.app.get<Pool>(PG_POOL).query<{ jit: string }>('SHOW jit');
     expect(rows[0].jit).toBe('off');

@@ -12,6 +12,7 @@ import type { Pool } from 'pg';
 import { EventWriter } from '../infrastructure/event-writer';
 import { PG_POOL } from '../infrastructure/tokens';
 import { OwnTransaction } from '../infrastructure/unit-of-work';
+import { ListedClusters } from './listed-clusters';
 
 /**
  * A cluster named by a route or a body: a write in a cluster that does not exist creates it (no
@@ -22,11 +23,12 @@ export class ClusterPresence {
   constructor(
     private readonly writer: EventWriter,
     @Inject(PG_POOL) private readonly db: Pool,
+    private readonly listed: ListedClusters,
   ) {}
 
   async forRead(cluster: string): Promise<string> {
     validateClusterName(cluster);
-    if (cluster !== DEFAULT_CLUSTER && !(await findCluster(this.db, cluster))) {
+    if (!(await this.isListed(cluster))) {
       throw new DomainError('CLUSTER_NOT_FOUND', `cluster "${cluster}" does not exist`);
     }
     return cluster;
@@ -40,7 +42,7 @@ export class ClusterPresence {
   async writeIn<T>(cluster: string, metadata: CommandMetadata, write: (cluster: string) => Promise<T>): Promise<T> {
     validateClusterName(cluster);
     const result = await write(cluster);
-    if (cluster !== DEFAULT_CLUSTER && !(await findCluster(this.db, cluster))) {
+    if (!(await this.isListed(cluster))) {
       await this.writer.decideAndAppend(
         ClusterAggregate,
         cluster,
@@ -48,7 +50,15 @@ export class ClusterPresence {
         metadata,
         new OwnTransaction({ retries: true }),
       );
+      this.listed.add(cluster);
     }
     return result;
+  }
+
+  private async isListed(cluster: string): Promise<boolean> {
+    if (cluster === DEFAULT_CLUSTER || this.listed.has(cluster)) return true;
+    const found = Boolean(await findCluster(this.db, cluster));
+    if (found) this.listed.add(cluster);
+    return found;
   }
 }

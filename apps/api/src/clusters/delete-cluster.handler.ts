@@ -5,6 +5,7 @@ import { findClusterHoldings } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { EventWriter } from '../infrastructure/event-writer';
 import { PG_POOL } from '../infrastructure/tokens';
+import { ListedClusters } from './listed-clusters';
 
 /**
  * A cluster goes once it holds no node or allocation (StatefulSets and ip-sets are still the
@@ -17,11 +18,14 @@ export class DeleteClusterHandler implements ICommandHandler<DeleteClusterComman
   constructor(
     private readonly writer: EventWriter,
     @Inject(PG_POOL) private readonly db: Pool,
+    private readonly listed: ListedClusters,
   ) {}
 
   async execute({ name, metadata, unit }: DeleteClusterCommand): Promise<void> {
     validateClusterName(name);
     const holdings = await findClusterHoldings(this.db, name);
     await this.writer.decideAndAppend(ClusterAggregate, name, (state) => decideDeleteCluster(state, name, holdings), metadata, unit);
+    // the next read here answers 404, the next write lists it again
+    this.listed.forget(name);
   }
 }
