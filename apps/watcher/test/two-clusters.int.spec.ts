@@ -143,6 +143,11 @@ describe('two clusters, one API (fake Kubernetes APIs, watcher processes, real N
     expect(ips.east).not.toEqual(ips.west);
     kube.east.remove('pod', 'apps/web-1');
     await until('/v1/clusters/east/allocations/c-web-1', (res) => res.status === 404);
+    // by the pod's DELETED (not by leak collection at the syncs after it)
+    const { rows } = await api.db.pool.query<{ cause: string }>(
+      `SELECT data -> 'reason' ->> 'cause' AS cause FROM events WHERE type = 'IpReleased' AND data ->> 'handle' = 'c-web-1' AND data ->> 'cluster' = 'east'`,
+    );
+    expect(rows).toEqual([{ cause: 'pod-deleted' }]);
     expect((await get('/v1/clusters/west/allocations/c-web-1')).body).toMatchObject({ items: [{ cluster: 'west', ip: ips.west }] });
   });
 
