@@ -129,6 +129,25 @@ describe('two clusters, one API (fake Kubernetes APIs, watcher processes, real N
     expect((await get('/v1/pools/rack')).status).toBe(200);
   });
 
+  it("reads a pod's pool annotations from its own cluster's watcher: the pools its node may use, per cluster", async () => {
+    await api.http().post('/v1/pools').send({ name: 'spare', cidr: '10.95.0.0/24' }).expect(201);
+    kube.east.upsert('pod', {
+      metadata: { name: 'db-0', namespace: 'apps', uid: 'pod-uid-db', annotations: { 'ipam.ipledger.io/pools': 'spare' } },
+      spec: { nodeName: 'worker-1' },
+    });
+    kube.west.upsert('pod', { metadata: { name: 'db-0', namespace: 'apps', uid: 'pod-uid-db' }, spec: { nodeName: 'worker-1' } });
+    const names = (res: { body: any }) => res.body.items?.map((p: { name: string }) => p.name);
+    await eventually(
+      () => objectStatus('west', 'pod', 'apps/db-0'),
+      (status) => status !== undefined,
+      20_000,
+      "west's pod db-0 applied",
+    );
+    const east = await until('/v1/clusters/east/nodes/worker-1/pools?namespace=apps&pod=db-0', (res) => names(res)?.length === 1);
+    expect(names(east)).toEqual(['spare']);
+    expect(names(await get('/v1/clusters/west/nodes/worker-1/pools?namespace=apps&pod=db-0'))).toEqual(['rack', 'spare']);
+  });
+
   it("frees a deleted pod's address in its cluster only, the other cluster's pod of the same name (and handle) keeping its own", async () => {
     both((_, k) => k.upsert('pod', { metadata: { name: 'web-1', namespace: 'apps', uid: 'pod-uid-1' }, spec: { nodeName: 'worker-1' } }));
     const ips: Record<string, string> = {};

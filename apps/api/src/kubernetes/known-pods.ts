@@ -1,12 +1,4 @@
-import {
-  clusterOf,
-  DEFAULT_CLUSTER,
-  DomainError,
-  parseIpSetAnnotation,
-  parsePoolAnnotations,
-  podIpSetRef,
-  type IpSetRef,
-} from '@ipledger/domain';
+import { clusterOf, DomainError, parseIpSetAnnotation, parsePoolAnnotations, podIpSetRef, type IpSetRef } from '@ipledger/domain';
 import {
   canonicalPool,
   clusterKey,
@@ -36,11 +28,12 @@ export interface StoredSelection {
  */
 export async function storedSelection(
   db: Queryable,
+  cluster: string,
   namespace: string,
   pod: { name: string; uid: string | null } | null,
   node: string,
 ): Promise<StoredSelection> {
-  const { stored, row } = await readStored(db, DEFAULT_CLUSTER, namespace, pod, node);
+  const { stored, row } = await readStored(db, cluster, namespace, pod, node);
   const byName = new Map(row.pools.map((pool) => [pool.name, canonicalPool(pool)]));
   return {
     stored,
@@ -67,7 +60,13 @@ async function readStored(
   pod: { name: string; uid: string | null } | null,
   node: string | null,
 ): Promise<{ stored: StoredPod; row: StoredPodRow }> {
-  const row = await readStoredPod(db, pod ? clusterKey(cluster, `${namespace}/${pod.name}`) : null, clusterKey(cluster, namespace), node);
+  // the consumer's rows and the nodes read model both key another cluster's by `<cluster>/<key>`
+  const row = await readStoredPod(
+    db,
+    pod ? clusterKey(cluster, `${namespace}/${pod.name}`) : null,
+    clusterKey(cluster, namespace),
+    node === null ? null : clusterKey(cluster, node),
+  );
   const podRow = pod && row.objects.find((o) => o.kind === 'pod' && !o.deleted && (pod.uid === null || o.uid === pod.uid));
   const namespaceRow = row.objects.find((o) => o.kind === 'namespace' && !o.deleted);
   const podMeta = podRow ? (podRow.meta ?? {}) : null;
