@@ -1,4 +1,4 @@
-import { DEFAULT_CLUSTER, DropClaimReferenceCommand, parseIpSetAnnotation, parsePoolAnnotations, ReleaseIpCommand } from '@ipledger/domain';
+import { DropClaimReferenceCommand, parseIpSetAnnotation, parsePoolAnnotations, ReleaseIpCommand } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
 import { findPodHandles, findPodReferences, holdForNode, readNodeReadiness } from '@ipledger/projections';
 import type { ApplyContext } from './apply-context';
