@@ -33,11 +33,12 @@ export class IpPoolStatusWriter {
   constructor(
     private readonly client: HttpKubeClient,
     private readonly names: StreamNames,
+    private readonly cluster: string,
     private readonly logger: ReflectorLogger,
   ) {}
 
   start(nc: NatsConnection): void {
-    const subscription = nc.subscribe(ipPoolStatusSubject(this.names));
+    const subscription = nc.subscribe(ipPoolStatusSubject(this.names, this.cluster));
     this.subscription = subscription;
     this.done = (async () => {
       // one at a time: a pool's statuses are written in the order published

@@ -9,9 +9,12 @@ import {
   type NatsSecurity,
   type StreamNames,
 } from '@ipledger/messaging';
+import { DEFAULT_CLUSTER, validateClusterName } from '@ipledger/domain';
 import { wholeNumber } from '@ipledger/runtime';
 
 export interface WatcherConfig {
+  /** IPAM_CLUSTER: the cluster this watcher watches, named by every message it publishes */
+  cluster: string;
   natsUrl: string;
   natsSecurity: NatsSecurity;
   names: StreamNames;
@@ -39,6 +42,7 @@ export function loadWatcherConfig(env: NodeJS.ProcessEnv = process.env): Watcher
   // watches end after a random time in [max/2, max], as client-go spreads its relists
   const timeout = wholeNumber(env, 'IPAM_WATCHER_TIMEOUT_SECONDS', 600, { min: 2 });
   return {
+    cluster: validateClusterName(env.IPAM_CLUSTER ?? DEFAULT_CLUSTER),
     natsUrl: natsUrl(env),
     natsSecurity: natsSecurity(env, natsUrl(env)),
     names: streamNames(env),

@@ -98,9 +98,10 @@ export class Watcher {
     const ensure = () => ensureStream(jsm, this.config.names, this.config.streamMaxAgeSeconds, this.config.streamReplicas);
     await ensure();
     this.logger.log(
-      `publishing to stream ${this.config.names.stream} (${this.config.names.subjectPrefix}.>) from ${this.kube.server} (${this.kube.source})`,
+      `publishing cluster ${this.config.cluster} to stream ${this.config.names.stream} (${this.config.names.subjectPrefix}.>) from ${this.kube.server} (${this.kube.source})`,
     );
     this.publisher = new KubePublisher(nc.jetstream(), this.config.names, {
+      cluster: this.config.cluster,
       onFailure: (error) => {
         this.logger.warn(`${error.message}: every kind lists again`);
         // the stream may be what was lost (NATS restarted without its store, an operator deleted it): without it, every publish of the relist would fail too
@@ -118,7 +119,7 @@ export class Watcher {
     });
     this.client = new HttpKubeClient(this.kube);
     if (this.config.kinds.includes('ippool')) {
-      this.statusWriter = new IpPoolStatusWriter(this.client, this.config.names, this.logger);
+      this.statusWriter = new IpPoolStatusWriter(this.client, this.config.names, this.config.cluster, this.logger);
       this.statusWriter.start(nc);
     }
     for (const kind of this.config.kinds) {

@@ -1,4 +1,4 @@
-import type { StreamNames } from './subjects';
+import { DEFAULT_KUBE_CLUSTER, type StreamNames } from './subjects';
 
 /** A condition as the API decides it; the watcher adds `lastTransitionTime` when it writes it. */
 export interface IpPoolCondition {
@@ -28,6 +28,8 @@ export interface IpPoolStatusMessage {
 
 /**
  * Core NATS (not JetStream: the latest state is republished, nothing needs keeping), outside the
- * stream's `<prefix>.>` so the stream never captures it.
+ * stream's `<prefix>.>` so the stream never captures it. One subject per cluster (the default
+ * cluster's as before clusters): a watcher hears only its own cluster's IPPools.
  */
-export const ipPoolStatusSubject = (names: StreamNames) => `${names.subjectPrefix}-status.ippool`;
+export const ipPoolStatusSubject = (names: StreamNames, cluster = DEFAULT_KUBE_CLUSTER) =>
+  cluster === DEFAULT_KUBE_CLUSTER ? `${names.subjectPrefix}-status.ippool` : `${names.subjectPrefix}-status.${cluster}.ippool`;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { JetStreamClient } from 'nats';
 import type { KubeKind } from './kube-kind';
 import { batchMessageId, changeMessageId, syncMessageId } from './message-id';
-import { changeSubject, syncSubject, type StreamNames } from './subjects';
+import { changeSubject, DEFAULT_KUBE_CLUSTER, syncSubject, type StreamNames } from './subjects';
 import { objectKey } from './kube-object';
 import type { LiveKey, ObjectChange, SyncMarker } from './watch-change';
 
@@ -33,6 +33,8 @@ export interface KubePublisherOptions {
    * relists. No publish need fail for it: the API may have made the stream again first.
    */
   onStreamMadeAgain?: (message: string) => void;
+  /** IPAM_CLUSTER: the cluster whose objects these are, named by each message's subject (default `default`) */
+  cluster?: string;
 }
 
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value));
@@ -70,6 +72,7 @@ export class KubePublisher {
   private sendScheduled = false;
   private readonly onFailure: (error: Error) => void;
   private readonly onStreamMadeAgain: (message: string) => void;
+  private readonly cluster: string;
   /** the last stream sequence an acknowledgement gave (duplicates aside) */
   private lastSequence = 0;
   published = 0;
@@ -88,6 +91,7 @@ export class KubePublisher {
     this.batchBytes = options.batchBytes ?? 128 * 1024;
     this.onFailure = options.onFailure ?? (() => undefined);
     this.onStreamMadeAgain = options.onStreamMadeAgain ?? (() => undefined);
+    this.cluster = options.cluster ?? DEFAULT_KUBE_CLUSTER;
   }
 
   /** Resolves once the change is in a batch (and any batch it closed is on its way): `flush` waits for it to be stored. */
@@ -100,7 +104,7 @@ export class KubePublisher {
     const current = this.open.get(change.kind) ?? { keys: new Set<string>(), ids: [], json: [], bytes: 0 };
     this.open.set(change.kind, current);
     current.keys.add(key);
-    current.ids.push(changeMessageId(change));
+    current.ids.push(changeMessageId(change, this.cluster));
     current.json.push(json);
     current.bytes += json.length;
     if (current.json.length >= this.batchChanges) await this.send(change.kind);
@@ -122,7 +126,7 @@ export class KubePublisher {
         chunks,
         items: items.slice(chunk * this.syncChunkSize, (chunk + 1) * this.syncChunkSize),
       };
-      await this.publish(syncSubject(this.names, kind), encode(marker), syncMessageId(marker));
+      await this.publish(syncSubject(this.names, kind, this.cluster), encode(marker), syncMessageId(marker));
     }
     await this.flush();
   }
@@ -154,7 +158,7 @@ export class KubePublisher {
     if (!batch) return;
     this.open.delete(kind);
     const body = `{"kind":${JSON.stringify(kind)},"changes":[${batch.json.join(',')}]}`;
-    await this.publish(changeSubject(this.names, kind), Buffer.from(body), batchMessageId(batch.ids));
+    await this.publish(changeSubject(this.names, kind, this.cluster), Buffer.from(body), batchMessageId(batch.ids));
   }
 
   /** The caller learns of a failure at its next call (throwFailure); until then nothing more goes out, as the relist it causes publishes everything again. */

@@ -170,10 +170,11 @@ export async function findPodHandles(
   db: Queryable,
   namespace: string,
   pod: string,
+  cluster: string,
 ): Promise<Array<{ handle: string; podUid: string | null }>> {
   const { rows } = await db.query<{ handle: string; podUid: string | null }>(
-    `SELECT DISTINCT handle, pod_uid AS "podUid" FROM allocations WHERE cluster = '${DEFAULT_CLUSTER}' AND namespace = $1 AND pod = $2 AND owner = 'pod' ORDER BY handle`,
-    [namespace, pod],
+    `SELECT DISTINCT handle, pod_uid AS "podUid" FROM allocations WHERE cluster = $3 AND namespace = $1 AND pod = $2 AND owner = 'pod' ORDER BY handle`,
+    [namespace, pod, cluster],
   );
   return rows;
 }

@@ -23,6 +23,8 @@ export interface PodRef {
   pod: string;
   /** when given, only the pod of this uid is the one asked about (a StatefulSet pod recreated keeps its name) */
   podUid: string | null;
+  /** the pod's cluster (absent: the default cluster): only that cluster's watcher's pod is the one asked about */
+  cluster?: string;
 }
 
 /** The set a pod's template asks for (its ip-set annotation), and the workload it is for. */

@@ -11,6 +11,8 @@ export interface ApplyContext {
   commands: CommandBus;
   db: Pool;
   metadata: CommandMetadata;
+  /** the cluster the message's watcher watches (IPAM_CLUSTER): its objects are that cluster's nodes, handles, pods */
+  cluster: string;
   /** how the commands' writes commit: named by the consumer's unit that applies the message (or runs the timer) */
   unit: UnitOfWork;
   /** IPAM_DEFAULT_MATCH_LABEL: the label key that ties nodes to their pools */
@@ -24,15 +26,15 @@ export interface ApplyContext {
 export class ApplyContexts {
   private readonly pools: ReadBatcher<string, PoolView | null>;
 
-  constructor(private readonly base: Omit<ApplyContext, 'metadata' | 'unit' | 'findPool'>) {
+  constructor(private readonly base: Omit<ApplyContext, 'metadata' | 'unit' | 'cluster' | 'findPool'>) {
     this.pools = new ReadBatcher(async (names) => {
       const found = new Map((await findPoolsByName(base.db, names)).map((pool) => [pool.name, pool]));
       return names.map((name) => found.get(name) ?? null);
     });
   }
 
-  for(metadata: CommandMetadata, unit: UnitOfWork): ApplyContext {
-    return { ...this.base, metadata, unit, findPool: (name) => this.pools.read(name) };
+  for(metadata: CommandMetadata, unit: UnitOfWork, cluster: string): ApplyContext {
+    return { ...this.base, metadata, unit, cluster, findPool: (name) => this.pools.read(name) };
   }
 }
 

@@ -1,9 +1,10 @@
-import type { ObjectChange } from '@ipledger/messaging';
+import type { ClusterChange } from './kube-message';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
 import { ClaimBatch } from './claim-batch';
 import { StaleMessage } from './kubernetes-objects';
 
-const pod = (name: string, uid = `uid-${name}`, resourceVersion = '1'): ObjectChange => ({
+const pod = (name: string, uid = `uid-${name}`, resourceVersion = '1'): ClusterChange => ({
+  cluster: 'default',
   kind: 'pod',
   type: 'ADDED',
   object: {

@@ -2,7 +2,7 @@ import { objectKey } from '@ipledger/messaging';
 import type { Pool } from 'pg';
 import { BatchQueue } from '../infrastructure/batch-queue';
 import { isDatabaseUnavailable } from '../infrastructure/database-unavailable';
-import { claimObjects, StaleMessage, type Claim } from './kubernetes-objects';
+import { claimObjects, objectIdentity, StaleMessage, type Claim } from './kubernetes-objects';
 import { olderThan } from '@ipledger/projections';
 
 interface Waiting {
@@ -36,7 +36,7 @@ export class ClaimBatch {
     const newest = new Map<string, Waiting>();
     const stale: Waiting[] = [];
     for (const waiting of batch) {
-      const key = `${waiting.claim.change.kind}/${objectKey(waiting.claim.change.object)}`;
+      const key = objectIdentity(waiting.claim.change);
       const other = newest.get(key);
       if (other && olderThan(waiting.claim, other.claim)) stale.push(waiting);
       else {

@@ -1,14 +1,15 @@
 import { Client } from 'pg';
 import { decideSetNodeLabels, NodeAggregate, type CommandMetadata } from '@ipledger/domain';
 import { AggregateRepository } from '@ipledger/event-store';
-import type { ObjectChange } from '@ipledger/messaging';
+import type { ClusterChange } from './kube-message';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
 import { EventWriter } from '../infrastructure/event-writer';
 import { DeferredWrites, OwnTransaction } from '../infrastructure/unit-of-work';
 import { CommitBatch, type Decided } from './commit-batch';
 import { claimObject, StaleMessage } from './kubernetes-objects';
 
-const node = (name: string, labels: Record<string, string>): ObjectChange => ({
+const node = (name: string, labels: Record<string, string>): ClusterChange => ({
+  cluster: 'default',
   kind: 'node',
   type: 'MODIFIED',
   object: { metadata: { name, uid: `uid-${name}`, resourceVersion: '1', labels } },

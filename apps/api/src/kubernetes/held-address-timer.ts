@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@nestjs/common';
+import { DEFAULT_CLUSTER } from '@ipledger/domain';
 import type { Metrics } from '../metrics/metrics';
 import { OwnTransaction } from '../infrastructure/unit-of-work';
 import { ownMetadata, type ApplyContexts } from './apply-context';
@@ -29,7 +30,7 @@ export class HeldAddressTimer {
   async tick(): Promise<void> {
     const released = await releaseForUnreachableNodes(
       // a timer's work: nothing redelivers it, so its commands retry their conflicts
-      this.contexts.for(ownMetadata(randomUUID()), new OwnTransaction({ retries: true })),
+      this.contexts.for(ownMetadata(randomUUID()), new OwnTransaction({ retries: true }), DEFAULT_CLUSTER),
       this.graceSeconds,
     );
     this.metrics.leakReleases.inc({ reason: 'node-unreachable' }, released.length);

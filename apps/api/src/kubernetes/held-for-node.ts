@@ -47,18 +47,20 @@ export function nodeReadiness(node: KubeObject): boolean | null {
   return ready ? ready.status === 'True' : null;
 }
 
-/** Releases held addresses for a rule, recorded in each release event, and forgets them. */
+/** Releases held addresses for a rule, recorded in each release event, and forgets them: each in its own cluster. */
 async function release(ctx: ApplyContext, held: HeldAddress[], reason: (h: HeldAddress) => ReleaseReason): Promise<string[]> {
   for (const h of held) {
-    await ctx.commands.execute(new ReleaseIpCommand(h.handle, ctx.metadata, ctx.unit, { podUid: h.pod_uid, reason: reason(h) }));
-    await forgetHeldAddress(ctx.db, h.handle, h.held_at);
+    await ctx.commands.execute(
+      new ReleaseIpCommand(h.handle, ctx.metadata, ctx.unit, { podUid: h.pod_uid, reason: reason(h) }, null, h.cluster),
+    );
+    await forgetHeldAddress(ctx.db, h.cluster, h.handle, h.held_at);
   }
   return held.map((h) => h.handle);
 }
 
-/** The node object is gone: its sandboxes with it. */
+/** The node object is gone (of the message's cluster): its sandboxes with it. */
 export async function releaseForDeletedNode(ctx: ApplyContext, node: string): Promise<string[]> {
-  const released = await release(ctx, await readHeldForNode(ctx.db, node), (h) => ({
+  const released = await release(ctx, await readHeldForNode(ctx.db, ctx.cluster, node), (h) => ({
     cause: 'node-deleted',
     podUid: h.pod_uid,
     node,

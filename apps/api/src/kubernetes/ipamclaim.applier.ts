@@ -1,4 +1,4 @@
-import { DEFAULT_CLUSTER, DeleteClaimCommand, ipamClaimName, PutClaimCommand } from '@ipledger/domain';
+import { DeleteClaimCommand, ipamClaimName, PutClaimCommand } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
 import { deleteOnce, type ApplyContext } from './apply-context';
 
@@ -7,10 +7,10 @@ import { deleteOnce, type ApplyContext } from './apply-context';
  * persistent claim `ipamclaim:<cluster>:<namespace>:<name>` on its `spec.network`: the pod whose
  * network selection element references it allocates for it, and deleting it releases the address.
  */
-export async function applyIpamClaim({ commands, metadata, unit }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
-  const claim = ipamClaimName(DEFAULT_CLUSTER, object.metadata.namespace as string, object.metadata.name);
+export async function applyIpamClaim({ commands, metadata, unit, cluster }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
+  const claim = ipamClaimName(cluster, object.metadata.namespace as string, object.metadata.name);
   if (type === 'DELETED') return deleteOnce(commands.execute(new DeleteClaimCommand(claim, metadata, unit)), 'CLAIM_NOT_FOUND');
   const network = typeof object.spec?.network === 'string' ? object.spec.network : undefined;
-  await commands.execute(new PutClaimCommand(claim, { cluster: DEFAULT_CLUSTER, ...(network ? { network } : {}) }, metadata, unit));
+  await commands.execute(new PutClaimCommand(claim, { cluster, ...(network ? { network } : {}) }, metadata, unit));
   return 'claim kept';
 }

@@ -57,13 +57,14 @@ export class IpPoolStatusPublisher implements OnApplicationBootstrap, BeforeAppl
     const all = this.ticks++ % REPUBLISH_EVERY_TICKS === 0;
     const statuses = await ipPoolStatuses(this.db);
     const live = new Set<string>();
-    for (const message of statuses) {
+    for (const { cluster, message } of statuses) {
       const text = JSON.stringify(message satisfies IpPoolStatusMessage);
-      live.add(message.name);
-      if (!all && this.published.get(message.name) === text) continue;
+      const key = `${cluster}/${message.name}`;
+      live.add(key);
+      if (!all && this.published.get(key) === text) continue;
       // while the bus is away nats.js buffers these: the newest state arrives last
-      nc.publish(ipPoolStatusSubject(this.config.names), text);
-      this.published.set(message.name, text);
+      nc.publish(ipPoolStatusSubject(this.config.names, cluster), text);
+      this.published.set(key, text);
     }
     for (const name of this.published.keys()) if (!live.has(name)) this.published.delete(name);
   }

@@ -8,9 +8,10 @@ const REFUSED = /^refused: ([A-Z_]+): ([\s\S]*)$/;
  * The status of every live IPPool the consumer has applied: Ready when its last message was
  * applied, Refused with the API's code and message when it was refused, with the pool's counts
  * (of the pool as it stands: a refused change leaves the previous spec in force). A message being
- * applied ('applying') is left out: its outcome comes at the next read.
+ * applied ('applying') is left out: its outcome comes at the next read. Each with its cluster, whose
+ * watcher writes it.
  */
-export async function ipPoolStatuses(db: Queryable): Promise<IpPoolStatusMessage[]> {
+export async function ipPoolStatuses(db: Queryable): Promise<Array<{ cluster: string; message: IpPoolStatusMessage }>> {
   const rows = await readIpPoolStatusRows(db);
   return rows.map((row) => {
     const observedGeneration = row.generation === null ? undefined : Number(row.generation);
@@ -27,6 +28,6 @@ export async function ipPoolStatuses(db: Queryable): Promise<IpPoolStatusMessage
         : { type: 'Refused', status: 'False', reason: 'Accepted', message: '', observedGeneration },
     ];
     const counts = row.capacity === null ? {} : { capacity: row.capacity, allocated: row.allocated!, free: row.free! };
-    return { name: row.name, uid: row.uid, status: { conditions, ...counts, observedGeneration } };
+    return { cluster: row.cluster, message: { name: row.name, uid: row.uid, status: { conditions, ...counts, observedGeneration } } };
   });
 }

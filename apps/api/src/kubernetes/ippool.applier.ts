@@ -1,12 +1,15 @@
 import {
   CreatePoolsCommand,
+  DEFAULT_CLUSTER,
   DeletePoolCommand,
+  DomainError,
   parsePoolSpec,
   planPoolApply,
   UpdatePoolCommand,
   InvalidInputError,
 } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
+import { ipPoolHolders } from '@ipledger/projections';
 import { deleteOnce, type ApplyContext } from './apply-context';
 
 /**
@@ -14,11 +17,21 @@ import { deleteOnce, type ApplyContext } from './apply-context';
  * clusterSelector, reserved, disabled, reuseDelaySeconds, blockSize, blockAffinity, blockReleaseSeconds, allowSpecialRanges, network}, labels from
  * its metadata. A deleted IPPool whose pool
  * still has addresses, or a cidr the pool cannot take (POOL_IN_USE, POOL_OVERLAP...), is refused,
- * and the refusal is recorded as the object's status.
+ * and the refusal is recorded as the object's status. Pools are fleet-wide: an IPPool of one cluster
+ * never changes nor deletes a pool another cluster's IPPool holds, nor, outside the default
+ * cluster, one the REST API made (see poolOwner).
  */
-export async function applyIpPool({ commands, metadata, unit, findPool }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
+export async function applyIpPool(
+  { commands, db, metadata, unit, findPool, cluster }: ApplyContext,
+  { type, object }: ObjectChange,
+): Promise<string> {
   const name = object.metadata.name;
-  if (type === 'DELETED') return deleteOnce(commands.execute(new DeletePoolCommand(name, metadata, unit)), 'POOL_NOT_FOUND');
+  const holders = await ipPoolHolders(db, name);
+  if (type === 'DELETED') {
+    const owner = holders.includes(cluster) ? null : poolOwner(holders, cluster, (await findPool(name)) !== null);
+    if (owner) return `deleted; pool ${name} kept: ${owner} holds it`;
+    return deleteOnce(commands.execute(new DeletePoolCommand(name, metadata, unit)), 'POOL_NOT_FOUND');
+  }
   const spec = object.spec ?? {};
   const desired = parsePoolSpec({
     name,
@@ -50,13 +63,27 @@ export async function applyIpPool({ commands, metadata, unit, findPool }: ApplyC
       | undefined,
     network: specField(spec, 'network', (v) => v === undefined || typeof v === 'string', 'a string') as string | undefined,
   });
-  const plan = planPoolApply(await findPool(name), desired);
+  const current = await findPool(name);
+  const owner = holders.includes(cluster) ? null : poolOwner(holders, cluster, current !== null);
+  if (owner) throw new DomainError('POOL_EXISTS', `pool "${name}" exists and is not this IPPool's: ${owner} holds it`);
+  const plan = planPoolApply(current, desired);
   if ('create' in plan) {
     await commands.execute(new CreatePoolsCommand([plan.create], metadata, unit));
     return 'created';
   }
   await commands.execute(new UpdatePoolCommand(name, plan.patch, metadata, unit));
   return 'applied';
+}
+
+/**
+ * Who holds an existing pool this cluster's IPPool does not: another cluster's IPPool, or the REST
+ * API. The default cluster's IPPools take a REST pool over, as they did before clusters (a
+ * single-cluster user sees no change); null: nobody keeps this IPPool from it.
+ */
+function poolOwner(holders: readonly string[], cluster: string, exists: boolean): string | null {
+  const other = holders.find((holder) => holder !== cluster);
+  if (other) return `cluster ${other}'s IPPool`;
+  return exists && cluster !== DEFAULT_CLUSTER ? 'the REST API' : null;
 }
 
 function optionalNumber(spec: Record<string, unknown>, key: string): number | undefined {

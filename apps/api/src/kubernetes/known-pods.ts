@@ -1,6 +1,7 @@
-import { DomainError, parseIpSetAnnotation, parsePoolAnnotations, podIpSetRef, type IpSetRef } from '@ipledger/domain';
+import { clusterOf, DomainError, parseIpSetAnnotation, parsePoolAnnotations, podIpSetRef, type IpSetRef } from '@ipledger/domain';
 import {
   canonicalPool,
+  clusterKey,
   findPoolsByName,
   liveObjectUid,
   readStoredPod,
@@ -27,11 +28,12 @@ export interface StoredSelection {
  */
 export async function storedSelection(
   db: Queryable,
+  cluster: string,
   namespace: string,
   pod: { name: string; uid: string | null } | null,
   node: string,
 ): Promise<StoredSelection> {
-  const { stored, row } = await readStored(db, namespace, pod, node);
+  const { stored, row } = await readStored(db, cluster, namespace, pod, node);
   const byName = new Map(row.pools.map((pool) => [pool.name, canonicalPool(pool)]));
   return {
     stored,
@@ -47,17 +49,24 @@ export async function storedSelection(
 
 /**
  * The pool annotations of a namespace and of one of its pods (none asked: `pod` null) as the
- * Kubernetes consumer last applied them (kubernetes_objects), one query for both, with the pod's
+ * Kubernetes consumer last applied them (kubernetes_objects, of the cluster's watcher), one query for both, with the pod's
  * creation time (read here, where the pod's row is read anyway, so the allocation's own reads
  * need not) and its ip-set. A namespace not seen is one without annotations.
  */
 async function readStored(
   db: Queryable,
+  cluster: string,
   namespace: string,
   pod: { name: string; uid: string | null } | null,
   node: string | null,
 ): Promise<{ stored: StoredPod; row: StoredPodRow }> {
-  const row = await readStoredPod(db, pod ? `${namespace}/${pod.name}` : null, namespace, node);
+  // the consumer's rows and the nodes read model both key another cluster's by `<cluster>/<key>`
+  const row = await readStoredPod(
+    db,
+    pod ? clusterKey(cluster, `${namespace}/${pod.name}`) : null,
+    clusterKey(cluster, namespace),
+    node === null ? null : clusterKey(cluster, node),
+  );
   const podRow = pod && row.objects.find((o) => o.kind === 'pod' && !o.deleted && (pod.uid === null || o.uid === pod.uid));
   const namespaceRow = row.objects.find((o) => o.kind === 'namespace' && !o.deleted);
   const podMeta = podRow ? (podRow.meta ?? {}) : null;
@@ -88,7 +97,7 @@ async function readStored(
 export async function awaitPodAnnotations(db: Queryable, ref: PodRef, waitMs: number, bound = false): Promise<StoredPod> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const { stored } = await readStored(db, ref.namespace, { name: ref.pod, uid: ref.podUid }, null);
+    const { stored } = await readStored(db, clusterOf(ref), ref.namespace, { name: ref.pod, uid: ref.podUid }, null);
     if (stored.podKnown && (!bound || stored.node !== null)) return stored;
     const left = deadline - Date.now();
     if (left <= 0) {

@@ -11,8 +11,18 @@ import {
   type SyncMarker,
 } from '@ipledger/messaging';
 
+/** A change as the consumer applies it: in the cluster its watcher watches (IPAM_CLUSTER), which its subject names. */
+export interface ClusterChange extends ObjectChange {
+  cluster: string;
+}
+
+/** A sync marker of one cluster: it lists that cluster's objects only. */
+export interface ClusterSync extends SyncMarker {
+  cluster: string;
+}
+
 /** A batch's change that can never be applied stands in its place as MalformedMessage: the batch's others are applied. */
-export type KubeMessage = { change: ObjectChange } | { changes: Array<ObjectChange | MalformedMessage> } | { sync: SyncMarker };
+export type KubeMessage = { change: ClusterChange } | { changes: Array<ClusterChange | MalformedMessage> } | { sync: ClusterSync };
 
 /** A message that can never be applied: terminated, logged and counted, never retried. */
 export class MalformedMessage extends Error {}
@@ -41,10 +51,11 @@ export function parseKubeMessage(names: StreamNames, subject: string, data: Uint
   }
   check(isObject(body), `${subject}: the body is not an object`);
   check(body.kind === route.kind && KUBE_KINDS.includes(body.kind as KubeKind), `${subject}: kind ${String(body.kind)} does not match`);
-  if (route.sync) return { sync: parseSync(body, subject) };
+  const { cluster, kind } = route;
+  if (route.sync) return { sync: { ...parseSync(body, subject), cluster } };
   return Array.isArray(body.changes)
-    ? { changes: parseBatch(body.changes, subject, route.kind) }
-    : { change: parseChange(body, subject, route.kind) };
+    ? { changes: parseBatch(body.changes, subject, kind).map((c) => (c instanceof MalformedMessage ? c : { ...c, cluster })) }
+    : { change: { ...parseChange(body, subject, kind), cluster } };
 }
 
 /** One change per object (the publisher's rule): two of one object in one message would share its stream sequence, and their order be lost. */

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import { DEFAULT_CLUSTER } from '@ipledger/domain';
 import {
   ACKED,
   changeMessageId,
   DurableConsumer,
   ensureStream,
-  objectKey,
   trimObject,
   type Delivery,
-  type ObjectChange,
   type Outcome,
   type Prepared,
   type Work,
@@ -21,11 +20,13 @@ import { EventWriter } from '../infrastructure/event-writer';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 import { OwnTransaction } from '../infrastructure/unit-of-work';
 import { Metrics } from '../metrics/metrics';
-import { ApplyContexts, ownMetadata } from './apply-context';
+import { ClusterPresence } from '../clusters/cluster-presence';
+import { ApplyContexts, messageMetadata, ownMetadata } from './apply-context';
 import { BusConnection } from './bus-connection';
 import { ConsumerMetrics } from './consumer-metrics';
 import { HeldAddressTimer } from './held-address-timer';
-import { MalformedMessage, parseKubeMessage } from './kube-message';
+import { MalformedMessage, parseKubeMessage, type ClusterChange } from './kube-message';
+import { objectIdentity } from './kubernetes-objects';
 import { ObjectReconciler } from './object-reconciler';
 import { Parking } from './parking';
 import { PeriodicWork } from './periodic-work';
@@ -68,6 +69,9 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
   private readonly held: HeldAddressTimer;
   private readonly measured: ConsumerMetrics;
   private readonly adoption: PodAdoption;
+  private readonly clusters: ClusterPresence;
+  /** the clusters known to exist: a watcher's first message of its cluster creates it, as a first REST write in it does */
+  private readonly present = new Set<string>([DEFAULT_CLUSTER]);
 
   constructor(
     @Inject(KUBERNETES_CONFIG) private readonly config: KubernetesConsumerConfig,
@@ -85,6 +89,14 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     this.parking = new Parking(db, this.logger, metrics);
     this.held = new HeldAddressTimer(contexts, config.unreachableNodeGraceSeconds, this.logger, metrics);
     this.measured = new ConsumerMetrics(config.names, this.logger, metrics);
+    this.clusters = new ClusterPresence(writer, db);
+  }
+
+  /** Before a message of the cluster is applied: the cluster exists (created, no labels, if it did not). */
+  private async inCluster(cluster: string, delivery: Delivery): Promise<void> {
+    if (this.present.has(cluster)) return;
+    await this.clusters.writeIn(cluster, messageMetadata(delivery, cluster), () => Promise.resolve());
+    this.present.add(cluster);
   }
 
   onApplicationBootstrap(): void {
@@ -180,12 +192,14 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     }
     if ('sync' in message) {
       const sync = message.sync;
-      const key = `sync/${sync.kind}`;
+      const key = `sync/${sync.cluster}/${sync.kind}`;
       return {
         key,
         barrier: true,
-        run: async () =>
-          outcomeOf(await this.syncs.reconcile(key, { change: sync, delivery }), (reason) => this.parking.setAside(sync, reason)),
+        run: async () => {
+          await this.inCluster(sync.cluster, delivery);
+          return outcomeOf(await this.syncs.reconcile(key, { change: sync, delivery }), (reason) => this.parking.setAside(sync, reason));
+        },
       };
     }
     if ('changes' in message)
@@ -194,19 +208,21 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
           change instanceof MalformedMessage
             ? { terminate: change.message }
             : // each change is audited under its own id, as if it had come alone
-              this.prepareChange(change, { ...delivery, messageId: changeMessageId(change) }),
+              this.prepareChange(change, { ...delivery, messageId: changeMessageId(change, change.cluster) }),
         ),
       };
     return this.prepareChange(message.change, delivery);
   }
 
-  private prepareChange(change: ObjectChange, delivery: Delivery): Work {
-    const key = `${change.kind}/${objectKey(change.object)}`;
+  private prepareChange(change: ClusterChange, delivery: Delivery): Work {
+    const key = objectIdentity(change);
     return {
       key,
       batched: ObjectReconciler.batched(change),
-      run: async () =>
-        outcomeOf(await this.objects.reconcile(key, { change, delivery }), (reason) => this.parking.park(change, delivery, reason)),
+      run: async () => {
+        await this.inCluster(change.cluster, delivery);
+        return outcomeOf(await this.objects.reconcile(key, { change, delivery }), (reason) => this.parking.park(change, delivery, reason));
+      },
     };
   }
 }

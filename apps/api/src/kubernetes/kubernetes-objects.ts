@@ -1,21 +1,24 @@
-import { objectKey, type KubeKind, type ObjectChange } from '@ipledger/messaging';
+import { objectKey, type KubeKind } from '@ipledger/messaging';
 import {
   claimObjectRows,
+  clusterKey,
   parkObjectRow,
   readAlreadyApplied,
   type ObjectRow,
   type Queryable,
   type StreamPosition,
 } from '@ipledger/projections';
+import type { ClusterChange } from './kube-message';
 
 /**
  * Per message, whether it, or a newer one of its object, was applied to the end (one query for
  * all; see readAlreadyApplied).
  */
-export function alreadyApplied(db: Queryable, messages: ReadonlyArray<{ change: ObjectChange } & StreamPosition>): Promise<boolean[]> {
+export function alreadyApplied(db: Queryable, messages: ReadonlyArray<{ change: ClusterChange } & StreamPosition>): Promise<boolean[]> {
   return readAlreadyApplied(
     db,
     messages.map(({ change, streamEpoch, streamSequence }) => ({
+      cluster: change.cluster,
       kind: change.kind,
       key: objectKey(change.object),
       streamEpoch,
@@ -37,13 +40,17 @@ export class StaleMessage extends Error {}
 
 /** One message to record as its object's last applied one, with what was done. */
 export interface Claim extends StreamPosition {
-  change: ObjectChange;
+  change: ClusterChange;
   status: string;
 }
+
+/** Which object a message is of, across clusters (its row's kind and key): its messages are applied in order, one row each. */
+export const objectIdentity = (change: ClusterChange): string => `${change.kind}/${clusterKey(change.cluster, objectKey(change.object))}`;
 
 /** The row a message leaves its object in. */
 function objectRow({ change, streamEpoch, streamSequence, status }: Claim): ObjectRow {
   return {
+    cluster: change.cluster,
     kind: change.kind,
     key: objectKey(change.object),
     uid: change.object.metadata.uid,
@@ -63,11 +70,11 @@ function objectRow({ change, streamEpoch, streamSequence, status }: Claim): Obje
  * the row lock orders two replicas' transactions for one object, so the check and the record are
  * one step with the events. A parked message is cleared by any message applied after it.
  */
-export async function claimObject(db: Queryable, change: ObjectChange, position: StreamPosition, status: string): Promise<void> {
+export async function claimObject(db: Queryable, change: ClusterChange, position: StreamPosition, status: string): Promise<void> {
   const [recorded] = await claimObjects(db, [{ change, ...position, status }]);
   if (!recorded)
     throw new StaleMessage(
-      `${change.kind} ${objectKey(change.object)}: a message newer than ${position.streamSequence} (stream epoch ${position.streamEpoch}) was applied`,
+      `${change.kind} ${objectKey(change.object)} (cluster ${change.cluster}): a message newer than ${position.streamSequence} (stream epoch ${position.streamEpoch}) was applied`,
     );
 }
 
@@ -80,6 +87,6 @@ export function claimObjects(db: Queryable, claims: readonly Claim[]): Promise<b
 }
 
 /** Sets a message aside that kept failing (see parkObjectRow): a newer message of the object replaces it. */
-export function parkObject(db: Queryable, change: ObjectChange, position: StreamPosition, status: string): Promise<void> {
+export function parkObject(db: Queryable, change: ClusterChange, position: StreamPosition, status: string): Promise<void> {
   return parkObjectRow(db, objectRow({ change, ...position, status }));
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_CLUSTER, DeleteClaimCommand, kubevirtClaimName, PutClaimCommand } from '@ipledger/domain';
+import { DeleteClaimCommand, kubevirtClaimName, PutClaimCommand } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
 import { deleteOnce, type ApplyContext } from './apply-context';
 
@@ -7,10 +7,13 @@ import { deleteOnce, type ApplyContext } from './apply-context';
  * address stays while the VM is stopped, restarted or migrated (its launcher pods come and go as
  * references) and is released when the VM is deleted. Its network is set by its first allocation.
  */
-export async function applyVirtualMachine({ commands, metadata, unit }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
-  const claim = kubevirtClaimName(DEFAULT_CLUSTER, object.metadata.namespace as string, object.metadata.name);
+export async function applyVirtualMachine(
+  { commands, metadata, unit, cluster }: ApplyContext,
+  { type, object }: ObjectChange,
+): Promise<string> {
+  const claim = kubevirtClaimName(cluster, object.metadata.namespace as string, object.metadata.name);
   if (type === 'DELETED') return deleteOnce(commands.execute(new DeleteClaimCommand(claim, metadata, unit)), 'CLAIM_NOT_FOUND');
-  await commands.execute(new PutClaimCommand(claim, { cluster: DEFAULT_CLUSTER }, metadata, unit));
+  await commands.execute(new PutClaimCommand(claim, { cluster }, metadata, unit));
   return 'claim kept';
 }
 

@@ -37,6 +37,7 @@ export async function collectLeaks(
   const missing = await readMissedPodAddresses(db, sync.syncId, graceSeconds);
   const earlier = await readLeakSuspects(
     db,
+    sync.cluster,
     missing.map((m) => m.handle),
   );
   const thisSync: SyncRef = { syncId: sync.syncId, listedAt: sync.listedAt.toISOString() };
@@ -47,21 +48,23 @@ export async function collectLeaks(
     const syncs = last === sync.syncId ? before : last !== undefined && last === previous ? [...before, thisSync] : [thisSync];
     return { ...m, syncs };
   });
-  await replaceLeakSuspects(db, suspected);
+  await replaceLeakSuspects(db, sync.cluster, suspected);
   const due = suspected.filter((s) => s.syncs.length >= 2 && s.past_grace);
   const released: string[] = [];
   for (const leak of due) {
-    if (!(await podSeenSince(db, `${leak.namespace}/${leak.pod}`, leak.pod_uid))) {
+    if (!(await podSeenSince(db, sync.cluster, `${leak.namespace}/${leak.pod}`, leak.pod_uid))) {
       const reason: ReleaseReason = {
         cause: 'pod-missing',
         syncs: leak.syncs,
         allocatedAt: leak.allocated_at.toISOString(),
         graceSeconds,
       };
-      await ctx.commands.execute(new ReleaseIpCommand(leak.handle, ctx.metadata, ctx.unit, { podUid: leak.pod_uid ?? undefined, reason }));
+      await ctx.commands.execute(
+        new ReleaseIpCommand(leak.handle, ctx.metadata, ctx.unit, { podUid: leak.pod_uid ?? undefined, reason }, null, sync.cluster),
+      );
       released.push(leak.handle);
     }
-    await forgetLeakSuspect(db, leak.handle);
+    await forgetLeakSuspect(db, sync.cluster, leak.handle);
   }
   return { suspects: suspected.length - due.length, released };
 }

@@ -1,6 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import type { UnitOfWork } from '@ipledger/domain';
 import { objectKey, type Delivery, type ObjectChange } from '@ipledger/messaging';
+import type { ClusterChange } from './kube-message';
 import type { StreamPosition } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import type { EventWriter } from '../infrastructure/event-writer';
@@ -26,11 +27,11 @@ import { refusalAsStatus, type StatusOf } from './refusal-as-status';
  * recorded (a live Pod: its commands' own transactions, tried once), committed in a batch with the
  * messages that meet (DeferredWrites), or alone under a fence (FencedWrites).
  */
-export class ObjectReconciler implements Reconciler<ObjectChange> {
+export class ObjectReconciler implements Reconciler<ClusterChange> {
   private readonly claims: ClaimBatch;
   private readonly batches: CommitBatch;
   /** the reads every Node or IPPool message makes, one query for those that meet */
-  private readonly applied: ReadBatcher<{ change: ObjectChange } & StreamPosition, boolean>;
+  private readonly applied: ReadBatcher<{ change: ClusterChange } & StreamPosition, boolean>;
   private readonly statusOf: StatusOf;
 
   constructor(
@@ -53,7 +54,7 @@ export class ObjectReconciler implements Reconciler<ObjectChange> {
     return onlyRecorded(change) || committedInBatches(change);
   }
 
-  async reconcile(_key: string, { change, delivery }: Delivered<ObjectChange>): Promise<Reconciled> {
+  async reconcile(_key: string, { change, delivery }: Delivered<ClusterChange>): Promise<Reconciled> {
     try {
       if (onlyRecorded(change)) await this.recordLive(change, delivery);
       // a shortcut only (a redelivered old message runs no command): the fence below is the guarantee
@@ -68,24 +69,24 @@ export class ObjectReconciler implements Reconciler<ObjectChange> {
   }
 
   private apply(
-    change: ObjectChange,
+    change: ClusterChange,
     delivery: Delivery,
     unit: UnitOfWork,
     metadata = messageMetadata(delivery, change.object.metadata.uid),
   ): Promise<string> {
-    const ctx = this.contexts.for(metadata, unit);
+    const ctx = this.contexts.for(metadata, unit, change.cluster);
     return this.statusOf(change.kind, `${change.type} ${objectKey(change.object)}`, () => APPLIERS[change.kind](ctx, change));
   }
 
   /** A message that only records its object (see onlyRecorded): decided alone (a refusal is its status), recorded with the others that meet. */
-  private async recordLive(change: ObjectChange, delivery: Delivery): Promise<void> {
+  private async recordLive(change: ClusterChange, delivery: Delivery): Promise<void> {
     const metadata = messageMetadata(delivery, change.object.metadata.uid);
     // a conflict requeues the message: its commands try once
     const unit = new OwnTransaction({ retries: false });
     const status = await this.apply(change, delivery, unit, metadata);
     await this.claims.record({ change, ...positionOf(delivery), status });
     // acknowledged once adopted: a failure here delivers the message again, and its adoption is tried again
-    if (change.kind === 'pod') await this.adoption.podRecorded(change.object, metadata, unit);
+    if (change.kind === 'pod') await this.adoption.podRecorded(change, metadata, unit);
   }
 
   /**
@@ -94,7 +95,7 @@ export class ObjectReconciler implements Reconciler<ObjectChange> {
    * while every stream the commands read is still as they read it. A no-op decided on a state that
    * an older message's late transaction changed meanwhile is thus decided again, never recorded.
    */
-  private async applyFenced(change: ObjectChange, delivery: Delivery): Promise<void> {
+  private async applyFenced(change: ClusterChange, delivery: Delivery): Promise<void> {
     const fence = new FencedWrites((client) => claimObject(client, change, positionOf(delivery), 'applying'));
     const status = await this.apply(change, delivery, fence);
     await this.writer.confirm(fence.reads, (client) => claimObject(client, change, positionOf(delivery), status));
@@ -105,7 +106,7 @@ export class ObjectReconciler implements Reconciler<ObjectChange> {
    * the messages that meet (see CommitBatch), which check its object's order and every stream it
    * read as the fence does; applied alone after all when the batch cannot commit whole.
    */
-  private async applyInBatch(change: ObjectChange, delivery: Delivery): Promise<void> {
+  private async applyInBatch(change: ClusterChange, delivery: Delivery): Promise<void> {
     const deferred = new DeferredWrites();
     const status = await this.apply(change, delivery, deferred);
     await this.batches.add({

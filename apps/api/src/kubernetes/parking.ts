@@ -1,7 +1,8 @@
 import type { Logger } from '@nestjs/common';
-import { objectKey, type Delivery, type ObjectChange, type SyncMarker } from '@ipledger/messaging';
+import { objectKey, type Delivery, type SyncMarker } from '@ipledger/messaging';
 import type { Pool } from 'pg';
 import type { Metrics } from '../metrics/metrics';
+import type { ClusterChange } from './kube-message';
 import { parkObject } from './kubernetes-objects';
 import { positionOf } from './reconciler';
 
@@ -18,12 +19,12 @@ export class Parking {
     private readonly metrics: Metrics,
   ) {}
 
-  async park(change: ObjectChange, delivery: Delivery, reason: string): Promise<void> {
+  async park(change: ClusterChange, delivery: Delivery, reason: string): Promise<void> {
     const status = `parked ${reason}`;
     await parkObject(this.db, change, positionOf(delivery), status);
     this.metrics.kubernetesMessages.inc({ kind: change.kind, outcome: 'parked' });
     this.logger.error(
-      `${change.kind} ${objectKey(change.object)} ${status} (stream sequence ${delivery.streamSequence}, epoch ${delivery.streamEpoch}); ` +
+      `${change.kind} ${objectKey(change.object)} (cluster ${change.cluster}) ${status} (stream sequence ${delivery.streamSequence}, epoch ${delivery.streamEpoch}); ` +
         'applied again at its next change, or on `npm run cli -- unpark`',
     );
   }

@@ -1,12 +1,13 @@
 import type { Logger } from '@nestjs/common';
 import type { CommandBus } from '@nestjs/cqrs';
-import { AdoptPodIpsCommand, DomainError, type CommandMetadata, type UnitOfWork } from '@ipledger/domain';
+import { AdoptPodIpsCommand, DEFAULT_CLUSTER, DomainError, type CommandMetadata, type UnitOfWork } from '@ipledger/domain';
 import { objectKey, type KubeObject } from '@ipledger/messaging';
 import { adoptionCandidates, readPoolCidrs, type AdoptionCandidate } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { ReadBatcher } from '../infrastructure/read-batcher';
 import { isConflict } from '../infrastructure/unit-of-work';
 import type { AdoptPodIpsResult } from '../allocations/adopt-pod-ips.handler';
+import type { ClusterChange } from './kube-message';
 
 /**
  * Adopting a running cluster: a running pod's addresses that lie in a pool and that nobody holds
@@ -14,6 +15,8 @@ import type { AdoptPodIpsResult } from '../allocations/adopt-pod-ips.handler';
  * message looks once it is recorded (the pods that meet are read together, one statement); pools
  * created or resized since the last look (REST or IPPool) look at every pod; each pod sync looks
  * at all of them again, for work cut short (a crash between a pod's record and its adoption).
+ * Only the default cluster's pods are adopted (AdoptPodIpsCommand adopts into it): another
+ * cluster's running pods are never candidates, so its allocations are never touched.
  */
 export class PodAdoption {
   private readonly byPod: ReadBatcher<string, AdoptionCandidate[]>;
@@ -32,9 +35,9 @@ export class PodAdoption {
   }
 
   /** A live pod's message, once recorded: only one that reports addresses while running reads anything. */
-  async podRecorded(pod: KubeObject, metadata: CommandMetadata, unit: UnitOfWork): Promise<void> {
-    if (!mayAdopt(pod)) return;
-    await this.adopt(await this.byPod.read(objectKey(pod)), metadata, unit);
+  async podRecorded({ cluster, object }: ClusterChange, metadata: CommandMetadata, unit: UnitOfWork): Promise<void> {
+    if (cluster !== DEFAULT_CLUSTER || !mayAdopt(object)) return;
+    await this.adopt(await this.byPod.read(objectKey(object)), metadata, unit);
   }
 
   /** Pools created, or whose cidr changed, since the last look: the pods' addresses they now cover. */

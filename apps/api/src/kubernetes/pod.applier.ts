@@ -1,4 +1,4 @@
-import { DEFAULT_CLUSTER, DropClaimReferenceCommand, parseIpSetAnnotation, parsePoolAnnotations, ReleaseIpCommand } from '@ipledger/domain';
+import { DropClaimReferenceCommand, parseIpSetAnnotation, parsePoolAnnotations, ReleaseIpCommand } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
 import { findPodHandles, findPodReferences, holdForNode, readNodeReadiness } from '@ipledger/projections';
 import type { ApplyContext } from './apply-context';
@@ -16,7 +16,7 @@ export const onlyRecorded = (change: ObjectChange): boolean => change.kind === '
  * (a StatefulSet pod restarted) keeps what it was given. Live pods are only recorded (their row
  * keeps their pool annotations); malformed annotations are refused, so the pod's status says why.
  */
-export async function applyPod({ commands, db, metadata, unit }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
+export async function applyPod({ commands, db, metadata, unit, cluster }: ApplyContext, { type, object }: ObjectChange): Promise<string> {
   const { name, uid } = object.metadata;
   const namespace = object.metadata.namespace as string;
   if (type !== 'DELETED') {
@@ -25,23 +25,27 @@ export async function applyPod({ commands, db, metadata, unit }: ApplyContext, {
     return POD_SEEN;
   }
   // a claim's reference held by the pod goes with it (the claim keeps its address for its other reference, or while persistent)
-  const references = await findPodReferences(db, DEFAULT_CLUSTER, namespace, name);
-  for (const { handle, claim } of references) await commands.execute(new DropClaimReferenceCommand(handle, claim, metadata, unit));
-  const handles = (await findPodHandles(db, namespace, name)).filter((h) => h.podUid === null || h.podUid === uid);
+  const references = await findPodReferences(db, cluster, namespace, name);
+  for (const { handle, claim } of references)
+    await commands.execute(new DropClaimReferenceCommand(handle, claim, metadata, unit, null, cluster));
+  const handles = (await findPodHandles(db, namespace, name, cluster)).filter((h) => h.podUid === null || h.podUid === uid);
   if (handles.length === 0) return references.length ? `dropped ${references.length} claim reference(s)` : 'deleted';
   const node = podNode(object);
-  const cause = node ? holdCause(object, await readNodeReadiness(db, node)) : null;
+  const cause = node ? holdCause(object, await readNodeReadiness(db, cluster, node)) : null;
   if (node && cause) {
     await holdForNode(
       db,
       handles.map((h) => h.handle),
       { namespace, name, uid, node },
       cause,
+      cluster,
     );
     return `held ${handles.length} handle(s) for node ${node} (${cause})`;
   }
   for (const { handle } of handles) {
-    await commands.execute(new ReleaseIpCommand(handle, metadata, unit, { podUid: uid, reason: { cause: 'pod-deleted', podUid: uid } }));
+    await commands.execute(
+      new ReleaseIpCommand(handle, metadata, unit, { podUid: uid, reason: { cause: 'pod-deleted', podUid: uid } }, null, cluster),
+    );
   }
   return `released ${handles.length} handle(s)`;
 }

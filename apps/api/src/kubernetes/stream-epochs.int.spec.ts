@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { ObjectChange } from '@ipledger/messaging';
+import type { ClusterChange } from './kube-message';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
 import { recordMisses, recordNodeReadiness, recordSyncChunk, streamEpoch, type StreamPosition } from '@ipledger/projections';
 import { alreadyApplied, claimObjects, parkObject } from './kubernetes-objects';
 
-const pod = (name: string, type: ObjectChange['type'] = 'MODIFIED'): ObjectChange => ({
+const pod = (name: string, type: ClusterChange['type'] = 'MODIFIED'): ClusterChange => ({
+  cluster: 'default',
   kind: 'pod',
   type,
   object: { metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: '1' } },
@@ -100,14 +101,14 @@ describe('stream epochs', () => {
 
     it("keeps a node's readiness from the newest message, across streams", async () => {
       const ready = async () => (await db.pool.query(`SELECT ready FROM kubernetes_node_readiness WHERE node = 'n1'`)).rows[0]?.ready;
-      await recordNodeReadiness(db.pool, 'n1', true, at(0, 500));
-      await recordNodeReadiness(db.pool, 'n1', false, at(1, 2));
+      await recordNodeReadiness(db.pool, 'default', 'n1', true, at(0, 500));
+      await recordNodeReadiness(db.pool, 'default', 'n1', false, at(1, 2));
       expect(await ready()).toBe(false);
-      await recordNodeReadiness(db.pool, 'n1', true, at(0, 900));
+      await recordNodeReadiness(db.pool, 'default', 'n1', true, at(0, 900));
       expect(await ready()).toBe(false);
-      await recordNodeReadiness(db.pool, 'n1', true, at(1, 1));
+      await recordNodeReadiness(db.pool, 'default', 'n1', true, at(1, 1));
       expect(await ready()).toBe(false);
-      await recordNodeReadiness(db.pool, 'n1', true, at(1, 3));
+      await recordNodeReadiness(db.pool, 'default', 'n1', true, at(1, 3));
       expect(await ready()).toBe(true);
     });
 
@@ -117,7 +118,7 @@ describe('stream epochs', () => {
       await claim('newer', at(1, 50));
       await claim('earlier', at(1, 5));
       const syncId = randomUUID();
-      const sync = await recordSyncChunk(db.pool, {
+      const sync = await recordSyncChunk(db.pool, 'default', {
         kind: 'pod',
         syncId,
         resourceVersion: '1',

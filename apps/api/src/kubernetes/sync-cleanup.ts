@@ -1,8 +1,10 @@
 import type { Logger } from '@nestjs/common';
 import type { CommandBus } from '@nestjs/cqrs';
-import { DeletePoolCommand, type CommandMetadata, type UnitOfWork } from '@ipledger/domain';
-import { objectKey, type Delivery, type KubeObject, type SyncMarker } from '@ipledger/messaging';
+import { DEFAULT_CLUSTER, DeletePoolCommand, type CommandMetadata, type UnitOfWork } from '@ipledger/domain';
+import { objectKey, type Delivery, type KubeObject } from '@ipledger/messaging';
+import type { ClusterSync } from './kube-message';
 import {
+  clusterKey,
   markSyncDone,
   previousSync,
   recordMisses,
@@ -22,7 +24,6 @@ import { collectLeaks } from './leak-collector';
 import type { PodAdoption } from './pod-adoption';
 import { ACK, afterFailure, positionOf, type Delivered, type Reconciled, type Reconciler } from './reconciler';
 import { refusalAsStatus, type StatusOf } from './refusal-as-status';
-import { applyStatefulSet } from './statefulset.applier';
 
 export interface SyncCleanupConfig {
   maxAttempts: number;
@@ -35,7 +36,7 @@ export interface SyncCleanupConfig {
  * leaked addresses and pods to adopt. Every step is idempotent: a marker redelivered, or one that
  * failed half way, runs them again until the sync is marked done.
  */
-export class SyncCleanup implements Reconciler<SyncMarker> {
+export class SyncCleanup implements Reconciler<ClusterSync> {
   private readonly statusOf: StatusOf;
 
   constructor(
@@ -50,9 +51,9 @@ export class SyncCleanup implements Reconciler<SyncMarker> {
     this.statusOf = refusalAsStatus(logger, metrics);
   }
 
-  async reconcile(_key: string, { change: marker, delivery }: Delivered<SyncMarker>): Promise<Reconciled> {
+  async reconcile(_key: string, { change: marker, delivery }: Delivered<ClusterSync>): Promise<Reconciled> {
     try {
-      const sync = await recordSyncChunk(this.db, marker);
+      const sync = await recordSyncChunk(this.db, marker.cluster, marker);
       // the marker is redelivered after a conflict: the commands try once
       if (sync) await this.cleanUp(sync, messageMetadata(delivery, sync.syncId), delivery, new OwnTransaction({ retries: false }));
       return ACK;
@@ -65,35 +66,36 @@ export class SyncCleanup implements Reconciler<SyncMarker> {
     const previous = await previousSync(this.db, sync);
     const vanished = await recordMisses(this.db, sync, previous, positionOf(delivery), this.config.leakGraceSeconds);
     await this.deleteVanished(sync, vanished, metadata, unit);
-    if (sync.kind === 'ippool') await this.retryRefusedPoolDeletes(metadata, unit);
-    if (sync.kind === 'ippool' || sync.kind === 'statefulset') await this.reconcileStatefulSetsWithoutRange(metadata, unit);
+    if (sync.kind === 'ippool') await this.retryRefusedPoolDeletes(sync.cluster, metadata, unit);
+    if (sync.kind === 'ippool' || sync.kind === 'statefulset') await this.reconcileStatefulSetsWithoutRange(sync.cluster, metadata, unit);
     if (sync.kind === 'pod') {
-      const report = await collectLeaks(this.contexts.for(metadata, unit), sync, previous, this.config.leakGraceSeconds);
+      const report = await collectLeaks(this.contexts.for(metadata, unit, sync.cluster), sync, previous, this.config.leakGraceSeconds);
       this.metrics.leakReleases.inc({ reason: 'pod-missing' }, report.released.length);
-      for (const handle of report.released) this.logger.warn(`released leaked handle ${handle}: its pod was missing from two pod syncs`);
+      for (const handle of report.released)
+        this.logger.warn(`released leaked handle ${handle} (cluster ${sync.cluster}): its pod was missing from two pod syncs`);
       if (report.suspects) this.logger.log(`${report.suspects} handle(s) whose pod this sync did not list: released after the next sync`);
-      await this.adoption.everywhere(metadata, unit);
+      if (sync.cluster === DEFAULT_CLUSTER) await this.adoption.everywhere(metadata, unit);
     }
     await markSyncDone(this.db, sync);
   }
 
   /** Pools whose IPPool is gone but which were in use then: each IPPool sync tries to delete them again. */
-  private async retryRefusedPoolDeletes(metadata: CommandMetadata, unit: UnitOfWork): Promise<void> {
-    for (const name of await refusedDeletes(this.db, 'ippool')) {
+  private async retryRefusedPoolDeletes(cluster: string, metadata: CommandMetadata, unit: UnitOfWork): Promise<void> {
+    for (const name of await refusedDeletes(this.db, cluster, 'ippool')) {
       const status = await this.statusOf('ippool', `DELETED ${name}`, () =>
         deleteOnce(this.commands.execute(new DeletePoolCommand(name, metadata, unit)), 'POOL_NOT_FOUND'),
       );
-      await setObjectStatus(this.db, 'ippool', name, status);
+      await setObjectStatus(this.db, 'ippool', clusterKey(cluster, name), status);
     }
   }
 
   /** After the pools changed (an IPPool sync) and at each StatefulSet sync: another try for a range. */
-  private async reconcileStatefulSetsWithoutRange(metadata: CommandMetadata, unit: UnitOfWork): Promise<void> {
-    for (const object of await statefulSetsWithoutRange(this.db)) {
+  private async reconcileStatefulSetsWithoutRange(cluster: string, metadata: CommandMetadata, unit: UnitOfWork): Promise<void> {
+    for (const object of await statefulSetsWithoutRange(this.db, cluster)) {
       const status = await this.statusOf('statefulset', `again ${objectKey(object)}`, () =>
-        applyStatefulSet(this.contexts.for(metadata, unit), { kind: 'statefulset', type: 'MODIFIED', object }),
+        APPLIERS.statefulset(this.contexts.for(metadata, unit, cluster), { kind: 'statefulset', type: 'MODIFIED', object }),
       );
-      await setObjectStatus(this.db, 'statefulset', objectKey(object), status);
+      await setObjectStatus(this.db, 'statefulset', clusterKey(cluster, objectKey(object)), status);
     }
   }
 
@@ -110,10 +112,12 @@ export class SyncCleanup implements Reconciler<SyncMarker> {
         sync.kind === 'pod'
           ? 'gone'
           : await this.statusOf(sync.kind, `vanished ${key}`, () =>
-              APPLIERS[sync.kind](this.contexts.for(metadata, unit), { kind: sync.kind, type: 'DELETED', object }),
+              APPLIERS[sync.kind](this.contexts.for(metadata, unit, sync.cluster), { kind: sync.kind, type: 'DELETED', object }),
             );
-      this.logger.warn(`${sync.kind} ${key} was missing from syncs ${missedBy.map((m) => m.syncId).join(', ')}: ${status}`);
-      await setObjectStatus(this.db, sync.kind, key, status, true);
+      this.logger.warn(
+        `${sync.kind} ${key} (cluster ${sync.cluster}) was missing from syncs ${missedBy.map((m) => m.syncId).join(', ')}: ${status}`,
+      );
+      await setObjectStatus(this.db, sync.kind, clusterKey(sync.cluster, key), status, true);
     }
   }
 }

@@ -105,7 +105,7 @@ export class NodesController {
     @Query() query: NodePoolsQueryDto,
   ): Promise<NodePoolsDto> {
     await this.clusters.forRead(cluster);
-    const selection = await this.annotated(name, query);
+    const selection = await this.annotated(name, cluster, query);
     const { rule, source, families } = chooseSelection(query, selection?.stored.annotated ?? null, this.config.defaultMatchLabel);
     if (query.pool !== undefined) validateDns1123Label(query.pool, 'pool name');
     // `families` is one of 4, 6, 4,6 (the DTO's rule)
@@ -121,13 +121,13 @@ export class NodesController {
    * The pool annotations of the namespace (and pod) asked about, as the watcher last sent them (a
    * pod not seen yet has none), read with the node and the pools they name.
    */
-  private async annotated(node: string, { namespace, pod }: NodePoolsQueryDto): Promise<StoredSelection | null> {
+  private async annotated(node: string, cluster: string, { namespace, pod }: NodePoolsQueryDto): Promise<StoredSelection | null> {
     if (namespace === undefined) {
       if (pod !== undefined) throw new InvalidInputError('INVALID_ARGUMENT', 'pod needs namespace');
       return null;
     }
     validateDns1123Label(namespace, 'namespace');
     if (pod !== undefined) validateDns1123Subdomain(pod, 'pod name');
-    return storedSelection(this.db, namespace, pod === undefined ? null : { name: pod, uid: null }, node);
+    return storedSelection(this.db, cluster, namespace, pod === undefined ? null : { name: pod, uid: null }, node);
   }
 }

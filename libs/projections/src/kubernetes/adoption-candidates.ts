@@ -20,14 +20,15 @@ export interface AdoptionCandidate {
  * its sandbox gave back is no address in use), and that was never adopted for this pod before (the
  * log says so, by the index of ip history: an adoption released is not made again). An address
  * two pods report is a candidate for both: the pool aggregate gives it to the first. A pod's status
- * names its addresses on the cluster's own network, so only pools and allocations of the shared
+ * names its addresses on the cluster's own network, so only the default cluster's pods (AdoptPodIpsCommand
+ * adopts into it) and only pools and allocations of the shared
  * space (no isolated network) count: an isolated network may reuse the same addresses.
  */
 const CANDIDATES = `SELECT o.key, o.uid, o.object -> 'spec' ->> 'nodeName' AS node, x.ip, pl.name AS pool
   FROM kubernetes_objects o
   CROSS JOIN LATERAL (SELECT e ->> 'ip' AS ip FROM jsonb_array_elements(coalesce(o.object -> 'status' -> 'podIPs', '[]')) e) x
   JOIN pools pl ON pl.cidr >>= x.ip::inet AND pl.network IS NULL
- WHERE o.kind = 'pod' AND NOT o.deleted AND ($1::text[] IS NULL OR o.key = ANY ($1)) AND ($2::text[] IS NULL OR pl.name = ANY ($2))
+ WHERE o.cluster = '${DEFAULT_CLUSTER}' AND o.kind = 'pod' AND NOT o.deleted AND ($1::text[] IS NULL OR o.key = ANY ($1)) AND ($2::text[] IS NULL OR pl.name = ANY ($2))
    AND o.object -> 'status' ->> 'phase' = 'Running' AND coalesce(o.object -> 'spec' ->> 'hostNetwork', 'false') <> 'true'
    AND o.object -> 'spec' ->> 'nodeName' IS NOT NULL
    AND NOT EXISTS (SELECT 1 FROM allocations a WHERE a.ip = x.ip::inet AND a.pool_network IS NULL)

@@ -1,4 +1,5 @@
 import type { Queryable } from '../queryable';
+import { clusterKey } from './cluster-key';
 import type { ObjectRow } from './object-row';
 
 /**
@@ -8,8 +9,9 @@ import type { ObjectRow } from './object-row';
  */
 export async function claimObjectRows(db: Queryable, claims: readonly ObjectRow[]): Promise<boolean[]> {
   const rows = claims.map((c) => ({
+    cluster: c.cluster,
     kind: c.kind,
-    key: c.key,
+    key: clusterKey(c.cluster, c.key),
     uid: c.uid,
     resource_version: c.resourceVersion,
     stream_epoch: c.streamEpoch,
@@ -19,8 +21,8 @@ export async function claimObjectRows(db: Queryable, claims: readonly ObjectRow[
     object: c.object,
   }));
   const { rows: recorded } = await db.query<{ kind: string; key: string }>(
-    `INSERT INTO kubernetes_objects (kind, key, uid, resource_version, stream_epoch, stream_sequence, deleted, status, object)
-     SELECT * FROM jsonb_to_recordset($1) AS t(kind text, key text, uid text, resource_version text, stream_epoch bigint,
+    `INSERT INTO kubernetes_objects (cluster, kind, key, uid, resource_version, stream_epoch, stream_sequence, deleted, status, object)
+     SELECT * FROM jsonb_to_recordset($1) AS t(cluster text, kind text, key text, uid text, resource_version text, stream_epoch bigint,
        stream_sequence bigint, deleted boolean, status text, object jsonb)
      ON CONFLICT (kind, key) DO UPDATE SET uid = excluded.uid, resource_version = excluded.resource_version,
        stream_epoch = excluded.stream_epoch, stream_sequence = excluded.stream_sequence, deleted = excluded.deleted,

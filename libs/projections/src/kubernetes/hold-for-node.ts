@@ -7,10 +7,11 @@ export async function holdForNode(
   handles: string[],
   pod: { namespace: string; name: string; uid: string; node: string },
   cause: HeldForNode['cause'],
+  cluster: string,
 ): Promise<void> {
   await db.query(
-    `INSERT INTO kubernetes_held_addresses (handle, node, namespace, pod, pod_uid, cause)
-     SELECT h, $2, $3, $4, $5, $6 FROM unnest($1::text[]) AS h ON CONFLICT (handle) DO NOTHING`,
-    [handles, pod.node, pod.namespace, pod.name, pod.uid, cause],
+    `INSERT INTO kubernetes_held_addresses (handle, node, namespace, pod, pod_uid, cause, cluster)
+     SELECT h, $2, $3, $4, $5, $6, $7 FROM unnest($1::text[]) AS h ON CONFLICT (handle) DO NOTHING`,
+    [handles, pod.node, pod.namespace, pod.name, pod.uid, cause, cluster],
   );
 }

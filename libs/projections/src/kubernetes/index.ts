@@ -1,11 +1,13 @@
 /** The Kubernetes consumer's own tables (kubernetes_*): one named query a file. */
 export * from './adoption-candidates';
 export * from './claim-object-rows';
+export * from './cluster-key';
 export * from './forget-freed-holds';
 export * from './forget-held-address';
 export * from './forget-leak-suspect';
 export * from './forget-node-readiness';
 export * from './hold-for-node';
+export * from './ippool-holders';
 export * from './list-parked';
 export * from './live-object-uid';
 export * from './mark-sync-done';

@@ -1,4 +1,5 @@
 import type { Queryable } from '../queryable';
+import { clusterKey } from './cluster-key';
 import type { ObjectRow } from './object-row';
 
 /**
@@ -8,11 +9,21 @@ import type { ObjectRow } from './object-row';
  */
 export async function parkObjectRow(db: Queryable, row: Omit<ObjectRow, 'object'>): Promise<void> {
   await db.query(
-    `INSERT INTO kubernetes_objects (kind, key, uid, resource_version, stream_epoch, stream_sequence, deleted, status, parked_sequence)
-     VALUES ($1, $2, $3, $4, $8, $5, $6, $7, $5)
+    `INSERT INTO kubernetes_objects (kind, key, uid, resource_version, stream_epoch, stream_sequence, deleted, status, parked_sequence, cluster)
+     VALUES ($1, $2, $3, $4, $8, $5, $6, $7, $5, $9)
      ON CONFLICT (kind, key) DO UPDATE SET uid = $3, resource_version = $4, stream_epoch = $8, stream_sequence = $5, status = $7,
        parked_sequence = $5, unpark_requested = false, updated_at = now()
      WHERE (kubernetes_objects.stream_epoch, kubernetes_objects.stream_sequence) <= ($8, $5)`,
-    [row.kind, row.key, row.uid, row.resourceVersion, row.streamSequence, row.deleted, row.status, row.streamEpoch],
+    [
+      row.kind,
+      clusterKey(row.cluster, row.key),
+      row.uid,
+      row.resourceVersion,
+      row.streamSequence,
+      row.deleted,
+      row.status,
+      row.streamEpoch,
+      row.cluster,
+    ],
   );
 }

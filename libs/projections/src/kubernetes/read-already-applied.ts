@@ -1,4 +1,5 @@
 import type { Queryable } from '../queryable';
+import { clusterKey } from './cluster-key';
 import type { StreamPosition } from './stream-position';
 
 /**
@@ -9,7 +10,7 @@ import type { StreamPosition } from './stream-position';
  */
 export async function readAlreadyApplied(
   db: Queryable,
-  messages: ReadonlyArray<{ kind: string; key: string } & StreamPosition>,
+  messages: ReadonlyArray<{ cluster: string; kind: string; key: string } & StreamPosition>,
 ): Promise<boolean[]> {
   const { rows } = await db.query<{ i: number }>(
     `SELECT t.i FROM jsonb_to_recordset($1) AS t(i int, kind text, key text, epoch bigint, seq bigint)
@@ -18,7 +19,13 @@ export async function readAlreadyApplied(
           OR ((o.stream_epoch, o.stream_sequence) = (t.epoch, t.seq) AND o.status <> 'applying' AND o.parked_sequence IS NULL)))`,
     [
       JSON.stringify(
-        messages.map(({ kind, key, streamEpoch, streamSequence }, i) => ({ i, kind, key, epoch: streamEpoch, seq: streamSequence })),
+        messages.map(({ cluster, kind, key, streamEpoch, streamSequence }, i) => ({
+          i,
+          kind,
+          key: clusterKey(cluster, key),
+          epoch: streamEpoch,
+          seq: streamSequence,
+        })),
       ),
     ],
   );

@@ -1,11 +1,15 @@
 import type { Queryable } from '../queryable';
 import type { HeldAddress } from './read-held-for-node';
+import { DEFAULT_CLUSTER } from '@ipledger/domain';
 
-/** Addresses held for a node that has not been Ready for the grace period, by the database's clock. */
+/** A held address's node as kubernetes_node_readiness keys it (clusterKey). */
+const NODE_KEY = `CASE WHEN h.cluster = '${DEFAULT_CLUSTER}' THEN h.node ELSE h.cluster || '/' || h.node END`;
+
+/** Addresses held for a node (of its own cluster) that has not been Ready for the grace period, by the database's clock. */
 export async function readHeldPastGrace(db: Queryable, graceSeconds: number): Promise<HeldAddress[]> {
   const { rows } = await db.query<HeldAddress>(
-    `SELECT h.handle, h.node, h.pod_uid, h.held_at, r.last_ready_at FROM kubernetes_held_addresses h
-       JOIN kubernetes_node_readiness r ON r.node = h.node
+    `SELECT h.handle, h.cluster, h.node, h.pod_uid, h.held_at, r.last_ready_at FROM kubernetes_held_addresses h
+       JOIN kubernetes_node_readiness r ON r.node = ${NODE_KEY}
       WHERE NOT r.ready AND r.last_ready_at <= now() - make_interval(secs => $1::integer)
       ORDER BY h.handle`,
     [graceSeconds],

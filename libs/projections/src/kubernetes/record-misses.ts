@@ -1,6 +1,7 @@
 import type { Queryable } from '../queryable';
 import type { CompleteSync } from './record-sync-chunk';
 import type { StreamPosition } from './stream-position';
+import { ownKeySql } from './cluster-key';
 
 export interface SyncRef {
   syncId: string;
@@ -31,10 +32,10 @@ export async function recordMisses(
   graceSeconds: number,
 ): Promise<VanishedObject[]> {
   const listed = `EXISTS (SELECT FROM kubernetes_sync_items i WHERE i.sync_id = $2::uuid AND i.key = o.key AND i.uid = o.uid)`;
-  await db.query(`UPDATE kubernetes_objects o SET missing_syncs = NULL WHERE o.kind = $1 AND o.missing_syncs IS NOT NULL AND ${listed}`, [
-    sync.kind,
-    sync.syncId,
-  ]);
+  await db.query(
+    `UPDATE kubernetes_objects o SET missing_syncs = NULL WHERE o.cluster = $3 AND o.kind = $1 AND o.missing_syncs IS NOT NULL AND ${listed}`,
+    [sync.kind, sync.syncId, sync.cluster],
+  );
   const thisSync = JSON.stringify([{ syncId: sync.syncId, listedAt: sync.listedAt.toISOString() }]);
   // a redelivered marker must not count twice, nor a gap between syncs count as consecutive
   await db.query(
@@ -42,15 +43,15 @@ export async function recordMisses(
          WHEN o.missing_syncs -> -1 ->> 'syncId' = $2::text THEN o.missing_syncs
          WHEN o.missing_syncs -> -1 ->> 'syncId' = $4::text THEN o.missing_syncs || $5::jsonb
          ELSE $5::jsonb END
-      WHERE o.kind = $1 AND NOT o.deleted AND (o.stream_epoch, o.stream_sequence) < ($6, $3) AND NOT ${listed}`,
-    [sync.kind, sync.syncId, marker.streamSequence, previous, thisSync, marker.streamEpoch],
+      WHERE o.cluster = $7 AND o.kind = $1 AND NOT o.deleted AND (o.stream_epoch, o.stream_sequence) < ($6, $3) AND NOT ${listed}`,
+    [sync.kind, sync.syncId, marker.streamSequence, previous, thisSync, marker.streamEpoch, sync.cluster],
   );
   const { rows } = await db.query<VanishedObject>(
-    `SELECT key, uid, resource_version AS "resourceVersion", missing_syncs AS "missedBy" FROM kubernetes_objects
-      WHERE kind = $1 AND NOT deleted AND missing_syncs -> -1 ->> 'syncId' = $2 AND jsonb_array_length(missing_syncs) >= 2
+    `SELECT ${ownKeySql('o')} AS key, uid, resource_version AS "resourceVersion", missing_syncs AS "missedBy" FROM kubernetes_objects o
+      WHERE o.cluster = $4 AND kind = $1 AND NOT deleted AND missing_syncs -> -1 ->> 'syncId' = $2 AND jsonb_array_length(missing_syncs) >= 2
         AND updated_at <= now() - make_interval(secs => $3::integer)
       ORDER BY key`,
-    [sync.kind, sync.syncId, graceSeconds],
+    [sync.kind, sync.syncId, graceSeconds, sync.cluster],
   );
   return rows;
 }

@@ -1,8 +1,11 @@
 import type { KubeKind, SyncMarker } from '@ipledger/messaging';
 import type { Pool } from 'pg';
+import { clusterKey } from './cluster-key';
 
 export interface CompleteSync {
   syncId: string;
+  /** the watcher's cluster: a sync lists that cluster's objects only */
+  cluster: string;
   kind: KubeKind;
   listedAt: Date;
 }
@@ -12,18 +15,18 @@ export interface CompleteSync {
  * has not run yet. A redelivered last chunk answers it again until `markSyncDone`, so an action that
  * failed half way runs again (the actions are idempotent).
  */
-export async function recordSyncChunk(db: Pool, marker: SyncMarker): Promise<CompleteSync | null> {
+export async function recordSyncChunk(db: Pool, cluster: string, marker: SyncMarker): Promise<CompleteSync | null> {
   const client = await db.connect();
   try {
     await client.query('BEGIN');
     await client.query(
-      `INSERT INTO kubernetes_syncs (sync_id, kind, resource_version, listed_at, chunks) VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO kubernetes_syncs (sync_id, kind, resource_version, listed_at, chunks, cluster) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (sync_id) DO NOTHING`,
-      [marker.syncId, marker.kind, marker.resourceVersion, marker.listedAt, marker.chunks],
+      [marker.syncId, marker.kind, marker.resourceVersion, marker.listedAt, marker.chunks, cluster],
     );
     await client.query(
       `INSERT INTO kubernetes_sync_items (sync_id, key, uid) SELECT $1, * FROM unnest($2::text[], $3::text[]) ON CONFLICT DO NOTHING`,
-      [marker.syncId, marker.items.map((i) => i.key), marker.items.map((i) => i.uid)],
+      [marker.syncId, marker.items.map((i) => clusterKey(cluster, i.key)), marker.items.map((i) => i.uid)],
     );
     const { rows } = await client.query<{ complete: boolean }>(
       `UPDATE kubernetes_syncs
@@ -33,7 +36,7 @@ export async function recordSyncChunk(db: Pool, marker: SyncMarker): Promise<Com
       [marker.syncId, marker.chunk],
     );
     await client.query('COMMIT');
-    return rows[0].complete ? { syncId: marker.syncId, kind: marker.kind, listedAt: new Date(marker.listedAt) } : null;
+    return rows[0].complete ? { syncId: marker.syncId, cluster, kind: marker.kind, listedAt: new Date(marker.listedAt) } : null;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;

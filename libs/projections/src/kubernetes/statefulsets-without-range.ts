@@ -6,12 +6,13 @@ import type { Queryable } from '../queryable';
  * (no continuous run was free). Pools come and go, and addresses are released, so they are
  * reconciled again at each sync; a reconcile that changes nothing appends nothing.
  */
-export async function statefulSetsWithoutRange(db: Queryable): Promise<KubeObject[]> {
+export async function statefulSetsWithoutRange(db: Queryable, cluster: string): Promise<KubeObject[]> {
   const { rows } = await db.query<{ object: KubeObject }>(
     `SELECT o.object FROM kubernetes_objects o
        LEFT JOIN statefulsets s ON o.key = s.namespace || '/' || s.name
-      WHERE o.kind = 'statefulset' AND NOT o.deleted AND o.object IS NOT NULL AND (o.status LIKE 'refused:%' OR s.mode = 'dynamic')
+      WHERE o.cluster = $1 AND o.kind = 'statefulset' AND NOT o.deleted AND o.object IS NOT NULL AND (o.status LIKE 'refused:%' OR s.mode = 'dynamic')
       ORDER BY o.key`,
+    [cluster],
   );
   return rows.map((r) => r.object);
 }

@@ -1,0 +1,12 @@
+import { DEFAULT_CLUSTER } from '@ipledger/domain';
+
+/**
+ * The key a cluster's Kubernetes object (or sync item, or node readiness) is stored under: its
+ * own key in the default cluster, as before clusters; `<cluster>/<key>` in another (a cluster is a
+ * DNS label, no `/`), so two clusters' objects of one name are two rows.
+ */
+export const clusterKey = (cluster: string, key: string): string => (cluster === DEFAULT_CLUSTER ? key : `${cluster}/${key}`);
+
+/** SQL: a kubernetes_objects row's own key (namespace/name, or name), its cluster's name taken off. */
+export const ownKeySql = (alias: string): string =>
+  `CASE WHEN ${alias}.cluster = '${DEFAULT_CLUSTER}' THEN ${alias}.key ELSE substr(${alias}.key, length(${alias}.cluster) + 2) END`;
