@@ -259,10 +259,13 @@ function apply(state: PoolState, event: FoldedEvent): PoolState {
       return state;
     }
     case 'RangeReserved':
-      state.ranges.set(rangeOwner(e.data.namespace, e.data.name), { start: parseIp(e.data.start).value, end: parseIp(e.data.end).value });
+      state.ranges.set(rangeOwner(clusterOf(e.data), e.data.namespace, e.data.name), {
+        start: parseIp(e.data.start).value,
+        end: parseIp(e.data.end).value,
+      });
       return rebuildUsed(state);
     case 'RangeReleased':
-      state.ranges.delete(rangeOwner(e.data.namespace, e.data.name));
+      state.ranges.delete(rangeOwner(clusterOf(e.data), e.data.namespace, e.data.name));
       return rebuildUsed(state);
     case 'BlockClaimed': {
       const pool = blockedPool(state)!;
@@ -617,17 +620,18 @@ export interface AllocateDecision {
  */
 function placeAddress(pool: PoolView & { cidr: Cidr }, request: AllocationRequest): { ip: bigint; claim: bigint | null; borrowed?: true } {
   if (request.ipSet) return { ip: ipSetAddress(pool, request.ipSet), claim: null };
+  const owner = request.statefulSet && rangeOwner(clusterOf(request), request.statefulSet.namespace, request.statefulSet.name);
   const withBlocks = blockedPool(pool);
   if (!withBlocks || (request.ip !== undefined && pool.rangeSet.has(request.ip))) {
-    return { ip: chooseAddress(pool, request.ip, request.statefulSet, request.now), claim: null };
+    return { ip: chooseAddress(pool, request.ip, owner, request.now), claim: null };
   }
   if (request.ip !== undefined) {
-    const ip = chooseAddress(pool, request.ip, request.statefulSet, request.now);
+    const ip = chooseAddress(pool, request.ip, owner, request.now);
     const { claim, borrowed } = planRequestedBlock(withBlocks, request.node, ip);
     return { ip, claim, ...(borrowed ? { borrowed } : {}) };
   }
   const { span, claim, borrowed } = planBlock(withBlocks, request.node);
-  return { ip: chooseAddress(pool, undefined, request.statefulSet, request.now, span), claim, ...(borrowed ? { borrowed } : {}) };
+  return { ip: chooseAddress(pool, undefined, owner, request.now, span), claim, ...(borrowed ? { borrowed } : {}) };
 }
 
 /** `cluster`: the handle's (a handle names an allocation within its cluster) */
@@ -662,15 +666,29 @@ const show = (pool: PoolView & { cidr: Cidr }, value: bigint) => formatIp({ fami
  * A first range of `length` continuous free addresses for a StatefulSet (see free-range-finder.ts),
  * or null when the pool has no such run: its pods then get addresses on the fly.
  */
-export function decideReserveRange(state: PoolView, namespace: string, name: string, length: bigint): RangeReserved | null {
+export function decideReserveRange(
+  state: PoolView,
+  cluster: string,
+  namespace: string,
+  name: string,
+  length: bigint,
+): RangeReserved | null {
   const pool = existing(state, state.name);
-  if (pool.ranges.has(rangeOwner(namespace, name)))
-    throw new Error(`StatefulSet ${rangeOwner(namespace, name)} already has a range: resize it`);
+  const owner = rangeOwner(cluster, namespace, name);
+  if (pool.ranges.has(owner)) throw new Error(`${describeRangeOwner(owner)} already has a range: resize it`);
   const range = findFreeRange(pool, length);
   return (
     range && {
       type: 'RangeReserved',
-      data: { pool: pool.name, namespace, name, start: show(pool, range.start), end: show(pool, range.end), ...inNetwork(pool) },
+      data: {
+        pool: pool.name,
+        namespace,
+        name,
+        ...inCluster(cluster),
+        start: show(pool, range.start),
+        end: show(pool, range.end),
+        ...inNetwork(pool),
+      },
     }
   );
 }
@@ -681,16 +699,25 @@ export function decideReserveRange(state: PoolView, namespace: string, name: str
  * addresses on the fly). Shrinking always succeeds: addresses above the new end that pods still
  * hold stay theirs and become free when released. The same length is null too: nothing to do.
  */
-export function decideResizeRange(state: PoolView, namespace: string, name: string, length: bigint): RangeReserved | null {
+export function decideResizeRange(state: PoolView, cluster: string, namespace: string, name: string, length: bigint): RangeReserved | null {
   const pool = existing(state, state.name);
-  const range = pool.ranges.get(rangeOwner(namespace, name));
-  if (!range) throw new Error(`StatefulSet ${rangeOwner(namespace, name)} has no range in pool "${pool.name}"`);
+  const owner = rangeOwner(cluster, namespace, name);
+  const range = pool.ranges.get(owner);
+  if (!range) throw new Error(`${describeRangeOwner(owner)} has no range in pool "${pool.name}"`);
   const end = range.start + length - 1n;
   if (end === range.end || length < 1n) return null;
   if (end > range.end && !isFreeSpan(pool, range.end + 1n, end)) return null;
   return {
     type: 'RangeReserved',
-    data: { pool: pool.name, namespace, name, start: show(pool, range.start), end: show(pool, end), ...inNetwork(pool) },
+    data: {
+      pool: pool.name,
+      namespace,
+      name,
+      ...inCluster(cluster),
+      start: show(pool, range.start),
+      end: show(pool, end),
+      ...inNetwork(pool),
+    },
   };
 }
 
@@ -714,6 +741,8 @@ function blockReleased(pool: BlockedPoolView, block: Readonly<Block>, reason: Bl
   return { type: 'BlockReleased', data: { pool: pool.name, cidr: blockCidr(pool, block.first), node: block.node, reason, emptiedAt } };
 }
 
-export function decideReleaseRange(state: PoolView, namespace: string, name: string): RangeReleased | null {
-  return state.ranges.has(rangeOwner(namespace, name)) ? { type: 'RangeReleased', data: { pool: state.name, namespace, name } } : null;
+export function decideReleaseRange(state: PoolView, cluster: string, namespace: string, name: string): RangeReleased | null {
+  return state.ranges.has(rangeOwner(cluster, namespace, name))
+    ? { type: 'RangeReleased', data: { pool: state.name, namespace, name, ...inCluster(cluster) } }
+    : null;
 }
