@@ -15,18 +15,20 @@ describe('fleet: StatefulSet reservations per cluster', () => {
     const n = ip.split('.').reduce((sum, part) => sum * 256 + Number(part), 0) + offset;
     return [24, 16, 8, 0].map((shift) => (n >>> shift) & 255).join('.');
   };
+  /** dual stack: two families are decided on the start read (the reservation it finds), never on cached state alone */
   const pod = (cluster: string, name: string) =>
     api
       .http()
       .post(`/v1/clusters/${cluster}/allocations`)
       .set(root)
-      .send({ handle: `${name}:eth0`, node: 'worker-1', namespace: 'shop', pod: name, pools: ['sts'] });
+      .send({ handle: `${name}:eth0`, node: 'worker-1', namespace: 'shop', pod: name, pools: ['sts', 'sts6'], families: [4, 6] });
 
   beforeAll(async () => {
     api = await startTestApi('fleet_statefulsets', {
       env: { IPAM_TOKENS: 'root:admin:ops,east:admin:east-ops:east' },
     });
     await api.http().post('/v1/pools').set(root).send({ name: 'sts', cidr: '10.91.0.0/24' }).expect(201);
+    await api.http().post('/v1/pools').set(root).send({ name: 'sts6', cidr: 'fd00:91::/120' }).expect(201);
   });
   afterAll(() => api.close());
 
@@ -52,8 +54,18 @@ describe('fleet: StatefulSet reservations per cluster', () => {
       ['statefulset-east/shop/db', 'StatefulSetReconciled', 'east'],
     ]);
 
-    const defaultPod = await pod('default', 'db-1').expect(201);
+    // the pool shows both ranges, each with its cluster, now and as its log folds them at an instant
+    const ranges = [
+      { cluster: 'default', namespace: 'shop', name: 'db', ...plain.body.range },
+      { cluster: 'east', namespace: 'shop', name: 'db', ...inEast.body.range },
+    ];
+    expect((await api.http().get('/v1/pools/sts').set(root).expect(200)).body.statefulSetRanges).toEqual(ranges);
+    const at = new Date().toISOString();
+    expect((await api.http().get(`/v1/pools/sts?at=${at}`).set(root).expect(200)).body.statefulSetRanges).toEqual(ranges);
+
+    // east's pod first: were it given the default cluster's ordinal address, it would get it
     const eastPod = await pod('east', 'db-1').expect(201);
+    const defaultPod = await pod('default', 'db-1').expect(201);
     expect(defaultPod.body.items[0]).toMatchObject({ cluster: 'default', ip: plus(plain.body.range.start, 1) });
     expect(eastPod.body.items[0]).toMatchObject({ cluster: 'east', ip: plus(inEast.body.range.start, 1) });
   });

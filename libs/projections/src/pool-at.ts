@@ -1,5 +1,6 @@
 import {
   allocationOwner,
+  parseRangeOwner,
   blockCidr,
   clusterOf,
   blockedPool,
@@ -80,8 +81,8 @@ export async function findPoolAt(db: Pool, name: string, at: Date): Promise<Pool
     statefulSetRanges: [...state.ranges]
       .sort(([, a], [, b]) => (a.start < b.start ? -1 : 1))
       .map(([owner, range]) => {
-        const [namespace, name] = owner.split('/');
-        return { namespace, name, start: formatIp({ family, value: range.start }), end: formatIp({ family, value: range.end }) };
+        const { cluster, namespace, name } = parseRangeOwner(owner);
+        return { cluster, namespace, name, start: formatIp({ family, value: range.start }), end: formatIp({ family, value: range.end }) };
       }),
     version: folded.version,
     createdAt: created!.toISOString(),

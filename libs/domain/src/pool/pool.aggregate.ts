@@ -677,20 +677,22 @@ export function decideReserveRange(
   const owner = rangeOwner(cluster, namespace, name);
   if (pool.ranges.has(owner)) throw new Error(`${describeRangeOwner(owner)} already has a range: resize it`);
   const range = findFreeRange(pool, length);
-  return (
-    range && {
-      type: 'RangeReserved',
-      data: {
-        pool: pool.name,
-        namespace,
-        name,
-        ...inCluster(cluster),
-        start: show(pool, range.start),
-        end: show(pool, range.end),
-        ...inNetwork(pool),
-      },
-    }
-  );
+  return range && rangeReserved(pool, cluster, namespace, name, range.start, range.end);
+}
+
+/** The owner's range in the pool is now `start..end`. */
+function rangeReserved(
+  pool: PoolView & { cidr: Cidr },
+  cluster: string,
+  namespace: string,
+  name: string,
+  start: bigint,
+  end: bigint,
+): RangeReserved {
+  return {
+    type: 'RangeReserved',
+    data: { pool: pool.name, namespace, name, ...inCluster(cluster), start: show(pool, start), end: show(pool, end), ...inNetwork(pool) },
+  };
 }
 
 /**
@@ -707,18 +709,7 @@ export function decideResizeRange(state: PoolView, cluster: string, namespace: s
   const end = range.start + length - 1n;
   if (end === range.end || length < 1n) return null;
   if (end > range.end && !isFreeSpan(pool, range.end + 1n, end)) return null;
-  return {
-    type: 'RangeReserved',
-    data: {
-      pool: pool.name,
-      namespace,
-      name,
-      ...inCluster(cluster),
-      start: show(pool, range.start),
-      end: show(pool, end),
-      ...inNetwork(pool),
-    },
-  };
+  return rangeReserved(pool, cluster, namespace, name, range.start, end);
 }
 
 /** The pool's empty blocks whose blockReleaseSeconds have passed at `now` (milliseconds, the database clock) go back. */

@@ -1,3 +1,4 @@
+import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
 import { namespaceKey } from '../cluster/cluster-scope';
 import { ipSetOfRange } from '../ip-set/ip-set';
 
@@ -8,11 +9,17 @@ import { ipSetOfRange } from '../ip-set/ip-set';
  */
 export const rangeOwner = (cluster: string, namespace: string, name: string) => `${namespaceKey(cluster, namespace)}/${name}`;
 
+/** The cluster, namespace and name an owner key (rangeOwner) is made of. */
+export function parseRangeOwner(owner: string): { cluster: string; namespace: string; name: string } {
+  const parts = owner.split('/');
+  const [cluster, namespace, name] = parts.length === 3 ? parts : [DEFAULT_CLUSTER, ...parts];
+  return { cluster, namespace, name };
+}
+
 /** Who a range is reserved for, in words, from its owner key (rangeOwner): an ip-set's workload, else a StatefulSet. */
 export function describeRangeOwner(owner: string): string {
-  const parts = owner.split('/');
-  const [cluster, namespace, name] = parts.length === 3 ? parts : [null, ...parts];
-  const where = cluster === null ? '' : ` in cluster "${cluster}"`;
-  const ipSet = ipSetOfRange(namespace!, name!);
+  const { cluster, namespace, name } = parseRangeOwner(owner);
+  const where = cluster === DEFAULT_CLUSTER ? '' : ` in cluster "${cluster}"`;
+  const ipSet = ipSetOfRange(namespace, name);
   return (ipSet ? `the ip-set of ${ipSet.kind} ${ipSet.namespace}/${ipSet.name}` : `StatefulSet ${namespace}/${name}`) + where;
 }
