@@ -35,7 +35,7 @@ import type { Labels } from '../labels';
 import { chooseAddress } from './address-chooser';
 import { CoolingQueue } from './cooling-queue';
 import { findFreeRange, isFreeSpan } from './free-range-finder';
-import { describeRangeOwner, rangeOwner } from './range-owner';
+import { describeRangeOwner, parseRangeOwner, rangeOwner } from './range-owner';
 import { ipSetAddress } from '../ip-set/reserve-ip-set';
 import { inNetwork } from './pool-network';
 import {
@@ -343,8 +343,8 @@ export const PoolAggregate: AggregateType<PoolState> = {
           ...(network !== null ? { network } : {}),
         },
         ranges: [...state.ranges].map(([owner, { start, end }]) => {
-          const [namespace, rangeName] = owner.split('/');
-          return { pool: name, namespace, name: rangeName, start: show(start), end: show(end) };
+          const { cluster, namespace, name: rangeName } = parseRangeOwner(owner);
+          return { pool: name, namespace, name: rangeName, ...inCluster(cluster), start: show(start), end: show(end) };
         }),
         holders: [...state.holders].map(([ip, holder]) => [show(ip), holder]),
         claimed: [...state.claimed.values()].map(({ first, node, emptiedAt }) => ({
