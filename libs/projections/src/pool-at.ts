@@ -1,5 +1,6 @@
 import {
   allocationOwner,
+  ownsBlock,
   parseRangeOwner,
   blockCidr,
   clusterOf,
@@ -142,7 +143,7 @@ export async function findBlocksAt(db: Pool, pool: string, at: Date): Promise<Bl
     if (!block) continue;
     const count = counts.get(block.first) ?? { used: 0, borrowed: 0 };
     count.used++;
-    if (holder.node !== block.node) count.borrowed++;
+    if (!ownsBlock(block, clusterOf(holder), holder.node)) count.borrowed++;
     counts.set(block.first, count);
   }
   return [...withBlocks.claimed.values()]
@@ -152,6 +153,7 @@ export async function findBlocksAt(db: Pool, pool: string, at: Date): Promise<Bl
       pool,
       ...(withBlocks.network === null ? {} : { network: withBlocks.network }),
       node: block.node,
+      cluster: block.cluster,
       ...(counts.get(block.first) ?? { used: 0, borrowed: 0 }),
     }));
 }

@@ -68,16 +68,18 @@ export interface PoolBlockRow {
   pool: string;
   cidr: string;
   node: string;
+  /** the node's cluster */
+  cluster: string;
   claimed_at: Date;
 }
 
-const BLOCK_COLUMNS: readonly (keyof PoolBlockRow)[] = ['pool', 'cidr', 'node', 'claimed_at'];
+const BLOCK_COLUMNS: readonly (keyof PoolBlockRow)[] = ['pool', 'cidr', 'node', 'cluster', 'claimed_at'];
 const INSERT_BLOCK = insertSql('pool_blocks', BLOCK_COLUMNS);
 
 /** The pool_blocks row a BlockClaimed inserts (inline and in a batch rebuild alike). */
 export function poolBlockRow(event: Pick<RecordedEvent, 'data' | 'recordedAt'>): PoolBlockRow {
   const d = event.data as BlockClaimed['data'];
-  return { pool: d.pool, cidr: d.cidr, node: d.node, claimed_at: event.recordedAt };
+  return { pool: d.pool, cidr: d.cidr, node: d.node, cluster: clusterOf(d), claimed_at: event.recordedAt };
 }
 
 export interface PoolRangeRow {

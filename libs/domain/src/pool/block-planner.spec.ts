@@ -142,8 +142,8 @@ describe('blocks', () => {
       ['a', 1],
     ]);
     state = apply(state, [decideRelease(state, 'h-a-62')]);
-    expect(decideReleaseNodeBlocks(state, 'a').map((e) => e.data.cidr)).toEqual(['10.0.0.64/26']);
-    expect(decideReleaseNodeBlocks(state, 'b')).toEqual([]);
+    expect(decideReleaseNodeBlocks(state, DEFAULT_CLUSTER, 'a').map((e) => e.data.cidr)).toEqual(['10.0.0.64/26']);
+    expect(decideReleaseNodeBlocks(state, DEFAULT_CLUSTER, 'b')).toEqual([]);
   });
 
   it('survives a snapshot: blocks, their counts and since when they are empty', () => {
@@ -167,7 +167,7 @@ describe('blocks', () => {
     state = apply(fifth.state, [decideRelease(fifth.state, 'h-e')]);
     // e's block is empty but still claimed: the shrink back waits for its release
     expect(() => decideResizePool(state, 'p', parseCidr('10.0.0.0/24'))).toThrow(/block 10.0.1.0\/26 of node "e" lies outside/);
-    state = apply(state, decideReleaseNodeBlocks(state, 'e'));
+    state = apply(state, decideReleaseNodeBlocks(state, DEFAULT_CLUSTER, 'e'));
     expect(decideResizePool(state, 'p', parseCidr('10.0.0.0/24'))?.data.cidr).toBe('10.0.0.0/24');
     expect(() => decideResizePool(state, 'p', parseCidr('10.0.0.0/26'))).toThrow(/from \/10 to \/25/);
   });
@@ -282,7 +282,7 @@ describe('block planner (property)', () => {
             m.held.delete(offset);
             state = apply(state, [decideRelease(state, handle)]);
           } else {
-            const events = s.kind === 'sweep' ? decideReleaseIdleBlocks(state, 0) : decideReleaseNodeBlocks(state, s.node);
+            const events = s.kind === 'sweep' ? decideReleaseIdleBlocks(state, 0) : decideReleaseNodeBlocks(state, DEFAULT_CLUSTER, s.node);
             for (let b = 0; b < m.owner.length; b++) {
               const empty = m.owner[b] !== null && ![...m.held.keys()].some((o) => Math.floor(o / BLOCK) === b);
               if (empty && (s.kind === 'sweep' || m.owner[b] === s.node)) m.owner[b] = null;

@@ -41,6 +41,7 @@ import { inNetwork } from './pool-network';
 import {
   blockCidr,
   blockedPool,
+  ownsBlock,
   blockLength,
   blockOf,
   idleBlocks,
@@ -180,14 +181,20 @@ function rebuildUsed(state: PoolState): PoolState {
 /** Event time in milliseconds: null for an event not recorded yet (a draft's), which no idle-block decision may count on. */
 const eventTime = (event: { recordedAt?: Date }): number | null => (event.recordedAt instanceof Date ? event.recordedAt.getTime() : null);
 
-/** The block holding `ip` gains (+1) or loses (-1) an address held by `node`; a block is replaced, never changed in place. */
-function countInBlock(state: PoolState, ip: bigint, node: string | null, delta: 1 | -1, at: number | null): void {
+/** The block holding `ip` gains (+1) or loses (-1) an address held by `holder`; a block is replaced, never changed in place. */
+function countInBlock(
+  state: PoolState,
+  ip: bigint,
+  holder: { node: string; cluster?: string } | null,
+  delta: 1 | -1,
+  at: number | null,
+): void {
   const pool = blockedPool(state);
   const first = pool && blockOf(pool, ip);
   const block = first === null ? undefined : state.claimed.get(first);
   if (!block || first === null) return;
   const used = block.used + delta;
-  const borrowed = block.borrowed + (node !== block.node ? delta : 0);
+  const borrowed = block.borrowed + (holder && ownsBlock(block, clusterOf(holder), holder.node) ? 0 : delta);
   state.claimed.set(first, { ...block, used, borrowed, emptiedAt: used === 0 ? at : null });
 }
 
@@ -242,13 +249,13 @@ function apply(state: PoolState, event: FoldedEvent): PoolState {
       state.byHandle.set(handleKey(clusterOf(e.data), e.data.handle), ip);
       state.heldSet.add(ip);
       state.used.add(ip);
-      countInBlock(state, ip, e.data.node, 1, null);
+      countInBlock(state, ip, e.data, 1, null);
       if (state.cooling.size > 0) state.cooling.delete(ip);
       return state;
     }
     case 'IpReleased': {
       const ip = parseIp(e.data.ip).value;
-      countInBlock(state, ip, state.holders.get(ip)?.node ?? null, -1, eventTime(event));
+      countInBlock(state, ip, state.holders.get(ip) ?? null, -1, eventTime(event));
       state.holders.delete(ip);
       state.byHandle.delete(handleKey(clusterOf(e.data), e.data.handle));
       state.heldSet.remove(ip);
@@ -272,7 +279,16 @@ function apply(state: PoolState, event: FoldedEvent): PoolState {
       const first = parseCidr(e.data.cidr).network;
       const last = first + blockLength(pool) - 1n;
       const used = Number(last - first + 1n - state.heldSet.gapCount(first, last));
-      state.claimed.set(first, { first, last, node: e.data.node, used, borrowed: 0, emptiedAt: used === 0 ? eventTime(event) : null });
+      const cluster = clusterOf(e.data);
+      state.claimed.set(first, {
+        first,
+        last,
+        node: e.data.node,
+        cluster,
+        used,
+        borrowed: 0,
+        emptiedAt: used === 0 ? eventTime(event) : null,
+      });
       return state;
     }
     case 'BlockReleased':
@@ -299,7 +315,7 @@ interface PoolSnapshot {
   ranges: Array<RangeReserved['data']>;
   holders: Array<[string, Holder]>;
   /** absent from snapshots taken before blocks were */
-  claimed?: Array<{ cidr: string; node: string; emptiedAt: number | null }>;
+  claimed?: Array<{ cidr: string; node: string; cluster?: string; emptiedAt: number | null }>;
   /** address and release time (ms; null: not recorded), oldest first; absent from snapshots taken before reuse delays */
   cooling?: Array<[string, number | null]>;
 }
@@ -347,9 +363,10 @@ export const PoolAggregate: AggregateType<PoolState> = {
           return { pool: name, namespace, name: rangeName, ...inCluster(cluster), start: show(start), end: show(end) };
         }),
         holders: [...state.holders].map(([ip, holder]) => [show(ip), holder]),
-        claimed: [...state.claimed.values()].map(({ first, node, emptiedAt }) => ({
+        claimed: [...state.claimed.values()].map(({ first, node, cluster, emptiedAt }) => ({
           cidr: blockCidr(blockedPool(state)!, first),
           node,
+          ...inCluster(cluster),
           emptiedAt,
         })),
         cooling: state.cooling.inOrder().map(([ip, releasedAt]) => [show(ip), Number.isFinite(releasedAt) ? releasedAt : null]),
@@ -363,7 +380,12 @@ export const PoolAggregate: AggregateType<PoolState> = {
       for (const range of snapshot.ranges) state = foldIntoDraft(state, { type: 'RangeReserved', data: range });
       // blocks before holders, so each holder counts in its block
       const claimed = snapshot.claimed ?? [];
-      for (const { cidr, node } of claimed) state = foldIntoDraft(state, { type: 'BlockClaimed', data: { pool: state.name, cidr, node } });
+      for (const { cidr, node, cluster } of claimed) {
+        state = foldIntoDraft(state, {
+          type: 'BlockClaimed',
+          data: { pool: state.name, cidr, node, ...inCluster(clusterOf({ cluster })) },
+        });
+      }
       for (const [ip, holder] of snapshot.holders) {
         state = foldIntoDraft(state, { type: 'IpAllocated', data: { ...holder, ip, pool: state.name } });
       }
@@ -591,7 +613,10 @@ function decidePlaced(pool: PoolView & { cidr: Cidr }, request: AllocationReques
     claim:
       claim === null
         ? null
-        : { type: 'BlockClaimed', data: { pool: pool.name, cidr: blockCidr(blockedPool(pool)!, claim), node: request.node } },
+        : {
+            type: 'BlockClaimed',
+            data: { pool: pool.name, cidr: blockCidr(blockedPool(pool)!, claim), node: request.node, ...inCluster(clusterOf(request)) },
+          },
     event: {
       type: 'IpAllocated',
       data: {
@@ -627,10 +652,10 @@ function placeAddress(pool: PoolView & { cidr: Cidr }, request: AllocationReques
   }
   if (request.ip !== undefined) {
     const ip = chooseAddress(pool, request.ip, owner, request.now);
-    const { claim, borrowed } = planRequestedBlock(withBlocks, request.node, ip);
+    const { claim, borrowed } = planRequestedBlock(withBlocks, clusterOf(request), request.node, ip);
     return { ip, claim, ...(borrowed ? { borrowed } : {}) };
   }
-  const { span, claim, borrowed } = planBlock(withBlocks, request.node);
+  const { span, claim, borrowed } = planBlock(withBlocks, clusterOf(request), request.node);
   return { ip: chooseAddress(pool, undefined, owner, request.now, span), claim, ...(borrowed ? { borrowed } : {}) };
 }
 
@@ -719,17 +744,20 @@ export function decideReleaseIdleBlocks(state: PoolView, now: number): BlockRele
 }
 
 /** A deleted node's empty blocks go back at once; one still holding addresses stays until they are freed. */
-export function decideReleaseNodeBlocks(state: PoolView, node: string): BlockReleased[] {
+export function decideReleaseNodeBlocks(state: PoolView, cluster: string, node: string): BlockReleased[] {
   const pool = blockedPool(state);
   if (!pool) return [];
   return [...pool.claimed.values()]
-    .filter((block) => block.node === node && block.used === 0)
+    .filter((block) => ownsBlock(block, cluster, node) && block.used === 0)
     .map((block) => blockReleased(pool, block, 'node-deleted'));
 }
 
 function blockReleased(pool: BlockedPoolView, block: Readonly<Block>, reason: BlockReleased['data']['reason']): BlockReleased {
   const emptiedAt = block.emptiedAt === null ? null : new Date(block.emptiedAt).toISOString();
-  return { type: 'BlockReleased', data: { pool: pool.name, cidr: blockCidr(pool, block.first), node: block.node, reason, emptiedAt } };
+  return {
+    type: 'BlockReleased',
+    data: { pool: pool.name, cidr: blockCidr(pool, block.first), node: block.node, ...inCluster(block.cluster), reason, emptiedAt },
+  };
 }
 
 export function decideReleaseRange(state: PoolView, cluster: string, namespace: string, name: string): RangeReleased | null {

@@ -12,3 +12,8 @@ ALTER TABLE pool_ranges ADD COLUMN cluster text NOT NULL DEFAULT 'default';
 -- whether a cluster still holds a reservation or an ip-set (DELETE /v1/clusters/{name}), one probe
 CREATE INDEX statefulsets_cluster ON statefulsets (cluster);
 CREATE INDEX pool_ranges_cluster ON pool_ranges (cluster, namespace, name);
+
+-- Node blocks per cluster: a block belongs to a node of one cluster (two clusters' `worker-1` claim
+-- blocks of their own). The key (pool, cidr) stays; existing blocks are the default cluster's.
+ALTER TABLE pool_blocks ADD COLUMN cluster text NOT NULL DEFAULT 'default';
+CREATE INDEX pool_blocks_cluster_node ON pool_blocks (cluster, node, pool, cidr);
