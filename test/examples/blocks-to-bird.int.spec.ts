@@ -70,7 +70,7 @@ describe('blocks-to-bird.sh', () => {
 
   it("writes a node's blocks, and a host route for each address it holds outside them in a pool with blocks", async () => {
     const blocks = (await api.http().get('/v1/nodes/n1/blocks').set(admin()).expect(200)).body.items;
-    expect(blocks).toEqual([{ cidr: '10.50.0.64/26', pool: 'rack', node: 'n1', used: 2, borrowed: 0 }]);
+    expect(blocks).toEqual([{ cidr: '10.50.0.64/26', pool: 'rack', node: 'n1', cluster: 'default', used: 2, borrowed: 0 }]);
     const borrowed = (await api.http().get('/v1/allocations/n1-6:eth0').set(admin()).expect(200)).body.items[0];
     expect(borrowed).toMatchObject({ pool: 'rack6', borrowed: true });
     expect(held['db-0']).toBe('10.50.0.1');

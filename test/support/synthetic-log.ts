@@ -4,6 +4,7 @@ import {
   ClusterAggregate,
   decideAddReference,
   decideAllocate,
+  DEFAULT_CLUSTER,
   decideCreatePool,
   decideDeleteClaim,
   decideDeleteCluster,
@@ -16,7 +17,6 @@ import {
   decideResizeRange,
   decideSetClusterLabels,
   decideUpdatePool,
-  DEFAULT_CLUSTER,
   DomainError,
   inCluster,
   NodeAggregate,
@@ -207,7 +207,7 @@ export class SyntheticLog {
   private cycleCluster(): void {
     const name = `temp-${this.serial % 3}`;
     const state = this.clusters.get(name) ?? ClusterAggregate.initialState();
-    if (state.exists) this.clusterEvent(name, decideDeleteCluster(state, name, { nodes: 0, allocations: 0 }));
+    if (state.exists) this.clusterEvent(name, decideDeleteCluster(state, name, { nodes: 0, allocations: 0, statefulSets: 0, ipSets: 0 }));
     else this.clusterEvent(name, decideSetClusterLabels(state, name, { purpose: `p${this.serial % 4}` }));
   }
 
@@ -303,7 +303,7 @@ export class SyntheticLog {
       replicas: 3 + (this.serial % 4),
       handles: [],
     };
-    const reserved = decideReserveRange(state, run.namespace, run.name, BigInt(run.replicas));
+    const reserved = decideReserveRange(state, DEFAULT_CLUSTER, run.namespace, run.name, BigInt(run.replicas));
     if (!reserved) return this.reconciled(run, null);
     this.poolEvent(pool, reserved);
     this.reconciled(run, { start: reserved.data.start, end: reserved.data.end });
@@ -331,7 +331,7 @@ export class SyntheticLog {
     if (this.statefulSets.length === 0) return;
     const run = this.pick(this.statefulSets);
     const { state } = this.pools.get(run.pool)!;
-    const resized = decideResizeRange(state, run.namespace, run.name, BigInt(run.replicas + 2));
+    const resized = decideResizeRange(state, DEFAULT_CLUSTER, run.namespace, run.name, BigInt(run.replicas + 2));
     if (!resized) return;
     run.replicas += 2;
     this.poolEvent(run.pool, resized);
@@ -344,7 +344,7 @@ export class SyntheticLog {
     const run = this.statefulSets[index];
     this.statefulSets.splice(index, 1);
     for (const handle of run.handles) this.poolEvent(run.pool, decideRelease(this.pools.get(run.pool)!.state, handle));
-    this.poolEvent(run.pool, decideReleaseRange(this.pools.get(run.pool)!.state, run.namespace, run.name));
+    this.poolEvent(run.pool, decideReleaseRange(this.pools.get(run.pool)!.state, DEFAULT_CLUSTER, run.namespace, run.name));
     this.emit(`${StatefulSetAggregate.streamPrefix}-${run.namespace}/${run.name}`, {
       type: 'StatefulSetDeleted',
       data: { namespace: run.namespace, name: run.name },

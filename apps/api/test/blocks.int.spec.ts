@@ -38,10 +38,10 @@ describe('blocks over HTTP', () => {
     expect(blocks.status).toBe(200);
     expect(blocks.body).toEqual({
       items: [
-        { cidr: '10.40.0.0/26', pool: 'strict', node: 'n1', used: 2, borrowed: 0 },
-        { cidr: '10.40.0.64/26', pool: 'strict', node: 'n2', used: 2, borrowed: 0 },
-        { cidr: '10.40.0.128/26', pool: 'strict', node: 'n3', used: 2, borrowed: 0 },
-        { cidr: '10.40.0.192/26', pool: 'strict', node: 'n4', used: 2, borrowed: 0 },
+        { cidr: '10.40.0.0/26', pool: 'strict', node: 'n1', cluster: 'default', used: 2, borrowed: 0 },
+        { cidr: '10.40.0.64/26', pool: 'strict', node: 'n2', cluster: 'default', used: 2, borrowed: 0 },
+        { cidr: '10.40.0.128/26', pool: 'strict', node: 'n3', cluster: 'default', used: 2, borrowed: 0 },
+        { cidr: '10.40.0.192/26', pool: 'strict', node: 'n4', cluster: 'default', used: 2, borrowed: 0 },
       ],
       continue: null,
     });
@@ -61,7 +61,7 @@ describe('blocks over HTTP', () => {
     expect(fifth.body.items[0]).toMatchObject({ ip: '10.41.0.2', node: 'n5', borrowed: true });
     expect((await api.http().get('/v1/allocations/b-n5')).body.items[0]).toMatchObject({ borrowed: true });
     expect((await api.http().get('/v1/pools/borrow/blocks?limit=1')).body).toEqual({
-      items: [{ cidr: '10.41.0.0/26', pool: 'borrow', node: 'n1', used: 2, borrowed: 1 }],
+      items: [{ cidr: '10.41.0.0/26', pool: 'borrow', node: 'n1', cluster: 'default', used: 2, borrowed: 1 }],
       continue: expect.any(String),
     });
     // a node's blocks in every pool, paged
@@ -107,7 +107,7 @@ describe('blocks over HTTP', () => {
     await api.http().delete('/v1/allocations/g-3').expect(204);
     await api.http().delete('/v1/nodes/leaving').expect(204);
     expect((await api.http().get('/v1/nodes/leaving/blocks')).body.items).toEqual([
-      { cidr: '10.43.0.0/30', pool: 'gone', node: 'leaving', used: 3, borrowed: 0 },
+      { cidr: '10.43.0.0/30', pool: 'gone', node: 'leaving', cluster: 'default', used: 3, borrowed: 0 },
     ]);
   });
 
@@ -145,13 +145,13 @@ describe('blocks over HTTP', () => {
     expect((await allocate('past', 'p-4', 'then-3')).status).toBe(201);
 
     const blocksThen = [
-      { cidr: '10.45.0.0/26', pool: 'past', node: 'then-1', used: 1, borrowed: 0 },
-      { cidr: '10.45.0.64/26', pool: 'past', node: 'then-2', used: 1, borrowed: 0 },
+      { cidr: '10.45.0.0/26', pool: 'past', node: 'then-1', cluster: 'default', used: 1, borrowed: 0 },
+      { cidr: '10.45.0.64/26', pool: 'past', node: 'then-2', cluster: 'default', used: 1, borrowed: 0 },
     ];
     expect((await api.http().get(`/v1/pools/past/blocks?at=${then}`)).body).toEqual({ items: blocksThen, continue: null });
     expect((await api.http().get('/v1/pools/past/blocks')).body.items).toEqual([
-      { cidr: '10.45.0.0/26', pool: 'past', node: 'then-1', used: 2, borrowed: 0 },
-      { cidr: '10.45.0.64/26', pool: 'past', node: 'then-3', used: 1, borrowed: 0 },
+      { cidr: '10.45.0.0/26', pool: 'past', node: 'then-1', cluster: 'default', used: 2, borrowed: 0 },
+      { cidr: '10.45.0.64/26', pool: 'past', node: 'then-3', cluster: 'default', used: 1, borrowed: 0 },
     ]);
     expect((await api.http().get(`/v1/nodes/then-2/blocks?at=${then}`)).body).toEqual({ items: [blocksThen[1]], continue: null });
     expect((await api.http().get(`/v1/nodes/then-3/blocks?at=${then}`)).body.items).toEqual([]);

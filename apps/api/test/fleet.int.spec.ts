@@ -272,6 +272,33 @@ describe('fleet: nodes and allocations per cluster', () => {
     expect((await claim()).body.items.map((i: { ip: string }) => i.ip)).toEqual(ips);
   });
 
+  it("gives the same node name in two clusters blocks of their own, lists each under its cluster, and releases one node's only", async () => {
+    await api.http().post('/v1/pools').set(root).send({ name: 'blocked', cidr: '10.92.0.0/24', blockSize: 28 }).expect(201);
+    const on = (cluster: string, handle: string) =>
+      api
+        .http()
+        .post(`/v1/clusters/${cluster}/allocations`)
+        .set(root)
+        .send(body(handle, { node: 'rack-1', pools: ['blocked'] }))
+        .expect(201);
+    const plain = (await on('default', 'b1:eth0')).body.items[0];
+    const blue = (await on('blue', 'b1:eth0')).body.items[0];
+    // blue's rack-1 is another node: it claims a block of its own, borrowing nothing
+    expect([plain.ip, blue.ip, plain.borrowed, blue.borrowed]).toEqual(['10.92.0.1', '10.92.0.16', undefined, undefined]);
+    const blocks = async (path: string) => (await api.http().get(path).set(root).expect(200)).body.items;
+    const mine = { cidr: '10.92.0.0/28', pool: 'blocked', node: 'rack-1', cluster: 'default', used: 1, borrowed: 0 };
+    const blues = { cidr: '10.92.0.16/28', pool: 'blocked', node: 'rack-1', cluster: 'blue', used: 1, borrowed: 0 };
+    expect(await blocks('/v1/nodes/rack-1/blocks')).toEqual([mine]);
+    expect(await blocks('/v1/clusters/blue/nodes/rack-1/blocks')).toEqual([blues]);
+    expect(await blocks(`/v1/clusters/blue/nodes/rack-1/blocks?at=${new Date().toISOString()}`)).toEqual([blues]);
+    expect(await blocks('/v1/pools/blocked/blocks')).toEqual([mine, blues]);
+    // blue's node goes, its emptied block with it; the default cluster's rack-1 keeps its own
+    await api.http().delete('/v1/clusters/blue/allocations/b1:eth0').set(root).expect(204);
+    await api.http().put('/v1/clusters/blue/nodes/rack-1').set(root).send({ labels: {} }).expect(200);
+    await api.http().delete('/v1/clusters/blue/nodes/rack-1').set(root).expect(204);
+    expect(await blocks('/v1/pools/blocked/blocks')).toEqual([mine]);
+  });
+
   it('rebuilds every read model of both clusters from the log exactly as it is live (replay --verify)', async () => {
     await expectReplayVerifyClean(api.db.url);
   });

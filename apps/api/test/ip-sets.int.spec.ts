@@ -363,4 +363,32 @@ describe('ip-sets of Deployments and ReplicaSets', () => {
     const value = (ip: string) => ip.split('.').reduce((sum, octet) => sum * 256 + Number(octet), 0);
     expect(ips.filter((ip) => value(ip) < value(set.range.start) || value(ip) > value(set.range.end))).toEqual([]);
   });
+
+  it("the same workload in two clusters holds two ip-sets, each its own cluster's, and a cluster with one stays in use", async () => {
+    kube.upsert('deployment', { metadata: { name: 'twin', namespace: NAMESPACE } });
+    replicaSet('twin-ccc', 'twin');
+    const twin = await pod('twin-ccc-1', { owner: 'twin-ccc', ipSet: '2', hash: 'ccc' });
+    const inDefault = await ipOf(twin);
+    const request = { handle: `${twin.name}:eth0`, node: 'node-1', namespace: NAMESPACE, pod: twin.name, podUid: twin.uid };
+    const inEast = await call(api.base, 'POST', '/v1/clusters/east/allocations', request);
+    expect(inEast).toMatchObject({ status: 201, body: { items: [{ cluster: 'east' }] } });
+    const sets = await Promise.all(
+      ['/v1/ipsets', '/v1/clusters/east/ipsets'].map((prefix) => call(api.base, 'GET', `${prefix}/${NAMESPACE}/Deployment/twin`)),
+    );
+    expect(sets.map((set) => set.status)).toEqual([200, 200]);
+    const [own, east] = sets.map((set) => set.body);
+    expect(own).toMatchObject({ cluster: 'default', name: 'twin', size: 2, held: 1 });
+    expect(east).toMatchObject({ cluster: 'east', name: 'twin', size: 2, held: 1 });
+    // two sets apart, each pod's address in its own cluster's
+    const value = (ip: string) => ip.split('.').reduce((sum, octet) => sum * 256 + Number(octet), 0);
+    const within = (ip: string, set: { range: { start: string; end: string } }) =>
+      value(set.range.start) <= value(ip) && value(ip) <= value(set.range.end);
+    expect([within(inDefault, own), within(inEast.body.items[0].ip, east), within(inDefault, east)]).toEqual([true, true, false]);
+    expect((await call(api.base, 'GET', '/v1/clusters/east/ipsets')).body).toEqual({ items: [east], continue: null });
+    expect((await call(api.base, 'GET', '/v1/ipsets')).body.items.map((set: { cluster: string }) => set.cluster)).not.toContain('east');
+    // the pod gone from east, its set still holds the cluster
+    expect((await call(api.base, 'DELETE', `/v1/clusters/east/allocations/${twin.name}:eth0`)).status).toBe(204);
+    const inUse = await call(api.base, 'DELETE', '/v1/clusters/east');
+    expect(inUse).toMatchObject({ status: 409, body: { code: 'CLUSTER_IN_USE', message: expect.stringMatching(/still has ip-sets;/) } });
+  });
 });

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { StatefulSetAggregate, statefulSetId } from '@ipledger/domain';
+import { DEFAULT_CLUSTER, StatefulSetAggregate, statefulSetId } from '@ipledger/domain';
 import { EventWriter } from '../src/infrastructure/event-writer';
 import { PG_POOL } from '../src/infrastructure/tokens';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
@@ -71,10 +71,10 @@ describe('round trips of the hot path', () => {
   it("a reservation another replica reconciled is cached by the pod that read it: the StatefulSet's next pod takes 1 statement", async () => {
     await api.http().put('/v1/statefulsets/ns/cold').send({ replicas: 3, pool: 'p' }).expect(200);
     const repository = api.app.get(EventWriter).repository;
-    repository.forget(`statefulset-${statefulSetId('ns', 'cold')}`);
+    repository.forget(`statefulset-${statefulSetId(DEFAULT_CLUSTER, 'ns', 'cold')}`);
     expect((await allocatePod('cold-0')).statements).toBeGreaterThan(1);
     // loaded in the background, after the answer
-    for (let i = 0; i < 100 && !repository.cached(StatefulSetAggregate, statefulSetId('ns', 'cold')); i++)
+    for (let i = 0; i < 100 && !repository.cached(StatefulSetAggregate, statefulSetId(DEFAULT_CLUSTER, 'ns', 'cold')); i++)
       await new Promise((r) => setTimeout(r, 20));
     expect((await allocatePod('cold-1')).statements).toBe(1);
   });

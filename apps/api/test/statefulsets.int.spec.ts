@@ -25,6 +25,7 @@ describe('StatefulSets over HTTP', () => {
     const res = await api.http().put('/v1/statefulsets/apps/web').send({ replicas: 3, pool: 'sts' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
+      cluster: 'default',
       namespace: 'apps',
       name: 'web',
       replicas: 3,

@@ -5,6 +5,7 @@ import { ALLOCATION_SELECT, toAllocationView, type AllocationRow, type Allocatio
 import { clusterLabelsSql } from './cluster-queries';
 import { NODE_SELECT, nodeKeySql, type NodeView } from './node-queries';
 import { allocationSpaceSql, canonicalPool, POOL_COLUMNS, type PoolView } from './pool-queries';
+import { clusterKeySql } from './cluster-key-sql';
 import type { Queryable } from './queryable';
 import { canonicalReservation, STATEFULSET_SELECT, type ReservationView } from './statefulset-queries';
 
@@ -42,7 +43,7 @@ export interface AllocationStart {
 // LIMIT 2: a handle holds one address per family at most (the primary key), and the limit keeps
 // the plan an index lookup whatever the statistics say (a generic plan is made once for all calls)
 const QUERY = `SELECT (SELECT coalesce(json_agg(h ORDER BY h.family), '[]') FROM (${ALLOCATION_SELECT} WHERE a.cluster = r.cluster AND a.handle = r.handle LIMIT 2) h) AS held,
-    (SELECT row_to_json(s) FROM (${STATEFULSET_SELECT} WHERE namespace = r.namespace AND name = r.statefulset) s) AS reservation,
+    (SELECT row_to_json(s) FROM (${STATEFULSET_SELECT} WHERE namespace = ${clusterKeySql('r.cluster', 'r.namespace')} AND name = r.statefulset) s) AS reservation,
     (SELECT row_to_json(n) FROM (${NODE_SELECT} WHERE name = ${nodeKeySql('r.cluster', 'r.node')}) n) AS node,
     ${clusterLabelsSql('r.cluster')} AS "clusterLabels",
     (SELECT coalesce(json_agg(p), '[]') FROM (SELECT ${POOL_COLUMNS} FROM pools p WHERE p.name = ANY(r.pools)) p) AS pools,

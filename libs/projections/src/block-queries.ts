@@ -1,5 +1,5 @@
 import { prepared } from '@ipledger/event-store';
-import { InvalidInputError } from '@ipledger/domain';
+import { DEFAULT_CLUSTER, InvalidInputError } from '@ipledger/domain';
 import { canonicalCidr, parseCidr } from '@ipledger/ip';
 import { decodeContinue, encodeContinue } from './continue-token';
 import type { Page } from './pool-queries';
@@ -12,12 +12,14 @@ export interface BlockView {
   /** the pool's isolated network, present when it has one: a route controller announces the block in that network's routing */
   network?: string;
   node: string;
+  /** the node's cluster */
+  cluster: string;
   used: number;
   borrowed: number;
 }
 
 export interface BlockListQuery {
-  filter: { pool: string } | { node: string };
+  filter: { pool: string } | { node: string; cluster: string };
   limit: number;
   continue?: string;
 }
@@ -29,13 +31,17 @@ export interface BlockListQuery {
 export async function listBlocks(db: Queryable, query: BlockListQuery): Promise<Page<BlockView>> {
   const after = decodeContinue(query.continue, ['string', 'string']) as [string, string] | null;
   const values: unknown[] = [];
-  const where = ['pool' in query.filter ? `b.pool = $${values.push(query.filter.pool)}` : `b.node = $${values.push(query.filter.node)}`];
+  const { filter } = query;
+  const where =
+    'pool' in filter
+      ? [`b.pool = $${values.push(filter.pool)}`]
+      : [`b.node = $${values.push(filter.node)}`, `b.cluster = $${values.push(filter.cluster)}`];
   if (after) where.push(`(b.pool, b.cidr) > ($${values.push(after[0])}, $${values.push(continueCidr(after[1]))}::cidr)`);
   const { rows } = await db.query<BlockView>(
     prepared(
-      `SELECT b.cidr::text AS cidr, b.pool, (SELECT p.network FROM pools p WHERE p.name = b.pool) AS network, b.node, c.used, c.borrowed
+      `SELECT b.cidr::text AS cidr, b.pool, (SELECT p.network FROM pools p WHERE p.name = b.pool) AS network, b.node, b.cluster, c.used, c.borrowed
          FROM pool_blocks b,
-         LATERAL (SELECT count(*)::int AS used, (count(*) FILTER (WHERE a.node <> b.node))::int AS borrowed
+         LATERAL (SELECT count(*)::int AS used, (count(*) FILTER (WHERE a.node <> b.node OR a.cluster <> b.cluster))::int AS borrowed
                     FROM allocations a
                    WHERE a.pool = b.pool AND a.ip >= host(network(b.cidr))::inet AND a.ip <= host(broadcast(b.cidr))::inet) c
         WHERE ${where.join(' AND ')}
@@ -55,13 +61,14 @@ export async function listBlocks(db: Queryable, query: BlockListQuery): Promise<
  * present): those GET /v1/nodes/{name}/blocks?at= folds, to the millisecond as readStream's `until`.
  * Through the index of migration 024.
  */
-export async function findPoolsWithBlocksOfAt(db: Queryable, node: string, at: Date): Promise<string[]> {
+export async function findPoolsWithBlocksOfAt(db: Queryable, node: string, cluster: string, at: Date): Promise<string[]> {
   const { rows } = await db.query<{ pool: string }>(
     prepared(
       `SELECT DISTINCT data ->> 'pool' AS pool FROM events
-        WHERE type = 'BlockClaimed' AND data ->> 'node' = $1 AND date_trunc('milliseconds', recorded_at) <= $2
+        WHERE type = 'BlockClaimed' AND data ->> 'node' = $1 AND coalesce(data ->> 'cluster', '${DEFAULT_CLUSTER}') = $3
+          AND date_trunc('milliseconds', recorded_at) <= $2
         ORDER BY pool`,
-      [node, at],
+      [node, at, cluster],
     ),
   );
   return rows.map((row) => row.pool);
@@ -98,9 +105,9 @@ function compareBlocks(a: Pick<BlockView, 'pool' | 'cidr'>, b: Pick<BlockView, '
 }
 
 /** The pools where a node holds blocks (to release its empty ones when it goes away), by name. */
-export async function findPoolsWithBlocksOf(db: Queryable, node: string): Promise<string[]> {
+export async function findPoolsWithBlocksOf(db: Queryable, node: string, cluster: string): Promise<string[]> {
   const { rows } = await db.query<{ pool: string }>(
-    prepared('SELECT DISTINCT pool FROM pool_blocks WHERE node = $1 ORDER BY pool', [node]),
+    prepared('SELECT DISTINCT pool FROM pool_blocks WHERE node = $1 AND cluster = $2 ORDER BY pool', [node, cluster]),
   );
   return rows.map((row) => row.pool);
 }

@@ -2,6 +2,7 @@ import { prepared } from '@ipledger/event-store';
 import { DEFAULT_CLUSTER, nodeStreamId, type Labels } from '@ipledger/domain';
 import type { Queryable } from './queryable';
 import { rfc3339 } from './rfc3339';
+import { clusterKeySql, unkeyedSql } from './cluster-key-sql';
 
 export interface NodeView {
   name: string;
@@ -11,16 +12,11 @@ export interface NodeView {
   updatedAt: string;
 }
 
-/**
- * The stored key of a node (SQL), as nodeStreamId makes it: a row's `name` is its name in the
- * default cluster and `<cluster>/<name>` in another, so the table keeps the primary key (name) the
- * previous release upserts on, and two clusters' `worker-1` are two rows.
- */
-export const nodeKeySql = (cluster: string, name: string) =>
-  `(CASE WHEN ${cluster} = '${DEFAULT_CLUSTER}' THEN ${name} ELSE ${cluster} || '/' || ${name} END)`;
+/** The stored key of a node (SQL), as nodeStreamId makes it: the table keeps its primary key (name). */
+export const nodeKeySql = clusterKeySql;
 
 /** A node as NodeView names it: its name without its cluster's prefix. */
-export const NODE_SELECT = `SELECT CASE WHEN cluster = '${DEFAULT_CLUSTER}' THEN name ELSE substr(name, length(cluster) + 2) END AS name,
+export const NODE_SELECT = `SELECT ${unkeyedSql('cluster', 'name')} AS name,
   cluster, labels, version, ${rfc3339('updated_at')} AS "updatedAt" FROM nodes`;
 
 export async function findNode(db: Queryable, name: string, cluster = DEFAULT_CLUSTER): Promise<NodeView | null> {

@@ -1,5 +1,7 @@
 import {
   allocationOwner,
+  ownsBlock,
+  parseRangeOwner,
   blockCidr,
   clusterOf,
   blockedPool,
@@ -81,8 +83,8 @@ export async function findPoolAt(db: Pool, name: string, at: Date): Promise<Pool
     statefulSetRanges: [...state.ranges]
       .sort(([, a], [, b]) => (a.start < b.start ? -1 : 1))
       .map(([owner, range]) => {
-        const [namespace, name] = owner.split('/');
-        return { namespace, name, start: formatIp({ family, value: range.start }), end: formatIp({ family, value: range.end }) };
+        const { cluster, namespace, name } = parseRangeOwner(owner);
+        return { cluster, namespace, name, start: formatIp({ family, value: range.start }), end: formatIp({ family, value: range.end }) };
       }),
     version: folded.version,
     createdAt: created!.toISOString(),
@@ -142,7 +144,7 @@ export async function findBlocksAt(db: Pool, pool: string, at: Date): Promise<Bl
     if (!block) continue;
     const count = counts.get(block.first) ?? { used: 0, borrowed: 0 };
     count.used++;
-    if (holder.node !== block.node) count.borrowed++;
+    if (!ownsBlock(block, clusterOf(holder), holder.node)) count.borrowed++;
     counts.set(block.first, count);
   }
   return [...withBlocks.claimed.values()]
@@ -152,6 +154,7 @@ export async function findBlocksAt(db: Pool, pool: string, at: Date): Promise<Bl
       pool,
       ...(withBlocks.network === null ? {} : { network: withBlocks.network }),
       node: block.node,
+      cluster: block.cluster,
       ...(counts.get(block.first) ?? { used: 0, borrowed: 0 }),
     }));
 }

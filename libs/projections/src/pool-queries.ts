@@ -1,5 +1,6 @@
 import { prepared } from '@ipledger/event-store';
 import type { LabelSelector, PoolSpec } from '@ipledger/domain';
+import { unkeyedSql } from './cluster-key-sql';
 import { decodeContinue, encodeContinue } from './continue-token';
 import { drivingRequirement, labelRowsSql, requirementsSql } from './label-selector-sql';
 import { canonicalCidr } from '@ipledger/ip';
@@ -9,6 +10,7 @@ import { rfc3339 } from './rfc3339';
 
 /** A StatefulSet's continuous range inside a pool, as the pool shows it. */
 export interface StatefulSetRangeView {
+  cluster: string;
   namespace: string;
   name: string;
   start: string;
@@ -43,7 +45,7 @@ export interface Page<T> {
 export const POOL_COLUMNS = `p.name, p.cidr::text AS cidr, p.family, host(p.gateway) AS gateway, p.labels, p.node_selector AS "nodeSelector", p.cluster_selector AS "clusterSelector", p.reserved, p.disabled,
   p.reuse_delay_seconds AS "reuseDelaySeconds", p.allow_special_ranges AS "allowSpecialRanges", p.capacity::text AS capacity, p.allocated::text AS allocated, (p.reserved_count + p.range_reserved)::text AS "reservedCount",
   p.range_reserved::text AS "rangeReservedCount", (p.capacity - p.allocated - p.reserved_count - p.range_reserved)::text AS free, p.version, ${rfc3339('p.created_at')} AS "createdAt", ${rfc3339('p.updated_at')} AS "updatedAt",
-  (SELECT coalesce(json_agg(json_build_object('namespace', r.namespace, 'name', r.name, 'start', host(r.first_ip), 'end', host(r.last_ip))
+  (SELECT coalesce(json_agg(json_build_object('cluster', r.cluster, 'namespace', ${unkeyedSql('r.cluster', 'r.namespace')}, 'name', r.name, 'start', host(r.first_ip), 'end', host(r.last_ip))
                             ORDER BY r.first_ip), '[]')
      FROM pool_ranges r WHERE r.pool = p.name) AS "statefulSetRanges",
   p.block_size AS "blockSize", p.block_affinity AS "blockAffinity", p.block_release_seconds AS "blockReleaseSeconds", p.network`;

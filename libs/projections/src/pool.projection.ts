@@ -1,5 +1,7 @@
 import { prepared } from '@ipledger/event-store';
 import {
+  clusterOf,
+  namespaceKey,
   PoolAggregate,
   poolCounts,
   unknownEvent,
@@ -68,33 +70,44 @@ export interface PoolBlockRow {
   pool: string;
   cidr: string;
   node: string;
+  /** the node's cluster */
+  cluster: string;
   claimed_at: Date;
 }
 
-const BLOCK_COLUMNS: readonly (keyof PoolBlockRow)[] = ['pool', 'cidr', 'node', 'claimed_at'];
+const BLOCK_COLUMNS: readonly (keyof PoolBlockRow)[] = ['pool', 'cidr', 'node', 'cluster', 'claimed_at'];
 const INSERT_BLOCK = insertSql('pool_blocks', BLOCK_COLUMNS);
 
 /** The pool_blocks row a BlockClaimed inserts (inline and in a batch rebuild alike). */
 export function poolBlockRow(event: Pick<RecordedEvent, 'data' | 'recordedAt'>): PoolBlockRow {
   const d = event.data as BlockClaimed['data'];
-  return { pool: d.pool, cidr: d.cidr, node: d.node, claimed_at: event.recordedAt };
+  return { pool: d.pool, cidr: d.cidr, node: d.node, cluster: clusterOf(d), claimed_at: event.recordedAt };
 }
 
 export interface PoolRangeRow {
   pool: string;
+  cluster: string;
+  /** namespaceKey: the key the previous release's upserts (ON CONFLICT (pool, namespace, name)) still find */
   namespace: string;
   name: string;
   first_ip: string;
   last_ip: string;
 }
 
-const RANGE_COLUMNS: readonly (keyof PoolRangeRow)[] = ['pool', 'namespace', 'name', 'first_ip', 'last_ip'];
+const RANGE_COLUMNS: readonly (keyof PoolRangeRow)[] = ['pool', 'cluster', 'namespace', 'name', 'first_ip', 'last_ip'];
 const UPSERT_RANGE = insertSql('pool_ranges', RANGE_COLUMNS, ['pool', 'namespace', 'name']);
 
 /** The pool_ranges row a RangeReserved leaves (inline and in a batch rebuild alike). */
 export function poolRangeRow(event: Pick<RecordedEvent, 'data'>): PoolRangeRow {
   const d = event.data as RangeReserved['data'];
-  return { pool: d.pool, namespace: d.namespace, name: d.name, first_ip: d.start, last_ip: d.end };
+  return {
+    pool: d.pool,
+    cluster: clusterOf(d),
+    namespace: namespaceKey(clusterOf(d), d.namespace),
+    name: d.name,
+    first_ip: d.start,
+    last_ip: d.end,
+  };
 }
 
 /** Capacity and reserved count of a pool's definition: from the aggregate's own rules, so the read model cannot disagree with it. */
@@ -281,7 +294,11 @@ export async function projectPoolEvent(db: Queryable, event: RecordedEvent): Pro
       return;
     case 'RangeReleased':
       await db.query(
-        prepared('DELETE FROM pool_ranges WHERE pool = $1 AND namespace = $2 AND name = $3', [e.data.pool, e.data.namespace, e.data.name]),
+        prepared('DELETE FROM pool_ranges WHERE pool = $1 AND namespace = $2 AND name = $3', [
+          e.data.pool,
+          namespaceKey(clusterOf(e.data), e.data.namespace),
+          e.data.name,
+        ]),
       );
       await rangesChanged(db, e.data.pool, event);
       return;

@@ -1,4 +1,4 @@
-import { referenceKey, unknownEvent, upcast, type DomainEvent } from '@ipledger/domain';
+import { clusterOf, rangeOwner, referenceKey, statefulSetId, unknownEvent, upcast, type DomainEvent } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
 import { claimReferenceRow, claimRow, type ClaimReferenceRow, type ClaimRow } from './claim.projection';
 import { clusterRow, type ClusterRow } from './cluster.projection';
@@ -24,7 +24,7 @@ export type FoldedEvent = Pick<RecordedEvent, 'type' | 'schemaVersion' | 'data' 
  */
 export class ReadModelFold {
   readonly pools = new Map<string, PoolRow>();
-  /** by pool, then `namespace/name`: a pool's deletion drops its ranges, as ON DELETE CASCADE does */
+  /** by pool, then rangeOwner: a pool's deletion drops its ranges, as ON DELETE CASCADE does */
   private readonly ranges = new Map<string, Map<string, PoolRangeRow>>();
   /** by pool, then cidr, dropped with the pool likewise */
   private readonly blocks = new Map<string, Map<string, PoolBlockRow>>();
@@ -66,12 +66,12 @@ export class ReadModelFold {
         return;
       case 'RangeReserved': {
         const ranges = this.ranges.get(e.data.pool) ?? new Map<string, PoolRangeRow>();
-        this.ranges.set(e.data.pool, ranges.set(`${e.data.namespace}/${e.data.name}`, poolRangeRow(event)));
+        this.ranges.set(e.data.pool, ranges.set(rangeOwner(clusterOf(e.data), e.data.namespace, e.data.name), poolRangeRow(event)));
         this.touch(e.data.pool, event);
         return;
       }
       case 'RangeReleased':
-        this.ranges.get(e.data.pool)?.delete(`${e.data.namespace}/${e.data.name}`);
+        this.ranges.get(e.data.pool)?.delete(rangeOwner(clusterOf(e.data), e.data.namespace, e.data.name));
         this.touch(e.data.pool, event);
         return;
       case 'BlockClaimed': {
@@ -91,10 +91,10 @@ export class ReadModelFold {
         this.nodes.delete(nodeKey(e.data));
         return;
       case 'StatefulSetReconciled':
-        this.statefulSets.set(`${e.data.namespace}/${e.data.name}`, statefulSetRow(event));
+        this.statefulSets.set(statefulSetId(clusterOf(e.data), e.data.namespace, e.data.name), statefulSetRow(event));
         return;
       case 'StatefulSetDeleted':
-        this.statefulSets.delete(`${e.data.namespace}/${e.data.name}`);
+        this.statefulSets.delete(statefulSetId(clusterOf(e.data), e.data.namespace, e.data.name));
         return;
       case 'ClusterLabelsSet':
         this.clusters.set(e.data.name, clusterRow(event, this.clusters.get(e.data.name)));

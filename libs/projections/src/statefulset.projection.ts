@@ -1,9 +1,11 @@
-import type { StatefulSetEvent, StatefulSetReconciled } from '@ipledger/domain';
+import { clusterOf, namespaceKey, type StatefulSetEvent, type StatefulSetReconciled } from '@ipledger/domain';
 import { prepared, type RecordedEvent } from '@ipledger/event-store';
 import type { Queryable } from './queryable';
 import { insertSql, rowParams } from './row-sql';
 
 export interface StatefulSetRow {
+  cluster: string;
+  /** namespaceKey: the key the previous release's upserts (ON CONFLICT (namespace, name)) still find */
   namespace: string;
   name: string;
   replicas: number;
@@ -18,6 +20,7 @@ export interface StatefulSetRow {
 }
 
 const COLUMNS: readonly (keyof StatefulSetRow)[] = [
+  'cluster',
   'namespace',
   'name',
   'replicas',
@@ -36,7 +39,8 @@ const UPSERT = insertSql('statefulsets', COLUMNS, ['namespace', 'name']);
 export function statefulSetRow(event: Pick<RecordedEvent, 'data' | 'version' | 'recordedAt'>): StatefulSetRow {
   const d = event.data as StatefulSetReconciled['data'];
   return {
-    namespace: d.namespace,
+    cluster: clusterOf(d),
+    namespace: namespaceKey(clusterOf(d), d.namespace),
     name: d.name,
     replicas: d.replicas,
     ordinals_start: d.ordinalsStart,
@@ -50,12 +54,17 @@ export function statefulSetRow(event: Pick<RecordedEvent, 'data' | 'version' | '
   };
 }
 
-/** statefulsets: each StatefulSet's last reconciled outcome, by key. */
+/** statefulsets: each StatefulSet's last reconciled outcome, by (namespaceKey, name). */
 export async function projectStatefulSetEvent(db: Queryable, event: RecordedEvent): Promise<void> {
   const e = { type: event.type, data: event.data } as StatefulSetEvent;
   if (e.type === 'StatefulSetReconciled') {
     await db.query(prepared(UPSERT, rowParams(statefulSetRow(event), COLUMNS)));
   } else if (e.type === 'StatefulSetDeleted') {
-    await db.query(prepared('DELETE FROM statefulsets WHERE namespace = $1 AND name = $2', [e.data.namespace, e.data.name]));
+    await db.query(
+      prepared('DELETE FROM statefulsets WHERE namespace = $1 AND name = $2', [
+        namespaceKey(clusterOf(e.data), e.data.namespace),
+        e.data.name,
+      ]),
+    );
   }
 }

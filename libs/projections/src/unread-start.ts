@@ -1,4 +1,4 @@
-import { clusterOf } from '@ipledger/domain';
+import { clusterOf, namespaceKey } from '@ipledger/domain';
 /** An allocation decided without its start read (findAllocationStarts): the keys that read would have looked up. */
 export interface UnreadStart {
   handle: string;
@@ -14,7 +14,7 @@ export interface UnreadStart {
 }
 
 // Both by primary key, whatever the batch and the statistics: allocations (handle, family),
-// statefulsets (namespace, name). A lookup per key in a scalar subquery (LIMIT 1 keeps it one),
+// statefulsets (namespace key, name). A lookup per key in a scalar subquery (LIMIT 1 keeps it one),
 // as the start read does: as a join or `= ANY`, the generic plan scanned allocations whole.
 const CONDITION = `NOT EXISTS (SELECT 1 FROM jsonb_to_recordset($2::jsonb -> 'handles') AS h (cluster text, handle text)
                    WHERE (SELECT true FROM allocations a WHERE a.cluster = h.cluster AND a.handle = h.handle LIMIT 1))
@@ -37,8 +37,10 @@ export function unreadStartPrecondition(starts: readonly UnreadStart[]): { condi
     condition: CONDITION,
     value: {
       handles: starts.map((start) => ({ cluster: clusterOf(start), handle: start.handle })),
-      statefulSets: starts.flatMap(({ namespace, statefulSet, reservationVersion }) =>
-        statefulSet === null ? [] : [{ namespace, name: statefulSet, version: reservationVersion }],
+      statefulSets: starts.flatMap((start) =>
+        start.statefulSet === null
+          ? []
+          : [{ namespace: namespaceKey(clusterOf(start), start.namespace), name: start.statefulSet, version: start.reservationVersion }],
       ),
       networks: starts.flatMap((start) => (start.networkInNoPool === undefined ? [] : [start.networkInNoPool])),
     },

@@ -4,6 +4,7 @@ import {
   AllocateForClaimCommand,
   claimOfPod,
   clusterOf,
+  inCluster,
   interfaceOfHandle,
   allocationRefusal,
   assertIpSetReservable,
@@ -192,8 +193,9 @@ export class AllocationPipeline {
     const { rule, families: annotatedFamilies } = chooseSelection(input, stored?.annotated ?? null, this.config.defaultMatchLabel);
     // an address asked for by `ip` fixes its family: the annotation's families apply to the others
     const spec = annotatedFamilies && request.ips.length === 0 ? { ...request, families: annotatedFamilies } : request;
-    // only a pod asking for no particular address takes one of its workload's set
-    const ipSet = stored?.ipSet && spec.ips.length === 0 ? stored.ipSet : null;
+    // only a pod asking for no particular address takes one of its workload's set, in the pod's cluster
+    const ipSet =
+      stored?.ipSet && spec.ips.length === 0 ? { ...stored.ipSet, ref: { ...stored.ipSet.ref, ...inCluster(clusterOf(spec)) } } : null;
     const attachment = { network: spec.network ?? null, interfaceName: interfaceOfHandle(spec.handle) };
     const claim = stored?.claiming ? claimOfPod({ ...stored.claiming, cluster: clusterOf(spec) }, attachment) : null;
     return { command, spec, rule, ipSet, stored, claim };
@@ -214,7 +216,7 @@ export class AllocationPipeline {
       pools: rule.kind === 'pools' ? rule.names : [],
       network: spec.network,
     });
-    if (pod && start.reservation) this.cacheReservation(spec.namespace, pod.statefulSet);
+    if (pod && start.reservation) this.cacheReservation(clusterOf(spec), spec.namespace, pod.statefulSet);
     return {
       held: start.held,
       owner: pod && start.reservation && { reservation: start.reservation, ordinal: pod.ordinal },
@@ -246,7 +248,7 @@ export class AllocationPipeline {
     // the group commit is an own transaction's: a fenced or deferred unit commits on its own
     if (spec.families.length !== 1 || unit.mode !== 'own-transaction') return null;
     const pod = statefulSetPod(spec.pod);
-    const owner = pod && this.cachedReservation(spec.namespace, pod.statefulSet);
+    const owner = pod && this.cachedReservation(clusterOf(spec), spec.namespace, pod.statefulSet);
     const [{ request, pinnedTo }] = familyRequests(
       spec,
       pod && owner && { reservation: owner, ordinal: pod.ordinal },
@@ -285,9 +287,9 @@ export class AllocationPipeline {
   }
 
   /** The StatefulSet's reservation as this process has it cached (its stream's version with it); null when none is cached. */
-  private cachedReservation(namespace: string, name: string): ReservationView | null {
-    const cached = this.writer.repository.cached(StatefulSetAggregate, statefulSetId(namespace, name));
-    return cached?.state.reservation ? { ...cached.state.reservation, version: cached.version } : null;
+  private cachedReservation(cluster: string, namespace: string, name: string): ReservationView | null {
+    const cached = this.writer.repository.cached(StatefulSetAggregate, statefulSetId(cluster, namespace, name));
+    return cached?.state.reservation ? { ...cached.state.reservation, cluster, version: cached.version } : null;
   }
 
   /**
@@ -295,8 +297,8 @@ export class AllocationPipeline {
    * reconciled it, or this one restarted) is loaded in the background, outside the request: the
    * StatefulSet's next pods are then decided without the read.
    */
-  private cacheReservation(namespace: string, name: string): void {
-    const id = statefulSetId(namespace, name);
+  private cacheReservation(cluster: string, namespace: string, name: string): void {
+    const id = statefulSetId(cluster, namespace, name);
     // a scale-up's pods read at once: one load for them all
     if (this.caching.has(id) || this.writer.repository.cached(StatefulSetAggregate, id)) return;
     this.caching.add(id);

@@ -21,8 +21,8 @@ export class BlockRelease {
   }
 
   /** A deleted node's empty blocks in this pool. */
-  ofNode(pool: string, node: string, metadata: CommandMetadata, unit: UnitOfWork): Promise<number> {
-    return this.release(pool, (state) => decideReleaseNodeBlocks(state, node), metadata, unit);
+  ofNode(pool: string, node: string, metadata: CommandMetadata, unit: UnitOfWork, cluster: string): Promise<number> {
+    return this.release(pool, (state) => decideReleaseNodeBlocks(state, cluster, node), metadata, unit);
   }
 
   private release(

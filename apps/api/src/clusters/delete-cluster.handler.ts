@@ -8,9 +8,8 @@ import { PG_POOL } from '../infrastructure/tokens';
 import { ListedClusters } from './listed-clusters';
 
 /**
- * A cluster goes once it holds no node or allocation (StatefulSets and ip-sets are still the
- * default cluster's alone). What it holds is read from the read models before the decision, so a
- * node or allocation written in that very moment may outlive the cluster; the next write in it
+ * A cluster goes once it holds no node, allocation, StatefulSet reservation or ip-set. What it
+ * holds is read from the read models before the decision, so a node or allocation written in that very moment may outlive the cluster; the next write in it
  * then creates the cluster again (ClusterPresence).
  */
 @CommandHandler(DeleteClusterCommand)

@@ -46,6 +46,8 @@ export class IpParams {
 export class StatefulSetParams {
   @TextOf('namespace') namespace!: string;
   @TextOf('workloadName') name!: string;
+  /** present on the routes under `/v1/clusters/{cluster}` (RouteCluster reads and checks it) */
+  @OptionalField() @TextOf('cluster', { required: false }) cluster?: string;
 }
 
 export const IP_SET_KINDS: readonly IpSetKind[] = ['Deployment', 'ReplicaSet'];
@@ -55,6 +57,8 @@ export class IpSetParams {
   @TextOf('namespace') namespace!: string;
   @TextOf('workloadKind', { enum: IP_SET_KINDS }) kind!: string;
   @TextOf('workloadName') name!: string;
+  /** present on the routes under `/v1/clusters/{cluster}` (RouteCluster reads and checks it) */
+  @OptionalField() @TextOf('cluster', { required: false }) cluster?: string;
 }
 
 /** The routes under `/v1/clusters/{cluster}` that name nothing else (a list, a create). */

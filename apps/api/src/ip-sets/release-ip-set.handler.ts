@@ -1,6 +1,7 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { Inject } from '@nestjs/common';
 import {
+  clusterOf,
   decideIpSetWorkloadDeleted,
   decideReleaseRange,
   ipSetId,
@@ -38,7 +39,7 @@ export class ReleaseIpSetHandler implements ICommandHandler<ReleaseIpSetCommand,
       const changes: Change[] = [];
       for (const { pool } of await findIpSets(this.db, ref)) {
         const loaded = await this.writer.load(PoolAggregate, pool, unit);
-        const released = decideReleaseRange(loaded.state, ref.namespace, ipSetRangeName(ref));
+        const released = decideReleaseRange(loaded.state, clusterOf(ref), ref.namespace, ipSetRangeName(ref));
         if (released) changes.push({ type: PoolAggregate, loaded, events: [released] });
       }
       const released = changes.length > 0;

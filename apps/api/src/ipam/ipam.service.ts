@@ -25,6 +25,7 @@ import {
   type PoolSpecInput,
   type ReleaseCondition,
   type StatefulSetSpec,
+  DEFAULT_CLUSTER,
 } from '@ipledger/domain';
 import { currentRequestContext } from '../infrastructure/current-request';
 import { OwnTransaction } from '../infrastructure/unit-of-work';
@@ -94,12 +95,12 @@ export class IpamService implements Omit<IpamCommands<ApiViews>, 'releaseIpSet' 
     return this.commands.execute(new DeleteClusterCommand(name, metadata, ownTransaction()));
   }
 
-  reconcileStatefulSet(spec: StatefulSetSpec, { metadata }: IpamCaller): Promise<void> {
-    return this.commands.execute(new ReconcileStatefulSetCommand(spec, metadata, ownTransaction()));
+  reconcileStatefulSet(spec: StatefulSetSpec, { metadata, cluster }: IpamCaller): Promise<void> {
+    return this.commands.execute(new ReconcileStatefulSetCommand(spec, metadata, ownTransaction(), cluster ?? DEFAULT_CLUSTER));
   }
 
-  deleteStatefulSet(namespace: string, name: string, { metadata }: IpamCaller): Promise<void> {
-    return this.commands.execute(new DeleteStatefulSetCommand(namespace, name, metadata, ownTransaction()));
+  deleteStatefulSet(namespace: string, name: string, { metadata, cluster }: IpamCaller): Promise<void> {
+    return this.commands.execute(new DeleteStatefulSetCommand(namespace, name, metadata, ownTransaction(), cluster ?? DEFAULT_CLUSTER));
   }
 }
 

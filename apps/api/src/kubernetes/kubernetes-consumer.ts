@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { DEFAULT_CLUSTER } from '@ipledger/domain';
 import {
   ACKED,
   changeMessageId,
@@ -69,9 +68,6 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
   private readonly held: HeldAddressTimer;
   private readonly measured: ConsumerMetrics;
   private readonly adoption: PodAdoption;
-  private readonly clusters: ClusterPresence;
-  /** the clusters known to exist: a watcher's first message of its cluster creates it, as a first REST write in it does */
-  private readonly present = new Set<string>([DEFAULT_CLUSTER]);
 
   constructor(
     @Inject(KUBERNETES_CONFIG) private readonly config: KubernetesConsumerConfig,
@@ -81,6 +77,8 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     @Inject(PG_POOL) private readonly db: Pool,
     metrics: Metrics,
     writer: EventWriter,
+    /** a watcher's first message of its cluster creates it, as a first REST write in it does */
+    private readonly clusters: ClusterPresence,
   ) {
     const contexts = new ApplyContexts({ commands, db, defaultMatchLabel: appConfig.defaultMatchLabel, metrics });
     this.adoption = new PodAdoption(db, commands, this.logger);
@@ -89,14 +87,11 @@ export class KubernetesConsumer implements OnApplicationBootstrap, BeforeApplica
     this.parking = new Parking(db, this.logger, metrics);
     this.held = new HeldAddressTimer(contexts, config.unreachableNodeGraceSeconds, this.logger, metrics);
     this.measured = new ConsumerMetrics(config.names, this.logger, metrics);
-    this.clusters = new ClusterPresence(writer, db);
   }
 
   /** Before a message of the cluster is applied: the cluster exists (created, no labels, if it did not). */
   private async inCluster(cluster: string, delivery: Delivery): Promise<void> {
-    if (this.present.has(cluster)) return;
     await this.clusters.writeIn(cluster, messageMetadata(delivery, cluster), () => Promise.resolve());
-    this.present.add(cluster);
   }
 
   onApplicationBootstrap(): void {

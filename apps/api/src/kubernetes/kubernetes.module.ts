@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { ClustersModule } from '../clusters/clusters.module';
 import type { Config } from '../config';
 import { CONFIG } from '../infrastructure/tokens';
 import { BusConnection } from './bus-connection';
@@ -16,6 +17,7 @@ export class KubernetesModule {
     return {
       module: KubernetesModule,
       global: true,
+      imports: [ClustersModule],
       providers: [
         { provide: KUBERNETES_CONFIG, useValue: config.kubernetes },
         { provide: BusConnection, useFactory: (appConfig: Config) => new BusConnection(appConfig), inject: [CONFIG] },

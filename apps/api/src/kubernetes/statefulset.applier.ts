@@ -1,4 +1,4 @@
-import { DeleteStatefulSetCommand, ReconcileStatefulSetCommand, InvalidInputError } from '@ipledger/domain';
+import { DEFAULT_CLUSTER, DeleteStatefulSetCommand, ReconcileStatefulSetCommand, InvalidInputError } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
 import { deleteOnce, type ApplyContext } from './apply-context';
 
@@ -31,8 +31,10 @@ export async function applyStatefulSet(
 ): Promise<string> {
   const { name, annotations = {} } = object.metadata;
   const namespace = object.metadata.namespace as string;
+  // the watcher's objects are the default cluster's until its messages name their cluster
+  const cluster = DEFAULT_CLUSTER;
   if (type === 'DELETED') {
-    return deleteOnce(commands.execute(new DeleteStatefulSetCommand(namespace, name, metadata, unit)), 'STATEFULSET_NOT_FOUND');
+    return deleteOnce(commands.execute(new DeleteStatefulSetCommand(namespace, name, metadata, unit, cluster)), 'STATEFULSET_NOT_FOUND');
   }
   const spec = object.spec ?? {};
   const ordinals = (spec.ordinals ?? {}) as { start?: unknown };
@@ -50,6 +52,7 @@ export async function applyStatefulSet(
       },
       metadata,
       unit,
+      cluster,
     ),
   );
   return 'reconciled';

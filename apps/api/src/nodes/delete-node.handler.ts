@@ -19,6 +19,6 @@ export class DeleteNodeHandler implements ICommandHandler<DeleteNodeCommand, voi
   async execute({ name, metadata, unit, cluster }: DeleteNodeCommand): Promise<void> {
     const id = nodeStreamId(cluster, name);
     await this.writer.decideAndAppend(NodeAggregate, id, (state) => decideDeleteNode(state, name, cluster), metadata, unit);
-    for (const pool of await findPoolsWithBlocksOf(this.db, name)) await this.blocks.ofNode(pool, name, metadata, unit);
+    for (const pool of await findPoolsWithBlocksOf(this.db, name, cluster)) await this.blocks.ofNode(pool, name, metadata, unit, cluster);
   }
 }

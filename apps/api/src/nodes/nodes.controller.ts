@@ -83,14 +83,20 @@ export class NodesController {
   @Get(':name/blocks')
   @ApiOkResponse({ type: BlockListDto })
   @ApiRoute('reader', 'The blocks a node claimed, in every pool, now or at an instant: what a route controller announces towards it', 400)
-  async blocks(@Param() { name }: NodeNameParams, @Query() query: ListBlocksQueryDto): Promise<Page<BlockView>> {
-    if (query.at === undefined) return listBlocks(this.db, { filter: { node: name }, limit: query.limit, continue: query.continue });
+  async blocks(
+    @Param() { name }: NodeNameParams,
+    @RouteCluster() cluster: string,
+    @Query() query: ListBlocksQueryDto,
+  ): Promise<Page<BlockView>> {
+    const of = await this.clusters.forRead(cluster);
+    if (query.at === undefined)
+      return listBlocks(this.db, { filter: { node: name, cluster: of }, limit: query.limit, continue: query.continue });
     const at = new Date(query.at);
     // one pool at a time, in one of the replica's replay slots: each is a replay of its stream
     const then = await this.replays.run(async () => {
       const blocks: BlockView[] = [];
-      for (const pool of await findPoolsWithBlocksOfAt(this.db, name, at))
-        blocks.push(...((await findBlocksAt(this.db, pool, at)) ?? []).filter((block) => block.node === name));
+      for (const pool of await findPoolsWithBlocksOfAt(this.db, name, of, at))
+        blocks.push(...((await findBlocksAt(this.db, pool, at)) ?? []).filter((block) => block.node === name && block.cluster === of));
       return blocks;
     });
     return pageOfBlocks(then, query.limit, query.continue);

@@ -28,11 +28,11 @@ export class DeleteStatefulSetHandler implements ICommandHandler<DeleteStatefulS
     @Inject(PG_POOL) private readonly db: Pool,
   ) {}
 
-  async execute({ namespace, name, metadata, unit }: DeleteStatefulSetCommand): Promise<void> {
+  async execute({ namespace, name, metadata, unit, cluster }: DeleteStatefulSetCommand): Promise<void> {
     await attempts(unit, async () => {
-      const statefulSet = await this.writer.load(StatefulSetAggregate, statefulSetId(namespace, name), unit);
-      const deleted = decideDeleteStatefulSet(statefulSet.state, namespace, name);
-      const handles = await findStatefulSetHandles(this.db, namespace, name);
+      const statefulSet = await this.writer.load(StatefulSetAggregate, statefulSetId(cluster, namespace, name), unit);
+      const deleted = decideDeleteStatefulSet(statefulSet.state, cluster, namespace, name);
+      const handles = await findStatefulSetHandles(this.db, cluster, namespace, name);
       const pools = new Set(handles.map((h) => h.pool));
       if (statefulSet.state.reservation?.pool) pools.add(statefulSet.state.reservation.pool);
       const changes: Change[] = [];
@@ -40,10 +40,10 @@ export class DeleteStatefulSetHandler implements ICommandHandler<DeleteStatefulS
         const loaded = await this.writer.load(PoolAggregate, poolName, unit);
         const events: DomainEvent[] = [];
         for (const { handle } of handles.filter((h) => h.pool === poolName)) {
-          const released = decideRelease(loaded.state, handle);
+          const released = decideRelease(loaded.state, handle, {}, cluster);
           if (released) events.push(released);
         }
-        const range = decideReleaseRange(loaded.state, namespace, name);
+        const range = decideReleaseRange(loaded.state, cluster, namespace, name);
         if (range) events.push(range);
         changes.push({ type: PoolAggregate, loaded, events });
       }

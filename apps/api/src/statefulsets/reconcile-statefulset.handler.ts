@@ -47,10 +47,14 @@ export class ReconcileStatefulSetHandler implements ICommandHandler<ReconcileSta
     @Inject(CONFIG) private readonly config: Config,
   ) {}
 
-  async execute({ spec, metadata, unit }: ReconcileStatefulSetCommand): Promise<void> {
-    const desired = parseStatefulSetSpec(spec, this.config.defaultMatchLabel);
+  async execute({ spec, metadata, unit, cluster }: ReconcileStatefulSetCommand): Promise<void> {
+    const desired = parseStatefulSetSpec(spec, this.config.defaultMatchLabel, cluster);
     await attempts(unit, async () => {
-      const statefulSet = await this.writer.load(StatefulSetAggregate, statefulSetId(desired.namespace, desired.name), unit);
+      const statefulSet = await this.writer.load(
+        StatefulSetAggregate,
+        statefulSetId(desired.cluster, desired.namespace, desired.name),
+        unit,
+      );
       const current = statefulSet.state.reservation;
       const unlocks: Array<() => void> = [];
       try {
@@ -83,7 +87,7 @@ export class ReconcileStatefulSetHandler implements ICommandHandler<ReconcileSta
     const excluded: Exclusion[] = [];
     let passedOver: RangePassedOver[] = [];
     let eligibleSeen = 0;
-    for await (const page of eligiblePoolPages(this.db, desired.rule, desired.node, [4, 6])) {
+    for await (const page of eligiblePoolPages(this.db, desired.rule, desired.node, [4, 6], undefined, undefined, null, desired.cluster)) {
       excluded.push(...page.excluded);
       for (const candidate of page.eligible) {
         eligibleSeen++;

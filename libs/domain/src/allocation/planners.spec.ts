@@ -1,3 +1,4 @@
+import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
 import { deciderSpecification } from '../../../../test/support/decider-specification';
 import fc from 'fast-check';
 import { cidrContains, formatIp, parseCidr, type IpAddress } from '@ipledger/ip';
@@ -72,7 +73,8 @@ function buildPool(index: number, shape: PoolShape): TestPool {
   );
   const empty = PoolAggregate.initialState();
   let state = apply(empty, decideCreatePool(empty, parsePoolSpec({ name, cidr, reserved })));
-  for (const range of shape.ranges) state = apply(state, decideReserveRange(state, 'default', range.name, BigInt(range.length)));
+  for (const range of shape.ranges)
+    state = apply(state, decideReserveRange(state, DEFAULT_CLUSTER, 'default', range.name, BigInt(range.length)));
   for (let k = 0; k < shape.held; k++) {
     try {
       state = apply(state, decideAllocate(state, holder(`${name}-h${k}`)).event);
@@ -193,12 +195,12 @@ describe('planAllocation', () => {
 describe('planReservation', () => {
   /** The StatefulSet handler's own loop before the planner (reserve). */
   function referenceReservation(candidates: TestPool[], replicas: number) {
-    const desired = { namespace: 'default', name: 'new', replicas, ordinalsStart: 0 };
+    const desired = { cluster: DEFAULT_CLUSTER, namespace: 'default', name: 'new', replicas, ordinalsStart: 0 };
     if (replicas === 0) return reservationOutcome(desired, null, null, 'replicas is 0: no range is held');
     let largest: { pool: string; start: string; length: bigint } | null = null;
     for (const candidate of candidates) {
       if (!candidate.state.exists) continue;
-      const reserved = decideReserveRange(candidate.state, 'default', 'new', BigInt(replicas));
+      const reserved = decideReserveRange(candidate.state, DEFAULT_CLUSTER, 'default', 'new', BigInt(replicas));
       if (reserved) return reservationOutcome(desired, candidate.name, { start: reserved.data.start, end: reserved.data.end }, null);
       const run = largestFreeRun(candidate.state);
       if (run && (!largest || run.length > largest.length)) {
@@ -216,7 +218,7 @@ describe('planReservation', () => {
   it('reserves or explains as the handler loop it replaced did, and changes no state', () => {
     fc.assert(
       fc.property(pools, fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 3 }), (all, replicas, slice) => {
-        const desired = { namespace: 'default', name: 'new', replicas, ordinalsStart: 0 };
+        const desired = { cluster: DEFAULT_CLUSTER, namespace: 'default', name: 'new', replicas, ordinalsStart: 0 };
         const before = all.map((pool) => fingerprint(pool.state));
         let plan = planReservation([], desired);
         let passedOver: RangePassedOver[] = [];
@@ -327,7 +329,7 @@ describe('the planners on pools written out by hand', () => {
   it('reserves the first continuous run long enough, or says which run was the largest', () => {
     // 10.0.0.0/28: 10.0.0.1-14 usable; five holders take .1-.5, leaving .6-.14, nine addresses
     const pool = buildPool(0, shape(28, { held: 5 }));
-    const desired = (replicas: number) => ({ namespace: 'default', name: 'new', replicas, ordinalsStart: 0 });
+    const desired = (replicas: number) => ({ cluster: DEFAULT_CLUSTER, namespace: 'default', name: 'new', replicas, ordinalsStart: 0 });
     expect(planReservation([pool], desired(4)).outcome).toMatchObject({
       pool: 'p0',
       mode: 'continuous',

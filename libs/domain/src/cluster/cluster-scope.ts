@@ -25,6 +25,15 @@ export function nodeStreamId(cluster: string, name: string): string {
 }
 
 /**
+ * A namespace's key, for what is keyed by namespace and name (StatefulSets, ip-sets, their ranges):
+ * the namespace in the default cluster, `<cluster>/<namespace>` in another. Neither a cluster name
+ * nor a namespace (both DNS labels) holds a `/`, so no two collide.
+ */
+export function namespaceKey(cluster: string, namespace: string): string {
+  return cluster === DEFAULT_CLUSTER ? namespace : `${cluster}/${namespace}`;
+}
+
+/**
  * A handle's key within a pool: the handle itself in the default cluster. A handle may hold any
  * character but NUL (the log's JSON cannot store one), so NUL separates another cluster's name.
  */

@@ -44,12 +44,21 @@ export function decideEnsureCluster(state: ClusterState, name: string): ClusterL
 export interface ClusterHoldings {
   nodes: number;
   allocations: number;
+  statefulSets: number;
+  ipSets: number;
 }
+
+const HOLDING_NAMES: Record<keyof ClusterHoldings, string> = {
+  nodes: 'nodes',
+  allocations: 'allocations',
+  statefulSets: 'StatefulSet reservations',
+  ipSets: 'ip-sets',
+};
 
 /**
  * The default cluster is never deleted: it is the cluster of every caller that names none, and of
- * everything written before clusters. Nor is one that still holds nodes or allocations: their
- * names would fall back to no cluster at all.
+ * everything written before clusters. Nor is one that still holds nodes, allocations, StatefulSet
+ * reservations or ip-sets: their names would fall back to no cluster at all.
  */
 export function decideDeleteCluster(state: ClusterState, name: string, holdings: ClusterHoldings): ClusterDeleted {
   if (name === DEFAULT_CLUSTER)
@@ -58,9 +67,12 @@ export function decideDeleteCluster(state: ClusterState, name: string, holdings:
       `cluster "${DEFAULT_CLUSTER}" always exists: it is the cluster of every caller that names none`,
     );
   if (!state.exists) throw new DomainError('CLUSTER_NOT_FOUND', `cluster "${name}" does not exist`);
-  if (holdings.nodes > 0 || holdings.allocations > 0) {
-    const held = [holdings.nodes > 0 ? 'nodes' : null, holdings.allocations > 0 ? 'allocations' : null].filter(Boolean).join(' and ');
-    throw new DomainError('CLUSTER_IN_USE', `cluster "${name}" still has ${held}; delete or release them first`);
+  const held = (Object.keys(HOLDING_NAMES) as Array<keyof ClusterHoldings>).filter((kind) => holdings[kind] > 0);
+  if (held.length > 0) {
+    throw new DomainError(
+      'CLUSTER_IN_USE',
+      `cluster "${name}" still has ${held.map((kind) => HOLDING_NAMES[kind]).join(' and ')}; delete or release them first`,
+    );
   }
   return { type: 'ClusterDeleted', data: { name } };
 }

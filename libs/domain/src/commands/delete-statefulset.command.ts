@@ -9,5 +9,7 @@ export class DeleteStatefulSetCommand {
     readonly metadata: CommandMetadata,
     /** how its writes commit, named by whoever sends it */
     readonly unit: UnitOfWork,
+    /** the StatefulSet's cluster */
+    readonly cluster: string,
   ) {}
 }

@@ -20,5 +20,7 @@ export class ReconcileStatefulSetCommand {
     readonly metadata: CommandMetadata,
     /** how its writes commit, named by whoever sends it */
     readonly unit: UnitOfWork,
+    /** the StatefulSet's cluster */
+    readonly cluster: string,
   ) {}
 }

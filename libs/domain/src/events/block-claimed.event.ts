@@ -4,5 +4,6 @@
  */
 export interface BlockClaimed {
   type: 'BlockClaimed';
-  data: { pool: string; cidr: string; node: string };
+  /** cluster: the node's; absent: the default cluster */
+  data: { pool: string; cidr: string; node: string; cluster?: string };
 }

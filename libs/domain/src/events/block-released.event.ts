@@ -5,5 +5,6 @@
  */
 export interface BlockReleased {
   type: 'BlockReleased';
-  data: { pool: string; cidr: string; node: string; reason: 'idle' | 'node-deleted'; emptiedAt: string | null };
+  /** cluster: the node's; absent: the default cluster */
+  data: { pool: string; cidr: string; node: string; cluster?: string; reason: 'idle' | 'node-deleted'; emptiedAt: string | null };
 }

@@ -5,5 +5,5 @@
  */
 export interface IpSetWorkloadDeleted {
   type: 'IpSetWorkloadDeleted';
-  data: { namespace: string; kind: 'Deployment' | 'ReplicaSet'; name: string; uid: string };
+  data: { namespace: string; kind: 'Deployment' | 'ReplicaSet'; name: string; cluster?: string; uid: string };
 }

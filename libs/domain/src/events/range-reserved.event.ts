@@ -5,6 +5,6 @@
  */
 export interface RangeReserved {
   type: 'RangeReserved';
-  /** poolNetwork: the pool's isolated network (absent: the shared space), for an address's history */
-  data: { pool: string; namespace: string; name: string; start: string; end: string; poolNetwork?: string };
+  /** cluster: the owner's (absent: the default cluster); poolNetwork: the pool's isolated network (absent: the shared space), for an address's history */
+  data: { pool: string; namespace: string; name: string; start: string; end: string; poolNetwork?: string; cluster?: string };
 }

@@ -1,4 +1,5 @@
 export interface StatefulSetDeleted {
   type: 'StatefulSetDeleted';
-  data: { namespace: string; name: string };
+  /** cluster: absent for the default cluster */
+  data: { namespace: string; name: string; cluster?: string };
 }

@@ -7,6 +7,8 @@ export interface StatefulSetReconciled {
   data: {
     namespace: string;
     name: string;
+    /** absent for the default cluster (inCluster) */
+    cluster?: string;
     replicas: number;
     ordinalsStart: number;
     pool: string | null;

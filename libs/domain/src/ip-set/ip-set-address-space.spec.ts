@@ -1,3 +1,4 @@
+import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
 import { deciderSpecification } from '../../../../test/support/decider-specification';
 import { formatIp, parseCidr, parseIp } from '@ipledger/ip';
 import { parsePoolSpec, type PoolSpecInput } from '../pool/pool-spec';
@@ -110,7 +111,7 @@ describe('ip-sets and a shrink', () => {
         message: expect.stringContaining('10.0.0.200 is in the range of the ip-set of Deployment ns/web'),
       }),
     );
-    state = evolvedAt(at(0), state, decideReleaseRange(state, web.namespace, ipSetRangeName(web)));
+    state = evolvedAt(at(0), state, decideReleaseRange(state, DEFAULT_CLUSTER, web.namespace, ipSetRangeName(web)));
     expect(decideResizePool(state, 'p', parseCidr('10.0.0.0/25'))?.data).toEqual({
       name: 'p',
       previousCidr: '10.0.0.0/24',

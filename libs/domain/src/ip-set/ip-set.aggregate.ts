@@ -2,6 +2,8 @@ import type { AggregateType } from '../aggregate-type';
 import { DomainError } from '../errors/domain-error';
 import type { IpSetEvent, IpSetReserved, IpSetWorkloadDeleted, RangeReserved } from '../events';
 import { unknownEvent } from '../events/unknown-event';
+import { clusterOf, inCluster } from '../cluster/cluster-scope';
+import { rangeOwner } from '../pool/range-owner';
 import type { IpSetRef } from './ip-set';
 
 /** One workload's ip-set across all pools: where it is, and whether the workload was deleted. */
@@ -35,7 +37,8 @@ export const IpSetAggregate: AggregateType<IpSetState> = {
   evolve,
 };
 
-export const ipSetId = (ref: IpSetRef) => `${ref.namespace}/${ref.kind}/${ref.name}`;
+/** `<namespace>/<kind>/<name>` in the default cluster, `<cluster>/<namespace>/<kind>/<name>` in another (rangeOwner's rule). */
+export const ipSetId = (ref: IpSetRef) => rangeOwner(clusterOf(ref), ref.namespace, `${ref.kind}/${ref.name}`);
 
 /**
  * A first pod may reserve its workload's set unless the workload's deletion was applied: no
@@ -56,11 +59,17 @@ export function assertIpSetReservable(state: IpSetState, ref: IpSetRef, liveUid:
 /** The workload's record of the range reserved for its set in the same append. */
 export function ipSetReserved(ref: IpSetRef, range: RangeReserved): IpSetReserved {
   const { pool, start, end } = range.data;
-  return { type: 'IpSetReserved', data: { namespace: ref.namespace, kind: ref.kind, name: ref.name, pool, start, end } };
+  return {
+    type: 'IpSetReserved',
+    data: { namespace: ref.namespace, kind: ref.kind, name: ref.name, ...inCluster(clusterOf(ref)), pool, start, end },
+  };
 }
 
 /** The workload's tombstone; null when this deletion is already recorded and nothing was reserved since (a redelivery). */
 export function decideIpSetWorkloadDeleted(state: IpSetState, ref: IpSetRef, uid: string): IpSetWorkloadDeleted | null {
   if (state.deletedUid === uid && state.set === null) return null;
-  return { type: 'IpSetWorkloadDeleted', data: { namespace: ref.namespace, kind: ref.kind, name: ref.name, uid } };
+  return {
+    type: 'IpSetWorkloadDeleted',
+    data: { namespace: ref.namespace, kind: ref.kind, name: ref.name, ...inCluster(clusterOf(ref)), uid },
+  };
 }

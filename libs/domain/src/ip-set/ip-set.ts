@@ -1,4 +1,6 @@
 import { parseIp, type IpAddress } from '@ipledger/ip';
+import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
+import { inCluster } from '../cluster/cluster-scope';
 import { InvalidInputError } from '../errors/domain-error';
 
 /** On a Deployment's or ReplicaSet's pod template: the workload's own set of addresses (API.md "Pool choice by annotation"). */
@@ -14,6 +16,8 @@ export interface IpSetRef {
   namespace: string;
   kind: IpSetKind;
   name: string;
+  /** the workload's cluster; absent: the default cluster (inCluster) */
+  cluster?: string;
 }
 
 /** What the annotation asks for: `size` addresses anywhere in one pool, or exactly `first..last`. */
@@ -26,9 +30,9 @@ export type IpSetWanted = { size: number } | { first: IpAddress; last: IpAddress
 export const ipSetRangeName = (ref: Pick<IpSetRef, 'kind' | 'name'>) => `${ref.kind}:${ref.name}`;
 
 /** The set a pool range belongs to, from its range name; null for a StatefulSet's range. */
-export function ipSetOfRange(namespace: string, rangeName: string): IpSetRef | null {
+export function ipSetOfRange(namespace: string, rangeName: string, cluster: string = DEFAULT_CLUSTER): IpSetRef | null {
   const match = /^(Deployment|ReplicaSet):(.+)$/.exec(rangeName);
-  return match ? { namespace, kind: match[1] as IpSetKind, name: match[2] } : null;
+  return match ? { namespace, kind: match[1] as IpSetKind, name: match[2], ...inCluster(cluster) } : null;
 }
 
 const invalid = (what: string, reason: string) =>

@@ -7,9 +7,8 @@ import {
   type PassedOver,
 } from '../allocation/plan-allocation';
 import type { PoolView } from '../pool/pool-state';
-import { rangeOwner } from '../pool/range-owner';
 import type { IpSetRef, IpSetWanted } from './ip-set';
-import { decideReserveIpSet, holdsIpSet, ipSetMisfit } from './reserve-ip-set';
+import { decideReserveIpSet, holdsIpSet, ipSetMisfit, ipSetRangeOwner } from './reserve-ip-set';
 
 /**
  * One pool's try for a pod of a workload with an ip-set. Where the pool holds the set, the pod
@@ -31,10 +30,10 @@ export function planIpSetAllocation(
     return { decision: null, passedOver: [...passedOver, { pool: name, reason: 'full', why: ipSetMisfit(state, wanted) }] };
   }
   // the pod decides on the pool as the reservation leaves it: the set's range added, nothing else changed
-  const { namespace, start, end } = reserved.data;
+  const { start, end } = reserved.data;
   const withSet: PoolView = {
     ...state,
-    ranges: new Map(state.ranges).set(rangeOwner(namespace, reserved.data.name), { start: parseIp(start).value, end: parseIp(end).value }),
+    ranges: new Map(state.ranges).set(ipSetRangeOwner(request.ipSet), { start: parseIp(start).value, end: parseIp(end).value }),
   };
   const plan = planAllocation([{ name, state: withSet }], pinned, passedOver);
   return plan.decision ? { ...plan, decision: { ...plan.decision, events: [reserved, ...plan.decision.events] } } : plan;

@@ -1,4 +1,5 @@
 import { formatIp } from '@ipledger/ip';
+import { clusterOf, inCluster } from '../cluster/cluster-scope';
 import { DomainError } from '../errors/domain-error';
 import type { RangeReserved } from '../events';
 import { findFreeRange, isFreeSpan, largestFreeRun } from '../pool/free-range-finder';
@@ -7,13 +8,16 @@ import { rangeOwner } from '../pool/range-owner';
 import { inNetwork } from '../pool/pool-network';
 import { ipSetRangeName, type IpSetRef, type IpSetWanted } from './ip-set';
 
-const describe = (ref: IpSetRef) => `${ref.kind} ${ref.namespace}/${ref.name}`;
+const describe = (ref: IpSetRef) => `${ref.kind} ${ref.namespace}/${ref.name}${ref.cluster ? ` in cluster "${ref.cluster}"` : ''}`;
 
 const describeWanted = (wanted: IpSetWanted) =>
   'size' in wanted ? `of ${wanted.size} addresses` : `${formatIp(wanted.first)}-${formatIp(wanted.last)}`;
 
+/** The set's key among the pool's ranges (rangeOwner), in its workload's cluster. */
+export const ipSetRangeOwner = (ref: IpSetRef) => rangeOwner(clusterOf(ref), ref.namespace, ipSetRangeName(ref));
+
 /** Whether this pool holds the set: the workload's first pod, or a concurrent one, reserved it here. */
-export const holdsIpSet = (pool: PoolView, ref: IpSetRef) => pool.ranges.has(rangeOwner(ref.namespace, ipSetRangeName(ref)));
+export const holdsIpSet = (pool: PoolView, ref: IpSetRef) => pool.ranges.has(ipSetRangeOwner(ref));
 
 /**
  * The set's range in this pool, reserved like a StatefulSet's (free-range-finder.ts): `size`
@@ -35,6 +39,7 @@ export function decideReserveIpSet(pool: PoolView, ref: IpSetRef, wanted: IpSetW
       pool: pool.name,
       namespace: ref.namespace,
       name: ipSetRangeName(ref),
+      ...inCluster(clusterOf(ref)),
       start: show(range.start),
       end: show(range.end),
       ...inNetwork(pool),
@@ -63,7 +68,7 @@ export function ipSetRefusal(ref: IpSetRef, wanted: IpSetWanted, tried: Readonly
  * waits (503, kubelet retries) until an old pod's DEL.
  */
 export function ipSetAddress(pool: PoolView, ref: IpSetRef): bigint {
-  const range = pool.ranges.get(rangeOwner(ref.namespace, ipSetRangeName(ref)));
+  const range = pool.ranges.get(ipSetRangeOwner(ref));
   // the set was read in this pool: released since (its workload deleted), the pod decides again
   if (!range) throw new DomainError('CONCURRENCY_CONFLICT', `${describe(ref)} has no ip-set in pool "${pool.name}" any more`);
   const ip = pool.heldSet.firstGap(range.start, range.end);

@@ -1,8 +1,7 @@
 import { cidrContains, formatCidr, formatIp, type Cidr } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
-import type { StatefulSetRef } from '../events';
 import type { AddressRange, PoolView } from './pool-state';
-import { describeRangeOwner, rangeOwner } from './range-owner';
+import { describeRangeOwner } from './range-owner';
 
 /**
  * How an address is chosen inside one pool: the requested one if it is free, else the lowest free
@@ -21,7 +20,8 @@ import { describeRangeOwner, rangeOwner } from './range-owner';
 export function chooseAddress(
   pool: PoolView & { cidr: Cidr },
   requested?: bigint,
-  statefulSet?: StatefulSetRef,
+  /** the requesting pod's range key (rangeOwner) when it is a StatefulSet's: its own range's addresses are its to take */
+  statefulSetOwner?: string,
   now?: number,
   span: AddressRange = { start: pool.usableFirst, end: pool.usableLast },
 ): bigint {
@@ -38,7 +38,7 @@ export function chooseAddress(
       throw new DomainError('IP_RESERVED', `${show(requested)} is reserved in pool "${pool.name}"`);
     }
     const owner = [...pool.ranges].find(([, range]) => range.start <= requested && requested <= range.end)?.[0];
-    if (owner !== undefined && owner !== (statefulSet && rangeOwner(statefulSet.namespace, statefulSet.name))) {
+    if (owner !== undefined && owner !== statefulSetOwner) {
       throw new DomainError('IP_RESERVED', `${show(requested)} is reserved for the pods of ${describeRangeOwner(owner)}`);
     }
     const holder = pool.holders.get(requested);

@@ -1,3 +1,4 @@
+import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
 import { deciderSpecification } from '../../../../test/support/decider-specification';
 import fc from 'fast-check';
 import { formatIp, parseCidr, parseIp } from '@ipledger/ip';
@@ -80,7 +81,7 @@ describe('blocks', () => {
   it("keeps StatefulSet ranges out of nodes' blocks, and nodes out of blocks holding a range", () => {
     let state = allocate(pool('strict'), 'h-a', 'a').state; // a claims 10.0.0.0/26
     const reserve = (name: string, length: number) => {
-      const event = decideReserveRange(state, 'default', name, BigInt(length));
+      const event = decideReserveRange(state, DEFAULT_CLUSTER, 'default', name, BigInt(length));
       state = apply(state, [event]);
       return event && `${event.data.start}-${event.data.end}`;
     };
@@ -96,7 +97,7 @@ describe('blocks', () => {
     // a range grows only into addresses outside nodes' blocks: 10.0.0.128 is free, but in b's block
     state = apply(state, [decideRelease(state, 'h-b')]);
     expect(state.claimed.get(parseIp('10.0.0.128').value)).toMatchObject({ node: 'b', used: 0 });
-    expect(decideResizeRange(state, 'default', 'db', 61n)).toBeNull();
+    expect(decideResizeRange(state, DEFAULT_CLUSTER, 'default', 'db', 61n)).toBeNull();
     // one longer than a block takes consecutive unclaimed blocks, and none is left here
     expect(reserve('big', 65)).toBeNull();
     // an address asked for in a block holding a range: refused under strict, borrowed (no claim) under borrow
@@ -141,8 +142,8 @@ describe('blocks', () => {
       ['a', 1],
     ]);
     state = apply(state, [decideRelease(state, 'h-a-62')]);
-    expect(decideReleaseNodeBlocks(state, 'a').map((e) => e.data.cidr)).toEqual(['10.0.0.64/26']);
-    expect(decideReleaseNodeBlocks(state, 'b')).toEqual([]);
+    expect(decideReleaseNodeBlocks(state, DEFAULT_CLUSTER, 'a').map((e) => e.data.cidr)).toEqual(['10.0.0.64/26']);
+    expect(decideReleaseNodeBlocks(state, DEFAULT_CLUSTER, 'b')).toEqual([]);
   });
 
   it('survives a snapshot: blocks, their counts and since when they are empty', () => {
@@ -166,7 +167,7 @@ describe('blocks', () => {
     state = apply(fifth.state, [decideRelease(fifth.state, 'h-e')]);
     // e's block is empty but still claimed: the shrink back waits for its release
     expect(() => decideResizePool(state, 'p', parseCidr('10.0.0.0/24'))).toThrow(/block 10.0.1.0\/26 of node "e" lies outside/);
-    state = apply(state, decideReleaseNodeBlocks(state, 'e'));
+    state = apply(state, decideReleaseNodeBlocks(state, DEFAULT_CLUSTER, 'e'));
     expect(decideResizePool(state, 'p', parseCidr('10.0.0.0/24'))?.data.cidr).toBe('10.0.0.0/24');
     expect(() => decideResizePool(state, 'p', parseCidr('10.0.0.0/26'))).toThrow(/from \/10 to \/25/);
   });
@@ -266,7 +267,7 @@ describe('block planner (property)', () => {
           } else if (s.kind === 'range') {
             const name = `r${n++}`;
             const expected = modelRange(m, s.length);
-            const reserved = decideReserveRange(state, 'default', name, BigInt(s.length));
+            const reserved = decideReserveRange(state, DEFAULT_CLUSTER, 'default', name, BigInt(s.length));
             expect(reserved && Number(parseIp(reserved.data.start).value - base)).toBe(expected);
             if (expected !== null) m.ranges.set(name, [expected, expected + s.length - 1]);
             state = apply(state, [reserved]);
@@ -274,14 +275,14 @@ describe('block planner (property)', () => {
             if (m.ranges.size === 0) continue;
             const [name] = [...m.ranges.keys()][s.pick % m.ranges.size];
             m.ranges.delete(name);
-            state = apply(state, [decideReleaseRange(state, 'default', name)]);
+            state = apply(state, [decideReleaseRange(state, DEFAULT_CLUSTER, 'default', name)]);
           } else if (s.kind === 'release') {
             if (m.held.size === 0) continue;
             const [offset, { handle }] = [...m.held][s.pick % m.held.size];
             m.held.delete(offset);
             state = apply(state, [decideRelease(state, handle)]);
           } else {
-            const events = s.kind === 'sweep' ? decideReleaseIdleBlocks(state, 0) : decideReleaseNodeBlocks(state, s.node);
+            const events = s.kind === 'sweep' ? decideReleaseIdleBlocks(state, 0) : decideReleaseNodeBlocks(state, DEFAULT_CLUSTER, s.node);
             for (let b = 0; b < m.owner.length; b++) {
               const empty = m.owner[b] !== null && ![...m.held.keys()].some((o) => Math.floor(o / BLOCK) === b);
               if (empty && (s.kind === 'sweep' || m.owner[b] === s.node)) m.owner[b] = null;

@@ -20,6 +20,9 @@ export function blockedPool(pool: PoolView): BlockedPoolView | null {
   return pool.blocks && pool.cidr ? (pool as BlockedPoolView) : null;
 }
 
+/** Whether the block is this node's: a node of one cluster, never another cluster's node of the name. */
+export const ownsBlock = (block: Readonly<Block>, cluster: string, node: string) => block.node === node && block.cluster === cluster;
+
 export const blockLength = (pool: BlockedPoolView): bigint => 1n << BigInt(familyBits(pool.cidr.family) - pool.blocks.blockSize);
 
 export const blockCount = (pool: BlockedPoolView): bigint => 1n << BigInt(pool.blocks.blockSize - pool.cidr.prefixLength);
@@ -48,8 +51,8 @@ const hasFree = (pool: BlockedPoolView, { start, end }: AddressRange) => start <
  * nodes' blocks, marked borrowed. Blocks are claimed lowest first so the claimed space stays packed
  * and aggregates well in routes. POOL_EXHAUSTED says why when nothing fits. Pure: the pool is only read.
  */
-export function planBlock(pool: BlockedPoolView, node: string): BlockPlan {
-  const own = [...pool.claimed.values()].filter((block) => block.node === node).sort((a, b) => (a.first < b.first ? -1 : 1));
+export function planBlock(pool: BlockedPoolView, cluster: string, node: string): BlockPlan {
+  const own = [...pool.claimed.values()].filter((block) => ownsBlock(block, cluster, node)).sort((a, b) => (a.first < b.first ? -1 : 1));
   for (const block of own) {
     const span = usableOf(pool, block.first);
     if (hasFree(pool, span)) return { span, claim: null, borrowed: false };
@@ -115,10 +118,10 @@ export function unclaimedSpans(pool: BlockedPoolView): AddressRange[] {
  * another node's block or a block holding a StatefulSet range, which no node may claim (borrowed,
  * refused under `strict`).
  */
-export function planRequestedBlock(pool: BlockedPoolView, node: string, ip: bigint): Omit<BlockPlan, 'span'> {
+export function planRequestedBlock(pool: BlockedPoolView, cluster: string, node: string, ip: bigint): Omit<BlockPlan, 'span'> {
   const first = blockOf(pool, ip);
   const block = pool.claimed.get(first);
-  if (block?.node === node) return { claim: null, borrowed: false };
+  if (block && ownsBlock(block, cluster, node)) return { claim: null, borrowed: false };
   if (!block && claimable(pool, first)) return { claim: first, borrowed: false };
   if (pool.blocks.blockAffinity === 'strict') {
     const show = formatIp({ family: pool.cidr.family, value: ip });

@@ -1,3 +1,4 @@
+import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
 import { parseIp } from '@ipledger/ip';
 import { deciderSpecification } from '../../../../test/support/decider-specification';
 import { InvalidInputError } from '../errors/domain-error';
@@ -19,7 +20,7 @@ describe("a pool's isolated network", () => {
     const { event } = decideAllocate(blue, { ...holder, ip: parseIp('10.0.0.5').value });
     expect(event?.data).toMatchObject({ ip: '10.0.0.5', poolNetwork: 'blue' });
     expect(decideRelease(apply(blue, event), 'h1')?.data.poolNetwork).toBe('blue');
-    expect(decideReserveRange(blue, 'default', 'db', 2n)?.data.poolNetwork).toBe('blue');
+    expect(decideReserveRange(blue, DEFAULT_CLUSTER, 'default', 'db', 2n)?.data.poolNetwork).toBe('blue');
     const shared = created();
     expect(decideAllocate(shared, holder).event?.data).not.toHaveProperty('poolNetwork');
   });

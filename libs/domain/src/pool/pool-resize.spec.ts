@@ -1,3 +1,4 @@
+import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
 import { deciderSpecification } from '../../../../test/support/decider-specification';
 import { parseCidr, parseIp } from '@ipledger/ip';
 import { parsePoolSpec, type PoolSpecInput } from './pool-spec';
@@ -57,7 +58,7 @@ describe('a pool grows and shrinks in place', () => {
     ['the gateway', (s: PoolState) => s, '10.0.0.128/25', '10.0.0.1 is the gateway'],
     [
       'a StatefulSet range',
-      (s: PoolState) => evolved(s, decideReserveRange(s, 'ns', 'db', 150n)),
+      (s: PoolState) => evolved(s, decideReserveRange(s, DEFAULT_CLUSTER, 'ns', 'db', 150n)),
       '10.0.0.0/25',
       'range of StatefulSet ns/db',
     ],

@@ -17,6 +17,8 @@ export interface Block {
   first: bigint;
   last: bigint;
   node: string;
+  /** the node's cluster: a block is a node's of one cluster */
+  cluster: string;
   /** addresses held in it, by any node */
   used: number;
   /** of `used`, those held by another node */

@@ -35,12 +35,13 @@ import type { Labels } from '../labels';
 import { chooseAddress } from './address-chooser';
 import { CoolingQueue } from './cooling-queue';
 import { findFreeRange, isFreeSpan } from './free-range-finder';
-import { describeRangeOwner, rangeOwner } from './range-owner';
+import { describeRangeOwner, parseRangeOwner, rangeOwner } from './range-owner';
 import { ipSetAddress } from '../ip-set/reserve-ip-set';
 import { inNetwork } from './pool-network';
 import {
   blockCidr,
   blockedPool,
+  ownsBlock,
   blockLength,
   blockOf,
   idleBlocks,
@@ -183,14 +184,20 @@ function rebuildUsed(state: PoolState): PoolState {
 /** Event time in milliseconds: null for an event not recorded yet (a draft's), which no idle-block decision may count on. */
 const eventTime = (event: { recordedAt?: Date }): number | null => (event.recordedAt instanceof Date ? event.recordedAt.getTime() : null);
 
-/** The block holding `ip` gains (+1) or loses (-1) an address held by `node`; a block is replaced, never changed in place. */
-function countInBlock(state: PoolState, ip: bigint, node: string | null, delta: 1 | -1, at: number | null): void {
+/** The block holding `ip` gains (+1) or loses (-1) an address held by `holder`; a block is replaced, never changed in place. */
+function countInBlock(
+  state: PoolState,
+  ip: bigint,
+  holder: { node: string; cluster?: string } | null,
+  delta: 1 | -1,
+  at: number | null,
+): void {
   const pool = blockedPool(state);
   const first = pool && blockOf(pool, ip);
   const block = first === null ? undefined : state.claimed.get(first);
   if (!block || first === null) return;
   const used = block.used + delta;
-  const borrowed = block.borrowed + (node !== block.node ? delta : 0);
+  const borrowed = block.borrowed + (holder && ownsBlock(block, clusterOf(holder), holder.node) ? 0 : delta);
   state.claimed.set(first, { ...block, used, borrowed, emptiedAt: used === 0 ? at : null });
 }
 
@@ -246,13 +253,13 @@ function apply(state: PoolState, event: FoldedEvent): PoolState {
       state.byHandle.set(handleKey(clusterOf(e.data), e.data.handle), ip);
       state.heldSet.add(ip);
       state.used.add(ip);
-      countInBlock(state, ip, e.data.node, 1, null);
+      countInBlock(state, ip, e.data, 1, null);
       if (state.cooling.size > 0) state.cooling.delete(ip);
       return state;
     }
     case 'IpReleased': {
       const ip = parseIp(e.data.ip).value;
-      countInBlock(state, ip, state.holders.get(ip)?.node ?? null, -1, eventTime(event));
+      countInBlock(state, ip, state.holders.get(ip) ?? null, -1, eventTime(event));
       state.holders.delete(ip);
       state.byHandle.delete(handleKey(clusterOf(e.data), e.data.handle));
       state.heldSet.remove(ip);
@@ -263,17 +270,29 @@ function apply(state: PoolState, event: FoldedEvent): PoolState {
       return state;
     }
     case 'RangeReserved':
-      state.ranges.set(rangeOwner(e.data.namespace, e.data.name), { start: parseIp(e.data.start).value, end: parseIp(e.data.end).value });
+      state.ranges.set(rangeOwner(clusterOf(e.data), e.data.namespace, e.data.name), {
+        start: parseIp(e.data.start).value,
+        end: parseIp(e.data.end).value,
+      });
       return rebuildUsed(state);
     case 'RangeReleased':
-      state.ranges.delete(rangeOwner(e.data.namespace, e.data.name));
+      state.ranges.delete(rangeOwner(clusterOf(e.data), e.data.namespace, e.data.name));
       return rebuildUsed(state);
     case 'BlockClaimed': {
       const pool = blockedPool(state)!;
       const first = parseCidr(e.data.cidr).network;
       const last = first + blockLength(pool) - 1n;
       const used = Number(last - first + 1n - state.heldSet.gapCount(first, last));
-      state.claimed.set(first, { first, last, node: e.data.node, used, borrowed: 0, emptiedAt: used === 0 ? eventTime(event) : null });
+      const cluster = clusterOf(e.data);
+      state.claimed.set(first, {
+        first,
+        last,
+        node: e.data.node,
+        cluster,
+        used,
+        borrowed: 0,
+        emptiedAt: used === 0 ? eventTime(event) : null,
+      });
       return state;
     }
     case 'BlockReleased':
@@ -300,7 +319,7 @@ interface PoolSnapshot {
   ranges: Array<RangeReserved['data']>;
   holders: Array<[string, Holder]>;
   /** absent from snapshots taken before blocks were */
-  claimed?: Array<{ cidr: string; node: string; emptiedAt: number | null }>;
+  claimed?: Array<{ cidr: string; node: string; cluster?: string; emptiedAt: number | null }>;
   /** address and release time (ms; null: not recorded), oldest first; absent from snapshots taken before reuse delays */
   cooling?: Array<[string, number | null]>;
 }
@@ -345,15 +364,16 @@ export const PoolAggregate: AggregateType<PoolState> = {
           ...(clusterSelector !== null ? { clusterSelector } : {}),
         },
         ranges: [...state.ranges].map(([owner, { start, end }]) => {
-          const [namespace, rangeName] = owner.split('/');
-          return { pool: name, namespace, name: rangeName, start: show(start), end: show(end) };
+          const { cluster, namespace, name: rangeName } = parseRangeOwner(owner);
+          return { pool: name, namespace, name: rangeName, ...inCluster(cluster), start: show(start), end: show(end) };
         }),
         // in address order: a Map's order depends on how the state was drafted (an address released
         // and given again keeps its place in a draft over the cache, moves last in a fresh fold)
         holders: [...state.holders].sort(byAddress).map(([ip, holder]) => [show(ip), holder]),
-        claimed: [...state.claimed].sort(byAddress).map(([, { first, node, emptiedAt }]) => ({
+        claimed: [...state.claimed].sort(byAddress).map(([, { first, node, cluster, emptiedAt }]) => ({
           cidr: blockCidr(blockedPool(state)!, first),
           node,
+          ...inCluster(cluster),
           emptiedAt,
         })),
         cooling: state.cooling.inOrder().map(([ip, releasedAt]) => [show(ip), Number.isFinite(releasedAt) ? releasedAt : null]),
@@ -367,7 +387,12 @@ export const PoolAggregate: AggregateType<PoolState> = {
       for (const range of snapshot.ranges) state = foldIntoDraft(state, { type: 'RangeReserved', data: range });
       // blocks before holders, so each holder counts in its block
       const claimed = snapshot.claimed ?? [];
-      for (const { cidr, node } of claimed) state = foldIntoDraft(state, { type: 'BlockClaimed', data: { pool: state.name, cidr, node } });
+      for (const { cidr, node, cluster } of claimed) {
+        state = foldIntoDraft(state, {
+          type: 'BlockClaimed',
+          data: { pool: state.name, cidr, node, ...inCluster(clusterOf({ cluster })) },
+        });
+      }
       for (const [ip, holder] of snapshot.holders) {
         state = foldIntoDraft(state, { type: 'IpAllocated', data: { ...holder, ip, pool: state.name } });
       }
@@ -599,7 +624,10 @@ function decidePlaced(pool: PoolView & { cidr: Cidr }, request: AllocationReques
     claim:
       claim === null
         ? null
-        : { type: 'BlockClaimed', data: { pool: pool.name, cidr: blockCidr(blockedPool(pool)!, claim), node: request.node } },
+        : {
+            type: 'BlockClaimed',
+            data: { pool: pool.name, cidr: blockCidr(blockedPool(pool)!, claim), node: request.node, ...inCluster(clusterOf(request)) },
+          },
     event: {
       type: 'IpAllocated',
       data: {
@@ -628,17 +656,18 @@ export interface AllocateDecision {
  */
 function placeAddress(pool: PoolView & { cidr: Cidr }, request: AllocationRequest): { ip: bigint; claim: bigint | null; borrowed?: true } {
   if (request.ipSet) return { ip: ipSetAddress(pool, request.ipSet), claim: null };
+  const owner = request.statefulSet && rangeOwner(clusterOf(request), request.statefulSet.namespace, request.statefulSet.name);
   const withBlocks = blockedPool(pool);
   if (!withBlocks || (request.ip !== undefined && pool.rangeSet.has(request.ip))) {
-    return { ip: chooseAddress(pool, request.ip, request.statefulSet, request.now), claim: null };
+    return { ip: chooseAddress(pool, request.ip, owner, request.now), claim: null };
   }
   if (request.ip !== undefined) {
-    const ip = chooseAddress(pool, request.ip, request.statefulSet, request.now);
-    const { claim, borrowed } = planRequestedBlock(withBlocks, request.node, ip);
+    const ip = chooseAddress(pool, request.ip, owner, request.now);
+    const { claim, borrowed } = planRequestedBlock(withBlocks, clusterOf(request), request.node, ip);
     return { ip, claim, ...(borrowed ? { borrowed } : {}) };
   }
-  const { span, claim, borrowed } = planBlock(withBlocks, request.node);
-  return { ip: chooseAddress(pool, undefined, request.statefulSet, request.now, span), claim, ...(borrowed ? { borrowed } : {}) };
+  const { span, claim, borrowed } = planBlock(withBlocks, clusterOf(request), request.node);
+  return { ip: chooseAddress(pool, undefined, owner, request.now, span), claim, ...(borrowed ? { borrowed } : {}) };
 }
 
 /** `cluster`: the handle's (a handle names an allocation within its cluster) */
@@ -673,17 +702,33 @@ const show = (pool: PoolView & { cidr: Cidr }, value: bigint) => formatIp({ fami
  * A first range of `length` continuous free addresses for a StatefulSet (see free-range-finder.ts),
  * or null when the pool has no such run: its pods then get addresses on the fly.
  */
-export function decideReserveRange(state: PoolView, namespace: string, name: string, length: bigint): RangeReserved | null {
+export function decideReserveRange(
+  state: PoolView,
+  cluster: string,
+  namespace: string,
+  name: string,
+  length: bigint,
+): RangeReserved | null {
   const pool = existing(state, state.name);
-  if (pool.ranges.has(rangeOwner(namespace, name)))
-    throw new Error(`StatefulSet ${rangeOwner(namespace, name)} already has a range: resize it`);
+  const owner = rangeOwner(cluster, namespace, name);
+  if (pool.ranges.has(owner)) throw new Error(`${describeRangeOwner(owner)} already has a range: resize it`);
   const range = findFreeRange(pool, length);
-  return (
-    range && {
-      type: 'RangeReserved',
-      data: { pool: pool.name, namespace, name, start: show(pool, range.start), end: show(pool, range.end), ...inNetwork(pool) },
-    }
-  );
+  return range && rangeReserved(pool, cluster, namespace, name, range.start, range.end);
+}
+
+/** The owner's range in the pool is now `start..end`. */
+function rangeReserved(
+  pool: PoolView & { cidr: Cidr },
+  cluster: string,
+  namespace: string,
+  name: string,
+  start: bigint,
+  end: bigint,
+): RangeReserved {
+  return {
+    type: 'RangeReserved',
+    data: { pool: pool.name, namespace, name, ...inCluster(cluster), start: show(pool, start), end: show(pool, end), ...inNetwork(pool) },
+  };
 }
 
 /**
@@ -692,17 +737,15 @@ export function decideReserveRange(state: PoolView, namespace: string, name: str
  * addresses on the fly). Shrinking always succeeds: addresses above the new end that pods still
  * hold stay theirs and become free when released. The same length is null too: nothing to do.
  */
-export function decideResizeRange(state: PoolView, namespace: string, name: string, length: bigint): RangeReserved | null {
+export function decideResizeRange(state: PoolView, cluster: string, namespace: string, name: string, length: bigint): RangeReserved | null {
   const pool = existing(state, state.name);
-  const range = pool.ranges.get(rangeOwner(namespace, name));
-  if (!range) throw new Error(`StatefulSet ${rangeOwner(namespace, name)} has no range in pool "${pool.name}"`);
+  const owner = rangeOwner(cluster, namespace, name);
+  const range = pool.ranges.get(owner);
+  if (!range) throw new Error(`${describeRangeOwner(owner)} has no range in pool "${pool.name}"`);
   const end = range.start + length - 1n;
   if (end === range.end || length < 1n) return null;
   if (end > range.end && !isFreeSpan(pool, range.end + 1n, end)) return null;
-  return {
-    type: 'RangeReserved',
-    data: { pool: pool.name, namespace, name, start: show(pool, range.start), end: show(pool, end), ...inNetwork(pool) },
-  };
+  return rangeReserved(pool, cluster, namespace, name, range.start, end);
 }
 
 /** The pool's empty blocks whose blockReleaseSeconds have passed at `now` (milliseconds, the database clock) go back. */
@@ -712,19 +755,24 @@ export function decideReleaseIdleBlocks(state: PoolView, now: number): BlockRele
 }
 
 /** A deleted node's empty blocks go back at once; one still holding addresses stays until they are freed. */
-export function decideReleaseNodeBlocks(state: PoolView, node: string): BlockReleased[] {
+export function decideReleaseNodeBlocks(state: PoolView, cluster: string, node: string): BlockReleased[] {
   const pool = blockedPool(state);
   if (!pool) return [];
   return [...pool.claimed.values()]
-    .filter((block) => block.node === node && block.used === 0)
+    .filter((block) => ownsBlock(block, cluster, node) && block.used === 0)
     .map((block) => blockReleased(pool, block, 'node-deleted'));
 }
 
 function blockReleased(pool: BlockedPoolView, block: Readonly<Block>, reason: BlockReleased['data']['reason']): BlockReleased {
   const emptiedAt = block.emptiedAt === null ? null : new Date(block.emptiedAt).toISOString();
-  return { type: 'BlockReleased', data: { pool: pool.name, cidr: blockCidr(pool, block.first), node: block.node, reason, emptiedAt } };
+  return {
+    type: 'BlockReleased',
+    data: { pool: pool.name, cidr: blockCidr(pool, block.first), node: block.node, ...inCluster(block.cluster), reason, emptiedAt },
+  };
 }
 
-export function decideReleaseRange(state: PoolView, namespace: string, name: string): RangeReleased | null {
-  return state.ranges.has(rangeOwner(namespace, name)) ? { type: 'RangeReleased', data: { pool: state.name, namespace, name } } : null;
+export function decideReleaseRange(state: PoolView, cluster: string, namespace: string, name: string): RangeReleased | null {
+  return state.ranges.has(rangeOwner(cluster, namespace, name))
+    ? { type: 'RangeReleased', data: { pool: state.name, namespace, name, ...inCluster(cluster) } }
+    : null;
 }

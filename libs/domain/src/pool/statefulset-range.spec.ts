@@ -1,3 +1,4 @@
+import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
 import { deciderSpecification } from '../../../../test/support/decider-specification';
 import fc from 'fast-check';
 import { formatIp, parseIp } from '@ipledger/ip';
@@ -37,7 +38,7 @@ describe('StatefulSet ranges in a pool', () => {
   it('reserves the first free run, skipping network, reserved and allocated addresses', () => {
     let pool = create({ cidr: '10.0.0.0/24', reserved: ['10.0.0.5'] });
     pool = apply(pool, decideAllocate(pool, pod('a')).event); // takes 10.0.0.1
-    const event = decideReserveRange(pool, 'default', 'web', 4n);
+    const event = decideReserveRange(pool, DEFAULT_CLUSTER, 'default', 'web', 4n);
     expect(event?.data).toEqual({ pool: 'p', namespace: 'default', name: 'web', start: '10.0.0.6', end: '10.0.0.9' });
     pool = apply(pool, event);
     expect(poolCounts(pool)).toMatchObject({ allocated: 1n, reservedCount: 5n, rangeReservedCount: 4n, free: 254n - 6n });
@@ -47,7 +48,7 @@ describe('StatefulSet ranges in a pool', () => {
 
   it('gives a range address to its own StatefulSet pods only, and keeps it reserved after release', () => {
     let pool = create({ cidr: '10.0.0.0/28' });
-    pool = apply(pool, decideReserveRange(pool, 'default', 'web', 3n));
+    pool = apply(pool, decideReserveRange(pool, DEFAULT_CLUSTER, 'default', 'web', 3n));
     expect(() => decideAllocate(pool, pod('x', undefined, '10.0.0.2'))).toThrow(/reserved for the pods of StatefulSet default\/web/);
     expect(() => decideAllocate(pool, pod('y', { namespace: 'other', name: 'web', ordinal: 1 }, '10.0.0.2'))).toThrow(
       /IP_RESERVED|reserved/,
@@ -63,16 +64,16 @@ describe('StatefulSet ranges in a pool', () => {
 
   it('grows in place when the next addresses are free, not when they are taken; shrinks always', () => {
     let pool = create({ cidr: '10.0.0.0/28' });
-    pool = apply(pool, decideReserveRange(pool, 'default', 'web', 2n)); // .1-.2
-    pool = apply(pool, decideResizeRange(pool, 'default', 'web', 4n)); // .1-.4
+    pool = apply(pool, decideReserveRange(pool, DEFAULT_CLUSTER, 'default', 'web', 2n)); // .1-.2
+    pool = apply(pool, decideResizeRange(pool, DEFAULT_CLUSTER, 'default', 'web', 4n)); // .1-.4
     expect(pool.ranges.get('default/web')).toEqual({ start: ip('10.0.0.1'), end: ip('10.0.0.4') });
     pool = apply(pool, decideAllocate(pool, pod('other')).event); // .5
-    expect(decideResizeRange(pool, 'default', 'web', 5n)).toBeNull();
-    expect(decideResizeRange(pool, 'default', 'web', 4n)).toBeNull();
+    expect(decideResizeRange(pool, DEFAULT_CLUSTER, 'default', 'web', 5n)).toBeNull();
+    expect(decideResizeRange(pool, DEFAULT_CLUSTER, 'default', 'web', 4n)).toBeNull();
 
     // a pod above the new end keeps its address until released; then it is free
     pool = apply(pool, decideAllocate(pool, pod('web-3', web(3), '10.0.0.4')).event);
-    pool = apply(pool, decideResizeRange(pool, 'default', 'web', 2n));
+    pool = apply(pool, decideResizeRange(pool, DEFAULT_CLUSTER, 'default', 'web', 2n));
     expect(poolCounts(pool)).toMatchObject({ allocated: 2n, reservedCount: 2n });
     pool = apply(pool, decideRelease(pool, 'web-3'));
     expect(isFreeSpan(pool, ip('10.0.0.3'), ip('10.0.0.4'))).toBe(true);
@@ -81,19 +82,19 @@ describe('StatefulSet ranges in a pool', () => {
 
   it('releases the range, and refuses to delete the pool while a range is held', () => {
     let pool = create({ cidr: '10.0.0.0/28' });
-    pool = apply(pool, decideReserveRange(pool, 'default', 'web', 3n));
+    pool = apply(pool, decideReserveRange(pool, DEFAULT_CLUSTER, 'default', 'web', 3n));
     expect(() => decideDeletePool(pool, 'p')).toThrow(/range\(s\) of StatefulSet default\/web; delete/);
-    pool = apply(pool, decideReleaseRange(pool, 'default', 'web'));
-    expect(decideReleaseRange(pool, 'default', 'web')).toBeNull();
+    pool = apply(pool, decideReleaseRange(pool, DEFAULT_CLUSTER, 'default', 'web'));
+    expect(decideReleaseRange(pool, DEFAULT_CLUSTER, 'default', 'web')).toBeNull();
     expect(poolCounts(pool).reservedCount).toBe(0n);
     expect(decideDeletePool(pool, 'p').type).toBe('PoolDeleted');
   });
 
   it('says null when no run is long enough, and reports the largest', () => {
     let pool = create({ cidr: '10.0.0.0/29', reserved: ['10.0.0.4'] }); // usable .1-.6, free runs .1-.3 and .5-.6
-    expect(decideReserveRange(pool, 'default', 'web', 4n)).toBeNull();
+    expect(decideReserveRange(pool, DEFAULT_CLUSTER, 'default', 'web', 4n)).toBeNull();
     expect(largestFreeRun(pool)).toEqual({ start: ip('10.0.0.1'), length: 3n });
-    pool = apply(pool, decideReserveRange(pool, 'default', 'web', 2n));
+    pool = apply(pool, decideReserveRange(pool, DEFAULT_CLUSTER, 'default', 'web', 2n));
     expect(pool.ranges.get('default/web')).toEqual({ start: ip('10.0.0.1'), end: ip('10.0.0.2') });
   });
 
@@ -106,7 +107,7 @@ describe('StatefulSet ranges in a pool', () => {
 
   it('keeps ranges and their holders across a snapshot', () => {
     let pool = create({ cidr: '10.0.0.0/28' });
-    pool = apply(pool, decideReserveRange(pool, 'default', 'web', 3n));
+    pool = apply(pool, decideReserveRange(pool, DEFAULT_CLUSTER, 'default', 'web', 3n));
     pool = apply(pool, decideAllocate(pool, pod('web-0', web(0), '10.0.0.1')).event);
     const restored = PoolAggregate.snapshot!.deserialize(JSON.parse(JSON.stringify(PoolAggregate.snapshot!.serialize(pool))));
     expect(restored.ranges).toEqual(pool.ranges);
@@ -126,7 +127,7 @@ describe('StatefulSet ranges in a pool', () => {
         fc.integer({ min: 1, max: 12 }),
         (reserved, held, firstRange, length) => {
           let pool = create({ cidr: '10.0.0.0/27', reserved: reserved.map((i) => text(ip('10.0.0.0') + BigInt(i))) });
-          const first = decideReserveRange(pool, 'default', 'first', BigInt(firstRange));
+          const first = decideReserveRange(pool, DEFAULT_CLUSTER, 'default', 'first', BigInt(firstRange));
           pool = apply(pool, first);
           const taken = new Set<number>(reserved);
           if (first)

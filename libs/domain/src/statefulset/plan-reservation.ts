@@ -1,13 +1,14 @@
 import { formatIp, parseIp } from '@ipledger/ip';
 import type { LoadedPool } from '../allocation/plan-allocation';
 import type { RangeReleased, RangeReserved } from '../events';
+import { inCluster } from '../cluster/cluster-scope';
 import { largestFreeRun } from '../pool/free-range-finder';
 import { decideReleaseRange, decideReserveRange, decideResizeRange } from '../pool/pool.aggregate';
 import { rangeOwner } from '../pool/range-owner';
 import type { Reservation } from './statefulset.aggregate';
 import type { ValidStatefulSetSpec } from './statefulset-spec';
 
-export type ReservationRequest = Pick<ValidStatefulSetSpec, 'namespace' | 'name' | 'replicas' | 'ordinalsStart'>;
+export type ReservationRequest = Pick<ValidStatefulSetSpec, 'cluster' | 'namespace' | 'name' | 'replicas' | 'ordinalsStart'>;
 
 /** A pool passed over for lack of a continuous run of `replicas` free addresses, with its longest one. */
 export interface RangePassedOver {
@@ -33,8 +34,8 @@ export function reservationOutcome(
   range: Reservation['range'],
   reason: string | null,
 ): Reservation {
-  const { namespace, name, replicas, ordinalsStart } = desired;
-  return { namespace, name, replicas, ordinalsStart, pool, mode: range ? 'continuous' : 'dynamic', range, reason };
+  const { cluster, namespace, name, replicas, ordinalsStart } = desired;
+  return { namespace, name, ...inCluster(cluster), replicas, ordinalsStart, pool, mode: range ? 'continuous' : 'dynamic', range, reason };
 }
 
 /**
@@ -53,8 +54,8 @@ export function planReservation(
   if (desired.replicas === 0) return { ...undecided, outcome: reservationOutcome(desired, null, null, NO_REPLICAS) };
   for (const { name, state } of candidates) {
     if (!state.exists || !state.cidr) continue;
-    if (state.ranges.has(rangeOwner(desired.namespace, desired.name))) return { ...undecided, raced: true };
-    const reserved = decideReserveRange(state, desired.namespace, desired.name, BigInt(desired.replicas));
+    if (state.ranges.has(rangeOwner(desired.cluster, desired.namespace, desired.name))) return { ...undecided, raced: true };
+    const reserved = decideReserveRange(state, desired.cluster, desired.namespace, desired.name, BigInt(desired.replicas));
     if (reserved) {
       const range = { start: reserved.data.start, end: reserved.data.end };
       return { outcome: reservationOutcome(desired, name, range, null), event: reserved, passedOver: passed, raced: false };
@@ -96,19 +97,19 @@ export function reservationRefusal(
  * says which.
  */
 export function planResize({ name, state }: LoadedPool, desired: ReservationRequest): ReservationPlan {
-  const { namespace, replicas, ordinalsStart } = desired;
-  const held = state.ranges.get(rangeOwner(namespace, desired.name));
+  const { cluster, namespace, replicas, ordinalsStart } = desired;
+  const held = state.ranges.get(rangeOwner(cluster, namespace, desired.name));
   // a concurrent DELETE released it after the StatefulSet was read
   if (!held || !state.cidr) return { outcome: null, event: null, passedOver: [], raced: true };
   if (replicas === 0) {
     return {
       outcome: reservationOutcome(desired, null, null, NO_REPLICAS),
-      event: decideReleaseRange(state, namespace, desired.name),
+      event: decideReleaseRange(state, cluster, namespace, desired.name),
       passedOver: [],
       raced: false,
     };
   }
-  const resized = decideResizeRange(state, namespace, desired.name, BigInt(replicas));
+  const resized = decideResizeRange(state, cluster, namespace, desired.name, BigInt(replicas));
   const end = resized ? parseIp(resized.data.end).value : held.end;
   const family = state.cidr.family;
   const range = { start: formatIp({ family, value: held.start }), end: formatIp({ family, value: end }) };

@@ -1,9 +1,12 @@
 import type { StatefulSetSpec } from '../commands/reconcile-statefulset.command';
+import { validateClusterName } from '../cluster/cluster-name';
 import { InvalidInputError } from '../errors/domain-error';
 import { validateDns1123Label, validateDns1123Subdomain } from '../labels';
 import { selectionRule, type SelectionRule } from '../selection/selection-rule';
 
 export interface ValidStatefulSetSpec {
+  /** the cluster whose StatefulSet it is (two clusters may each have `namespace/name`) */
+  cluster: string;
   namespace: string;
   name: string;
   replicas: number;
@@ -26,7 +29,8 @@ function count(value: number, field: string, max: number): number {
   return value;
 }
 
-export function parseStatefulSetSpec(spec: StatefulSetSpec, defaultMatchLabel: string | null): ValidStatefulSetSpec {
+export function parseStatefulSetSpec(spec: StatefulSetSpec, defaultMatchLabel: string | null, cluster: string): ValidStatefulSetSpec {
+  validateClusterName(cluster);
   validateDns1123Label(spec.namespace, 'namespace');
   validateDns1123Subdomain(spec.name, 'StatefulSet name');
   if (spec.node !== undefined) validateDns1123Subdomain(spec.node, 'node name');
@@ -49,6 +53,7 @@ export function parseStatefulSetSpec(spec: StatefulSetSpec, defaultMatchLabel: s
     );
   }
   return {
+    cluster,
     namespace: spec.namespace,
     name: spec.name,
     replicas,

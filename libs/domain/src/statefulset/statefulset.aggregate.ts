@@ -1,5 +1,7 @@
 import type { AggregateType } from '../aggregate-type';
+import { inCluster } from '../cluster/cluster-scope';
 import { DomainError } from '../errors/domain-error';
+import { rangeOwner } from '../pool/range-owner';
 import { unknownEvent } from '../events/unknown-event';
 import type { StatefulSetDeleted, StatefulSetEvent, StatefulSetReconciled } from '../events';
 
@@ -23,14 +25,17 @@ function evolve(_state: StatefulSetState, event: { type: string; data: Record<st
   }
 }
 
-/** Stream id `statefulset-<namespace>/<name>`: one stream a key, so concurrent PUTs of one key serialise. */
+/**
+ * Stream id `statefulset-<namespace>/<name>` (default cluster), `statefulset-<cluster>/<namespace>/<name>`
+ * (another; rangeOwner's rule): one stream a key, so concurrent PUTs of one key serialise.
+ */
 export const StatefulSetAggregate: AggregateType<StatefulSetState> = {
   streamPrefix: 'statefulset',
   initialState: () => ({ reservation: null }),
   evolve,
 };
 
-export const statefulSetId = (namespace: string, name: string) => `${namespace}/${name}`;
+export const statefulSetId = (cluster: string, namespace: string, name: string) => rangeOwner(cluster, namespace, name);
 
 /** Field by field: a reservation read back from jsonb has its keys in another order. */
 const same = (a: Reservation, b: Reservation) =>
@@ -47,7 +52,9 @@ export function decideReconciled(state: StatefulSetState, outcome: Reservation):
   return state.reservation && same(state.reservation, outcome) ? null : { type: 'StatefulSetReconciled', data: outcome };
 }
 
-export function decideDeleteStatefulSet(state: StatefulSetState, namespace: string, name: string): StatefulSetDeleted {
-  if (!state.reservation) throw new DomainError('STATEFULSET_NOT_FOUND', `StatefulSet ${namespace}/${name} has no reservation`);
-  return { type: 'StatefulSetDeleted', data: { namespace, name } };
+export function decideDeleteStatefulSet(state: StatefulSetState, cluster: string, namespace: string, name: string): StatefulSetDeleted {
+  if (!state.reservation) {
+    throw new DomainError('STATEFULSET_NOT_FOUND', `StatefulSet ${namespace}/${name} has no reservation in cluster "${cluster}"`);
+  }
+  return { type: 'StatefulSetDeleted', data: { namespace, name, ...inCluster(cluster) } };
 }

@@ -9,7 +9,7 @@ import type { Queryable } from '../queryable';
 export async function statefulSetsWithoutRange(db: Queryable, cluster: string): Promise<KubeObject[]> {
   const { rows } = await db.query<{ object: KubeObject }>(
     `SELECT o.object FROM kubernetes_objects o
-       LEFT JOIN statefulsets s ON o.key = s.namespace || '/' || s.name
+       LEFT JOIN statefulsets s ON s.cluster = $1 AND o.key = s.namespace || '/' || s.name
       WHERE o.cluster = $1 AND o.kind = 'statefulset' AND NOT o.deleted AND o.object IS NOT NULL AND (o.status LIKE 'refused:%' OR s.mode = 'dynamic')
       ORDER BY o.key`,
     [cluster],

@@ -6,6 +6,7 @@ export class BlockDto {
   @ApiPropertyOptional({ example: 'blue', description: "the pool's isolated network; absent: the shared space" })
   network?: string;
   @ApiProperty({ example: 'node-a', description: 'the node that claimed it' }) node!: string;
+  @ApiProperty({ example: 'default', description: "the node's cluster" }) cluster!: string;
   @ApiProperty({ example: 12, description: 'addresses held in it, by any node' }) used!: number;
   @ApiProperty({ example: 0, description: 'of used, those borrowed by other nodes (blockAffinity borrow)' }) borrowed!: number;
 }

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { AddressRangeDto } from '../../statefulsets/dto/reservation.dto';
 
 export class IpSetDto {
+  @ApiProperty({ example: 'default', description: "the workload's cluster" }) cluster!: string;
   @ApiProperty({ example: 'shop' }) namespace!: string;
   @ApiProperty({ enum: ['Deployment', 'ReplicaSet'], description: "the workload: a ReplicaSet's Deployment, or a bare ReplicaSet" })
   kind!: 'Deployment' | 'ReplicaSet';

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class StatefulSetRangeDto {
+  @ApiProperty({ example: 'default', description: 'the cluster of the StatefulSet or ip-set workload' }) cluster!: string;
   @ApiProperty() namespace!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ example: '10.4.0.10' }) start!: string;

@@ -6,6 +6,7 @@ export class AddressRangeDto {
 }
 
 export class ReservationDto {
+  @ApiProperty({ example: 'default', description: 'the cluster whose StatefulSet it is' }) cluster!: string;
   @ApiProperty() namespace!: string;
   @ApiProperty() name!: string;
   @ApiProperty() replicas!: number;

@@ -1,0 +1,13 @@
+import { DEFAULT_CLUSTER } from '@ipledger/domain';
+
+/**
+ * A name stored under its cluster's key (SQL), as nodeStreamId and namespaceKey make it: the name
+ * itself in the default cluster, `<cluster>/<name>` in another. Such a table keeps the primary
+ * key the previous release upserts on, and two clusters' same name are two rows.
+ */
+export const clusterKeySql = (cluster: string, name: string) =>
+  `(CASE WHEN ${cluster} = '${DEFAULT_CLUSTER}' THEN ${name} ELSE ${cluster} || '/' || ${name} END)`;
+
+/** The name a stored key (clusterKeySql) holds, without its cluster's prefix. */
+export const unkeyedSql = (cluster: string, key: string) =>
+  `(CASE WHEN ${cluster} = '${DEFAULT_CLUSTER}' THEN ${key} ELSE substr(${key}, length(${cluster}) + 2) END)`;
