@@ -86,6 +86,9 @@ describe('node credentials per cluster', () => {
     expect(reviews()).toEqual([before[0], before[1], before[2] + 1]);
     expect(west.tokenReviews.at(-1)).toEqual({ status: 201, authenticated: false });
     expect(await api.eventCount()).toBe(events);
+    expect((await api.http().get('/metrics').expect(200)).text).toMatch(
+      /ipledger_token_reviews_total\{outcome="refused",cluster="west"\} 1\n/,
+    );
     // west's own token is west's
     const westToken = west.issueToken({ node: 'worker-1' });
     expect((await allocate(westToken, '/v1/clusters/west', 'west-2').expect(201)).body.items[0].cluster).toBe('west');

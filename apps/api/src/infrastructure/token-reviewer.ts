@@ -125,13 +125,13 @@ export class TokenReviewer implements OnModuleDestroy {
       );
       status = review.status ?? {};
     } catch (err) {
-      this.metrics.tokenReviews.inc({ outcome: 'failed' });
+      this.metrics.tokenReviews.inc({ outcome: 'failed', cluster });
       // the error names the request and the server's answer, never the token
       this.logger.warn(`no verdict from cluster ${cluster}'s Kubernetes API server: ${(err as Error).message}`);
       throw new TokenReviewUnavailableError(`cluster ${cluster}'s Kubernetes API server could not review the token`);
     }
     const grant = this.grantOf(status, cluster);
-    this.metrics.tokenReviews.inc({ outcome: grant ? 'node' : 'refused' });
+    this.metrics.tokenReviews.inc({ outcome: grant ? 'node' : 'refused', cluster });
     return { grant, until: Math.min(Date.now() + cacheMs, exp) };
   }
 
