@@ -498,6 +498,8 @@ describe('deploy/components/member: a member cluster of a fleet, its ledger cent
     expect(cni.enableServiceLinks).toBe(false);
     const settings = installerSettings({ ...envOf(cni.containers[0]), IPAM_NODE_NAME: 'east-1' }, '/app/dist/cni');
     expect(settings.apiUrl).toBe('http://10.0.0.10:7460');
+    // every node's CNI config names the cluster: the plugins call /v1/clusters/east/...
+    expect(settings.cluster).toBe('east');
     // a cluster's allocator token from the Secret: the central API cannot review this cluster's ServiceAccount tokens
     const { volume } = installerToken(cni);
     expect(volume.secret).toEqual({ secretName: 'ipledger-cni-token', defaultMode: 0o400 });
@@ -508,10 +510,11 @@ describe('deploy/components/member: a member cluster of a fleet, its ledger cent
     const refs = bare
       .filter((o) => o.kind === 'Deployment' || o.kind === 'DaemonSet')
       .flatMap((o) => o.spec.template.spec.containers[0].env)
-      .filter((e: { name: string }) => ['IPAM_CLUSTER', 'IPAM_CNI_API_URL'].includes(e.name));
+      .filter((e: { name: string }) => ['IPAM_CLUSTER', 'IPAM_CNI_API_URL', 'IPAM_CNI_CLUSTER'].includes(e.name));
     expect(refs.map((e: any) => [e.name, e.valueFrom.configMapKeyRef.optional ?? false])).toEqual([
       ['IPAM_CLUSTER', false],
       ['IPAM_CNI_API_URL', false],
+      ['IPAM_CNI_CLUSTER', false],
     ]);
     const data = bare.find((o) => o.kind === 'ConfigMap' && o.data?.NATS_URL)!.data;
     expect([data.IPAM_CLUSTER, data.IPAM_CNI_API_URL]).toEqual([undefined, undefined]);

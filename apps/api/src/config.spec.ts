@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { embeddedDatabaseConfig, loadConfig, parseTokens } from './config';
@@ -176,7 +176,7 @@ describe('configuration from the environment', () => {
       expect(loadConfig(on)).toMatchObject({
         host: '0.0.0.0',
         tokenReview: {
-          connection: { server: 'https://10.0.0.1:6443' },
+          connections: new Map([['default', expect.objectContaining({ server: 'https://10.0.0.1:6443' })]]),
           audience: 'ipledger',
           serviceAccounts: ['system:serviceaccount:ipledger:ipledger-cni'],
           cacheMs: 10_000,
@@ -194,6 +194,26 @@ describe('configuration from the environment', () => {
       expect(() => loadConfig({ ...on, KUBECONFIG: join(dir, 'none') })).toThrow(/cannot read kubeconfig/);
       expect(() => loadConfig({ IPAM_TOKEN_REVIEW: 'yes' })).toThrow(/IPAM_TOKEN_REVIEW "yes" must be on or off/);
       expect(loadConfig({}).tokenReview).toBeNull();
+
+      // each member cluster's API server from its own kubeconfig; the default cluster's stays KUBECONFIG's
+      const east = join(dir, 'east');
+      writeFileSync(east, readFileSync(kubeconfig, 'utf8').replace('10.0.0.1', '10.1.0.1'));
+      const clusters = loadConfig({ ...on, IPAM_TOKEN_REVIEW_CLUSTERS: ` east=${east} ` }).tokenReview!.connections;
+      expect([...clusters].map(([cluster, c]) => [cluster, c.server])).toEqual([
+        ['default', 'https://10.0.0.1:6443'],
+        ['east', 'https://10.1.0.1:6443'],
+      ]);
+      const refused = {
+        [`east:${east}`]: /must be <cluster>=<kubeconfig file>/,
+        'east=': /must be <cluster>=<kubeconfig file>/,
+        [`East=${east}`]: /"East=.*": .*cluster/,
+        [`default=${east}`]: /names the default cluster/,
+        [`east=${east},east=${kubeconfig}`]: /names cluster "east" twice/,
+        [`east=${join(dir, 'none')}`]: /cluster "east": cannot read kubeconfig/,
+      };
+      for (const [value, error] of Object.entries(refused))
+        expect(() => loadConfig({ ...on, IPAM_TOKEN_REVIEW_CLUSTERS: value })).toThrow(error);
+      expect(() => loadConfig({ IPAM_TOKEN_REVIEW_CLUSTERS: `east=${east}` })).toThrow(/needs IPAM_TOKEN_REVIEW=on/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { validateClusterName, validateDns1123Subdomain } from '@ipledger/domain';
+import { DEFAULT_CLUSTER, validateClusterName, validateDns1123Subdomain } from '@ipledger/domain';
 import { formatConnectionString, parseConnectionString } from '@ipledger/event-store';
 import { loadKubeConnection, type KubeConnection } from '@ipledger/kube';
 import {
@@ -30,8 +30,11 @@ export interface TokenGrant {
 
 /** IPAM_TOKEN_REVIEW=on: the CNI DaemonSet's projected ServiceAccount tokens, reviewed by the cluster's API server. */
 export interface TokenReviewConfig {
-  /** the API server: KUBECONFIG, else the in-cluster service account */
-  connection: KubeConnection;
+  /**
+   * each cluster's API server, which alone reviews that cluster's tokens: `default` is KUBECONFIG's,
+   * else the in-cluster service account; the others are IPAM_TOKEN_REVIEW_CLUSTERS' kubeconfig files
+   */
+  connections: Map<string, KubeConnection>;
   /** IPAM_TOKEN_REVIEW_AUDIENCE: the audience the tokens must be made for */
   audience: string;
   /** IPAM_TOKEN_REVIEW_SERVICE_ACCOUNTS: the usernames (system:serviceaccount:<namespace>:<name>) whose tokens are node credentials */
@@ -182,11 +185,51 @@ export function parseTokens(text: string | undefined, source = 'IPAM_TOKENS'): M
 
 const SERVICE_ACCOUNT_USER = /^system:serviceaccount:[a-z0-9]([-a-z0-9]*[a-z0-9])?:[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/;
 
-/** IPAM_TOKEN_REVIEW and its settings; the API server is reached as the watcher reaches it (KUBECONFIG, else in-cluster). */
+/** Member clusters whose API servers IPAM_TOKEN_REVIEW_CLUSTERS names; at most this many. */
+const MAX_REVIEW_CLUSTERS = 100;
+
+/**
+ * IPAM_TOKEN_REVIEW_CLUSTERS, `cluster=kubeconfig,...`: each member cluster's API server (its URL,
+ * CA and our credential there, from the kubeconfig file) reviews that cluster's CNI tokens. The
+ * default cluster's is KUBECONFIG's (or in-cluster) as with one cluster, so it is not named here.
+ */
+function reviewClusterConnections(env: NodeJS.ProcessEnv): [string, KubeConnection][] {
+  const entries = (env.IPAM_TOKEN_REVIEW_CLUSTERS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (entries.length > MAX_REVIEW_CLUSTERS) throw new Error(`IPAM_TOKEN_REVIEW_CLUSTERS names more than ${MAX_REVIEW_CLUSTERS} clusters`);
+  const seen = new Set<string>();
+  return entries.map((entry) => {
+    const at = entry.indexOf('=');
+    const cluster = entry.slice(0, Math.max(at, 0)).trim();
+    const kubeconfig = entry.slice(at + 1).trim();
+    if (at < 0 || !kubeconfig) throw new Error(`IPAM_TOKEN_REVIEW_CLUSTERS entry "${entry}" must be <cluster>=<kubeconfig file>`);
+    try {
+      validateClusterName(cluster);
+    } catch (err) {
+      throw new Error(`IPAM_TOKEN_REVIEW_CLUSTERS entry "${entry}": ${(err as Error).message}`, { cause: err });
+    }
+    if (cluster === DEFAULT_CLUSTER)
+      throw new Error("IPAM_TOKEN_REVIEW_CLUSTERS names the default cluster: its API server is KUBECONFIG's (else in-cluster)");
+    if (seen.has(cluster)) throw new Error(`IPAM_TOKEN_REVIEW_CLUSTERS names cluster "${cluster}" twice`);
+    seen.add(cluster);
+    try {
+      return [cluster, loadKubeConnection({ env: { ...env, KUBECONFIG: kubeconfig } })];
+    } catch (err) {
+      throw new Error(`IPAM_TOKEN_REVIEW_CLUSTERS cluster "${cluster}": ${(err as Error).message}`, { cause: err });
+    }
+  });
+}
+
+/** IPAM_TOKEN_REVIEW and its settings; the default cluster's API server is reached as the watcher reaches it (KUBECONFIG, else in-cluster). */
 function tokenReviewConfig(env: NodeJS.ProcessEnv): TokenReviewConfig | null {
   const mode = env.IPAM_TOKEN_REVIEW || 'off';
   if (mode !== 'on' && mode !== 'off') throw new Error(`IPAM_TOKEN_REVIEW "${mode}" must be on or off`);
-  if (mode === 'off') return null;
+  if (mode === 'off') {
+    if (env.IPAM_TOKEN_REVIEW_CLUSTERS) throw new Error('IPAM_TOKEN_REVIEW_CLUSTERS needs IPAM_TOKEN_REVIEW=on');
+    return null;
+  }
   const serviceAccounts = (env.IPAM_TOKEN_REVIEW_SERVICE_ACCOUNTS || 'system:serviceaccount:ipledger:ipledger-cni')
     .split(',')
     .map((s) => s.trim())
@@ -197,7 +240,7 @@ function tokenReviewConfig(env: NodeJS.ProcessEnv): TokenReviewConfig | null {
   }
   const audience = env.IPAM_TOKEN_REVIEW_AUDIENCE || 'ipledger';
   return {
-    connection: loadKubeConnection({ env }),
+    connections: new Map([[DEFAULT_CLUSTER, loadKubeConnection({ env })], ...reviewClusterConnections(env)]),
     audience,
     serviceAccounts,
     cacheMs: wholeNumber(env, 'IPAM_TOKEN_REVIEW_CACHE_MS', 10_000, { min: 0, max: 300_000 }),

@@ -39,7 +39,9 @@ async function main(): Promise<void> {
   });
   const where = `${config.host}:${config.port}`;
   if (config.tokensFile || config.tokens.size || config.tokenReview) {
-    const review = config.tokenReview && `node tokens reviewed by ${config.tokenReview.connection.source}`;
+    const review =
+      config.tokenReview &&
+      `node tokens reviewed by ${[...config.tokenReview.connections].map(([cluster, c]) => `${c.source} (cluster ${cluster})`).join(', ')}`;
     const tokens = config.tokensFile ? `tokens from ${config.tokensFile}` : config.tokens.size ? `${config.tokens.size} token(s)` : null;
     logger.log(`listening on ${where} with ${[tokens, review].filter(Boolean).join(' and ')}`);
   } else if (config.auth === 'off') {

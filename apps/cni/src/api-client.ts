@@ -75,12 +75,15 @@ function exchange(
  */
 export class ApiClient {
   private readonly deadline: number;
+  /** the allocations of the cluster `ipam.cluster` names (its TokenReview is asked of that cluster's API server), else the token's */
+  readonly allocations: string;
 
   constructor(
     private readonly ipam: IpamConfig,
     private readonly log: Log,
   ) {
     this.deadline = Date.now() + ipam.timeoutSeconds * 1000;
+    this.allocations = ipam.cluster ? `/v1/clusters/${ipam.cluster}/allocations` : '/v1/allocations';
   }
 
   async request(method: string, path: string, body?: unknown): Promise<ApiAnswer> {

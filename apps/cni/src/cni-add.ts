@@ -22,8 +22,8 @@ export async function cniAdd(config: NetworkConfig, env: NodeJS.ProcessEnv, api:
     ...(ipam.families ? { families: ipam.families } : {}),
     ...ipam.rule,
   };
-  const answer = await api.request('POST', '/v1/allocations', request);
-  if (answer.status !== 200 && answer.status !== 201) throw api.refusal('POST', '/v1/allocations', answer);
+  const answer = await api.request('POST', api.allocations, request);
+  if (answer.status !== 200 && answer.status !== 201) throw api.refusal('POST', api.allocations, answer);
   const { items } = answer.body as { items: AllocatedAddress[] };
   return ipamResult(config.cniVersion, items, ipam);
 }

@@ -27,7 +27,7 @@ export function prevResultAddresses(prevResult: unknown): string[] {
 export async function cniCheck(config: NetworkConfig, env: NodeJS.ProcessEnv, api: ApiClient): Promise<void> {
   const handle = handleOf(env);
   const expected = prevResultAddresses(config.prevResult);
-  const path = `/v1/allocations/${encodeURIComponent(handle)}`;
+  const path = `${api.allocations}/${encodeURIComponent(handle)}`;
   const answer = await api.request('GET', path);
   if (answer.status !== 200 && answer.status !== 404) throw api.refusal('GET', path, answer);
   const held =

@@ -47,6 +47,13 @@ describe('ipam config', () => {
     expect(parseIpamConfig({ url: 'http://a', node: 'explicit' }, { NODE_NAME: 'from-env' }).node).toBe('explicit');
   });
 
+  it('keeps the cluster named (none: the token’s), a DNS-1123 label', () => {
+    expect(parseIpamConfig({ url: 'http://a', cluster: 'east' }, {}).cluster).toBe('east');
+    expect(parseIpamConfig({ url: 'http://a' }, {})).not.toHaveProperty('cluster');
+    for (const cluster of ['East', 'east/west', '', 'a'.repeat(64), 7])
+      expect(() => parseIpamConfig({ url: 'http://a', cluster }, {})).toThrow(/ipam.cluster must be a cluster name/);
+  });
+
   it('keeps tokenFile, logFile, dns, prevResult and valid attachments', () => {
     const config = parseNetworkConfig(
       network(

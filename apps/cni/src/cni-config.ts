@@ -33,6 +33,8 @@ export interface IpamConfig {
    */
   tlsServerName?: string;
   node: string;
+  /** the cluster acted in (the `/v1/clusters/{cluster}` routes); none: the token's cluster, else `default` */
+  cluster?: string;
   rule: PoolRule;
   families?: (4 | 6)[];
   timeoutSeconds: number;
@@ -164,6 +166,9 @@ const isDnsName = (value: unknown): value is string =>
   value.length <= 253 &&
   /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(value);
 
+/** A cluster's name as the API takes it: a DNS-1123 label. */
+const isClusterName = (value: unknown): value is string => typeof value === 'string' && /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value);
+
 /** caFile, certFile, keyFile and tlsServerName: for an https url only, the certificate and its key together. */
 function parseTls(ipam: Record<string, unknown>, url: string): Pick<IpamConfig, 'caFile' | 'certFile' | 'keyFile' | 'tlsServerName'> {
   const files = {
@@ -188,6 +193,7 @@ export function parseIpamConfig(ipam: unknown, env: NodeJS.ProcessEnv): IpamConf
     ...(ipam.tokenFile === undefined ? {} : { tokenFile: optional(ipam, 'tokenFile', isString, 'a file path') }),
     ...parseTls(ipam, url),
     node,
+    ...(ipam.cluster === undefined ? {} : { cluster: optional(ipam, 'cluster', isClusterName, 'a cluster name (a DNS-1123 label)') }),
     rule: parseRule(ipam),
     ...(ipam.families === undefined ? {} : { families: parseFamilies(ipam.families) }),
     timeoutSeconds: parseTimeout(ipam.timeoutSeconds),

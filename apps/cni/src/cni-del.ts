@@ -6,7 +6,7 @@ import { handleOf, parseCniArgs } from './cni-environment';
  * uid, the addresses adopted for that pod (it ran before ipledger was its IPAM) go too.
  */
 export async function releaseHandle(api: ApiClient, handle: string, podUid?: string): Promise<void> {
-  const path = `/v1/allocations/${encodeURIComponent(handle)}${podUid ? `?podUid=${encodeURIComponent(podUid)}` : ''}`;
+  const path = `${api.allocations}/${encodeURIComponent(handle)}${podUid ? `?podUid=${encodeURIComponent(podUid)}` : ''}`;
   const answer = await api.request('DELETE', path);
   if (answer.status !== 204 && answer.status !== 404) throw api.refusal('DELETE', path, answer);
 }

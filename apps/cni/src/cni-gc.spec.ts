@@ -6,6 +6,7 @@ describe('CNI GC', () => {
   it("releases the node's unlisted attachments, never a claim's holding `@<name>` listed under the node", async () => {
     const deleted: string[] = [];
     const api = {
+      allocations: '/v1/allocations',
       request: (method: string, path: string) => {
         if (method === 'GET')
           return Promise.resolve({

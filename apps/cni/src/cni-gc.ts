@@ -12,7 +12,7 @@ async function heldHandles(config: NetworkConfig, api: ApiClient): Promise<Set<s
   do {
     const query = new URLSearchParams({ node: config.ipam.node, network: config.name, limit: String(PAGE) });
     if (token) query.set('continue', token);
-    const path = `/v1/allocations?${query.toString()}`;
+    const path = `${api.allocations}?${query.toString()}`;
     const answer = await api.request('GET', path);
     if (answer.status !== 200) throw api.refusal('GET', path, answer);
     const page = answer.body as { items: Array<{ handle: string }>; continue: string | null };

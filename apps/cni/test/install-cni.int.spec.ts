@@ -168,6 +168,12 @@ describe('install-cni, the node installer', () => {
     expect(readdirSync(join(netDir, 'ipledger')).sort()).toEqual(['ca.crt', 'token']);
   });
 
+  it('with IPAM_CNI_CLUSTER, names the cluster in the conflist (a fleet member: /v1/clusters/<cluster>/...)', async () => {
+    const { output } = start({ IPAM_CNI_CLUSTER: 'east' });
+    await until('ready', () => existsSync(readyFile()), output);
+    expect(conflist().plugins[0].ipam).toMatchObject({ type: 'ipledger-ipam', node: 'worker-7.k8s.internal', cluster: 'east' });
+  });
+
   it("with IPAM_CNI_MATCH_LABEL, the shipped bridge template's conflist asks for matchLabel", async () => {
     const shipped = parseAllDocuments(readFileSync(join(ROOT, 'deploy/cni-daemonset.yaml'), 'utf8'))
       .map((doc) => doc.toJS())

@@ -1,4 +1,5 @@
 import { RouteConfig } from '@nestjs/platform-fastify';
+import { DEFAULT_CLUSTER } from '@ipledger/domain';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Role, TokenGrant } from '../config';
 import type { TokenRegistry } from '../infrastructure/token-registry';
@@ -41,10 +42,15 @@ const refuse = (reply: FastifyReply, status: 401 | 403, code: string, message: s
   return reply.code(status).send(errorBody(status, code, message));
 };
 
-/** A static token's grant, else the grant the API server vouches for (a JWT only); undefined for no credential. */
-async function grantOf(token: string | null, tokens: TokenRegistry, reviewer: TokenReviewer): Promise<TokenGrant | undefined> {
+/**
+ * A static token's grant, else the grant the API server of the cluster the route names (its
+ * `/v1/clusters/{cluster}` prefix, else the default cluster) vouches for (a JWT only); undefined for no credential.
+ */
+async function grantOf(req: FastifyRequest, tokens: TokenRegistry, reviewer: TokenReviewer): Promise<TokenGrant | undefined> {
+  const token = bearerToken(req.raw.rawHeaders);
   if (token === null) return undefined;
-  return tokens.find(token) ?? (await reviewer.review(token)) ?? undefined;
+  const named = (req.params as { cluster?: string } | undefined)?.cluster;
+  return tokens.find(token) ?? (await reviewer.review(token, named ?? DEFAULT_CLUSTER)) ?? undefined;
 }
 
 /**
@@ -67,7 +73,7 @@ export function authorize(tokens: TokenRegistry, reviewer: TokenReviewer) {
     if (access === 'public' || !enabled) return;
     let grant: TokenGrant | undefined;
     try {
-      grant = await grantOf(bearerToken(req.raw.rawHeaders), tokens, reviewer);
+      grant = await grantOf(req, tokens, reviewer);
     } catch (err) {
       if (!(err instanceof TokenReviewUnavailableError)) throw err;
       await reply

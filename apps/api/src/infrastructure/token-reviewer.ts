@@ -55,17 +55,20 @@ function selfDescribed(token: string, audience: string, now: number): { exp: num
 }
 
 /**
- * Node credentials from the cluster's API server (IPAM_TOKEN_REVIEW=on): a JWT that no static token
- * matches is sent in a TokenReview; one the server authenticates for our audience, of an allowed
- * ServiceAccount (the CNI DaemonSet's) and bound to a pod on a node, is an allocator bound to that
- * node. Verdicts, refusals included, are kept for IPAM_TOKEN_REVIEW_CACHE_MS (never past the token's
- * expiry), so a revoked token stops working within that time; one review runs per token at a time.
+ * Node credentials from a cluster's API server (IPAM_TOKEN_REVIEW=on): a JWT that no static token
+ * matches is sent in a TokenReview to the API server of the cluster the request names (its route
+ * prefix, else the default cluster); one the server authenticates for our audience, of an allowed
+ * ServiceAccount (the CNI DaemonSet's) and bound to a pod on a node, is an allocator of that cluster
+ * bound to that node. A cluster with no API server configured authenticates nothing. Verdicts,
+ * refusals included, are kept per (cluster, token) for IPAM_TOKEN_REVIEW_CACHE_MS (never past the
+ * token's expiry), so one cluster's verdict never lets a token into another and a revoked token
+ * stops working within that time; one review runs per (cluster, token) at a time.
  */
 @Injectable()
 export class TokenReviewer implements OnModuleDestroy {
   private readonly logger = new Logger('token-review');
   private readonly settings: TokenReviewConfig | null;
-  private readonly client: HttpKubeClient | null;
+  private readonly clients: Map<string, HttpKubeClient>;
   private readonly verdicts = new Map<string, Verdict>();
   private readonly pending = new Map<string, Promise<Verdict>>();
 
@@ -74,25 +77,32 @@ export class TokenReviewer implements OnModuleDestroy {
     private readonly metrics: Metrics,
   ) {
     this.settings = config.tokenReview;
-    this.client = this.settings && new HttpKubeClient(this.settings.connection);
+    this.clients = new Map(
+      [...(this.settings?.connections ?? [])].map(([cluster, connection]) => [cluster, new HttpKubeClient(connection)]),
+    );
   }
 
   get enabled(): boolean {
     return this.settings !== null;
   }
 
-  /** The grant of a token the API server vouches for; null for any other. Throws TokenReviewUnavailableError without a verdict. */
-  async review(token: string): Promise<TokenGrant | null> {
+  /**
+   * The grant, in `cluster`, of a token that cluster's API server vouches for; null for any other (and
+   * in a cluster with no API server configured). Throws TokenReviewUnavailableError without a verdict.
+   */
+  async review(token: string, cluster: string): Promise<TokenGrant | null> {
     const now = Date.now();
-    const described = this.settings && selfDescribed(token, this.settings.audience, now);
+    const client = this.clients.get(cluster);
+    const described = client && selfDescribed(token, this.settings!.audience, now);
     if (!described) return null;
-    const key = digest(token);
+    // the cluster leads the key: a verdict is one cluster's, never another's
+    const key = `${cluster} ${digest(token)}`;
     const kept = this.verdicts.get(key);
     if (kept && kept.until > now) return kept.grant;
     let pending = this.pending.get(key);
     if (!pending) {
       if (this.pending.size >= MAX_IN_FLIGHT) throw new TokenReviewUnavailableError(`${MAX_IN_FLIGHT} token reviews are already waiting`);
-      pending = this.ask(token, described.exp).finally(() => this.pending.delete(key));
+      pending = this.ask(client, cluster, token, described.exp).finally(() => this.pending.delete(key));
       this.pending.set(key, pending);
     }
     const verdict = await pending;
@@ -101,32 +111,32 @@ export class TokenReviewer implements OnModuleDestroy {
   }
 
   onModuleDestroy(): void {
-    this.client?.close();
+    for (const client of this.clients.values()) client.close();
   }
 
-  private async ask(token: string, exp: number): Promise<Verdict> {
+  private async ask(client: HttpKubeClient, cluster: string, token: string, exp: number): Promise<Verdict> {
     const { audience, cacheMs } = this.settings!;
     let status: TokenReviewStatus;
     try {
-      const review = await this.client!.create<{ status?: TokenReviewStatus }>(
+      const review = await client.create<{ status?: TokenReviewStatus }>(
         TOKEN_REVIEWS,
         { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences: [audience] } },
         REVIEW_TIMEOUT_MS,
       );
       status = review.status ?? {};
     } catch (err) {
-      this.metrics.tokenReviews.inc({ outcome: 'failed' });
+      this.metrics.tokenReviews.inc({ outcome: 'failed', cluster });
       // the error names the request and the server's answer, never the token
-      this.logger.warn(`no verdict from the Kubernetes API server: ${(err as Error).message}`);
-      throw new TokenReviewUnavailableError('the Kubernetes API server could not review the token');
+      this.logger.warn(`no verdict from cluster ${cluster}'s Kubernetes API server: ${(err as Error).message}`);
+      throw new TokenReviewUnavailableError(`cluster ${cluster}'s Kubernetes API server could not review the token`);
     }
-    const grant = this.grantOf(status);
-    this.metrics.tokenReviews.inc({ outcome: grant ? 'node' : 'refused' });
+    const grant = this.grantOf(status, cluster);
+    this.metrics.tokenReviews.inc({ outcome: grant ? 'node' : 'refused', cluster });
     return { grant, until: Math.min(Date.now() + cacheMs, exp) };
   }
 
   /** The node credential a review vouches for, or null, logging why an authenticated token is not one. */
-  private grantOf(status: TokenReviewStatus): TokenGrant | null {
+  private grantOf(status: TokenReviewStatus, cluster: string): TokenGrant | null {
     const { audience, serviceAccounts } = this.settings!;
     if (status.authenticated !== true) return null;
     const username = status.user?.username ?? '';
@@ -142,7 +152,7 @@ export class TokenReviewer implements OnModuleDestroy {
         `${username}: the token is bound to no node (a pod's projected token on Kubernetes 1.30 or later has ${NODE_NAME})`,
       );
     }
-    return { role: 'allocator', name: `${username}@${node}`, cluster: 'default', node };
+    return { role: 'allocator', name: `${username}@${node}`, cluster, node };
   }
 
   private unfit(why: string): null {

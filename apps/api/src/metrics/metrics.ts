@@ -86,8 +86,8 @@ export class Metrics {
 
   readonly tokenReviews = new Counter({
     name: 'ipledger_token_reviews_total',
-    help: 'TokenReviews sent to the Kubernetes API server (IPAM_TOKEN_REVIEW), by outcome: node (a node credential), refused, failed (no verdict: 503)',
-    labelNames: ['outcome'] as const,
+    help: "TokenReviews sent to a cluster's Kubernetes API server (IPAM_TOKEN_REVIEW), by cluster and outcome: node (a node credential), refused, failed (no verdict: 503)",
+    labelNames: ['outcome', 'cluster'] as const,
     registers: [this.registry],
   });
 

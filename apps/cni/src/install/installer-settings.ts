@@ -31,6 +31,8 @@ export interface InstallerSettings {
   caSource?: string;
   /** the name the API's certificate carries, checked instead of the cluster IP the URL names */
   tlsServerName?: string;
+  /** IPAM_CNI_CLUSTER: the `cluster` of every ipledger-ipam section that names none (a fleet's member: its token is reviewed by its own API server) */
+  cluster?: string;
   /** IPAM_CNI_MATCH_LABEL: the pool rule `matchLabel` of every ipledger-ipam section that names no rule of its own */
   matchLabel?: string;
   intervalSeconds: number;
@@ -106,6 +108,7 @@ export function installerSettings(env: NodeJS.ProcessEnv, installerDir: string):
     ...(tokenSource ? { tokenSource } : {}),
     ...(env.IPAM_CNI_CA_FILE?.trim() ? { caSource: env.IPAM_CNI_CA_FILE.trim() } : {}),
     ...(env.IPAM_CNI_TLS_SERVER_NAME?.trim() ? { tlsServerName: env.IPAM_CNI_TLS_SERVER_NAME.trim() } : {}),
+    ...(env.IPAM_CNI_CLUSTER?.trim() ? { cluster: env.IPAM_CNI_CLUSTER.trim() } : {}),
     ...(env.IPAM_CNI_MATCH_LABEL?.trim() ? { matchLabel: env.IPAM_CNI_MATCH_LABEL.trim() } : {}),
     intervalSeconds: intervalSeconds(env.IPAM_CNI_INTERVAL_SECONDS),
     uninstall: flag(env, 'IPAM_CNI_UNINSTALL'),

@@ -77,6 +77,7 @@ export class NodeInstaller {
       ...(settings.tokenSource ? { tokenFile: tokenPath(settings.hostNetDir) } : {}),
       ...(settings.caSource ? { caFile: caPath(settings.hostNetDir) } : {}),
       ...(settings.tlsServerName ? { tlsServerName: settings.tlsServerName } : {}),
+      ...(settings.cluster ? { cluster: settings.cluster } : {}),
       ...(settings.matchLabel ? { matchLabel: settings.matchLabel } : {}),
     });
   }

@@ -9,6 +9,8 @@ export interface ConflistValues {
   /** for an https API: its CA as the plugin on the host reads it, and the name its certificate carries */
   caFile?: string;
   tlsServerName?: string;
+  /** the cluster for a section that names none (IPAM_CNI_CLUSTER) */
+  cluster?: string;
   /** the pool rule for a section that names none (IPAM_CNI_MATCH_LABEL): each node takes the pools whose label equals its own */
   matchLabel?: string;
 }
@@ -78,6 +80,7 @@ export function renderConflist(template: string, values: ConflistValues): string
     // the template's own values win; so one template serves an API over HTTP and over HTTPS
     if (values.caFile !== undefined) ipam.caFile ??= values.caFile;
     if (values.tlsServerName !== undefined) ipam.tlsServerName ??= values.tlsServerName;
+    if (values.cluster !== undefined) ipam.cluster ??= values.cluster;
     // a rule the template gives itself (pools, poolSelector, matchLabel) wins: at most one is allowed
     if (values.matchLabel !== undefined && ipam.pools === undefined && ipam.poolSelector === undefined)
       ipam.matchLabel ??= values.matchLabel;
