@@ -370,7 +370,25 @@ describe('ip-sets of Deployments and ReplicaSets', () => {
     const twin = await pod('twin-ccc-1', { owner: 'twin-ccc', ipSet: '2', hash: 'ccc' });
     const inDefault = await ipOf(twin);
     const request = { handle: `${twin.name}:eth0`, node: 'node-1', namespace: NAMESPACE, pod: twin.name, podUid: twin.uid };
-    const inEast = await call(api.base, 'POST', '/v1/clusters/east/allocations', request);
+    // the same objects watched as cluster east's too: its pod, ReplicaSet and Deployment are east's own
+    const eastWatcher = await startWatcherProcess({
+      ...bus.env,
+      KUBECONFIG: kube.writeKubeconfig(dir),
+      IPAM_CLUSTER: 'east',
+      IPAM_WATCHER_TIMEOUT_SECONDS: '5',
+      IPAM_WATCHER_RESYNC_SECONDS: '0',
+    });
+    let inEast: Awaited<ReturnType<typeof call>>;
+    try {
+      // 503 POD_NOT_SEEN until east's watcher has listed the pod
+      inEast = await eventually(
+        () => call(api.base, 'POST', '/v1/clusters/east/allocations', request),
+        (res) => res.status !== 503,
+        30_000,
+      );
+    } finally {
+      await eastWatcher.stop();
+    }
     expect(inEast).toMatchObject({ status: 201, body: { items: [{ cluster: 'east' }] } });
     const sets = await Promise.all(
       ['/v1/ipsets', '/v1/clusters/east/ipsets'].map((prefix) => call(api.base, 'GET', `${prefix}/${NAMESPACE}/Deployment/twin`)),
@@ -389,6 +407,9 @@ describe('ip-sets of Deployments and ReplicaSets', () => {
     // the pod gone from east, its set still holds the cluster
     expect((await call(api.base, 'DELETE', `/v1/clusters/east/allocations/${twin.name}:eth0`)).status).toBe(204);
     const inUse = await call(api.base, 'DELETE', '/v1/clusters/east');
-    expect(inUse).toMatchObject({ status: 409, body: { code: 'CLUSTER_IN_USE', message: expect.stringMatching(/still has ip-sets;/) } });
+    expect(inUse).toMatchObject({
+      status: 409,
+      body: { code: 'CLUSTER_IN_USE', message: expect.stringMatching(/still has (nodes and )?ip-sets;/) },
+    });
   });
 });
