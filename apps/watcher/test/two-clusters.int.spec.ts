@@ -63,7 +63,7 @@ describe('two clusters, one API (fake Kubernetes APIs, watcher processes, real N
         ...bus.env,
         IPAM_CLUSTER: cluster,
         KUBECONFIG: kube[cluster].writeKubeconfig(own),
-        IPAM_WATCHER_KINDS: 'node,pod,ippool',
+        IPAM_WATCHER_KINDS: 'node,pod,ippool,statefulset',
         IPAM_WATCHER_TIMEOUT_SECONDS: '2',
         IPAM_WATCHER_RESYNC_SECONDS: '0',
       }),
@@ -146,6 +146,24 @@ describe('two clusters, one API (fake Kubernetes APIs, watcher processes, real N
     const east = await until('/v1/clusters/east/nodes/worker-1/pools?namespace=apps&pod=db-0', (res) => names(res)?.length === 1);
     expect(names(east)).toEqual(['spare']);
     expect(names(await get('/v1/clusters/west/nodes/worker-1/pools?namespace=apps&pod=db-0'))).toEqual(['rack', 'spare']);
+  });
+
+  it("reserves a StatefulSet of one name a range in each cluster, and its deletion in one releases that cluster's only", async () => {
+    both((_, k) =>
+      k.upsert('statefulset', {
+        metadata: { name: 'db', namespace: 'apps', uid: 'sts-uid-1', annotations: { 'ipam.ipledger.io/pool': 'rack' } },
+        spec: { replicas: 2 },
+      }),
+    );
+    const reserved = async (cluster: string) =>
+      (await until(`/v1/clusters/${cluster}/statefulsets/apps/db`, (res) => res.status === 200 && res.body.range !== null)).body;
+    const [east, west] = [await reserved('east'), await reserved('west')];
+    expect([east.cluster, west.cluster, east.pool, west.pool]).toEqual(['east', 'west', 'rack', 'rack']);
+    expect(east.range.start).not.toEqual(west.range.start);
+    expect((await get('/v1/statefulsets/apps/db')).status).toBe(404);
+    kube.east.remove('statefulset', 'apps/db');
+    await until('/v1/clusters/east/statefulsets/apps/db', (res) => res.status === 404);
+    expect((await get('/v1/clusters/west/statefulsets/apps/db')).body).toMatchObject({ cluster: 'west', range: west.range });
   });
 
   it("frees a deleted pod's address in its cluster only, the other cluster's pod of the same name (and handle) keeping its own", async () => {

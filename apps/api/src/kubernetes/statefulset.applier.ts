@@ -1,4 +1,4 @@
-import { DEFAULT_CLUSTER, DeleteStatefulSetCommand, ReconcileStatefulSetCommand, InvalidInputError } from '@ipledger/domain';
+import { DeleteStatefulSetCommand, ReconcileStatefulSetCommand, InvalidInputError } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
 import { deleteOnce, type ApplyContext } from './apply-context';
 
@@ -26,13 +26,11 @@ function nodeLabelRule(spec: Record<string, unknown>, key: string | null): strin
 
 /** Reconciles the reservation to the StatefulSet as it is now (replicas, spec.ordinals.start); deletion releases it. */
 export async function applyStatefulSet(
-  { commands, metadata, unit, defaultMatchLabel }: ApplyContext,
+  { commands, metadata, unit, defaultMatchLabel, cluster }: ApplyContext,
   { type, object }: ObjectChange,
 ): Promise<string> {
   const { name, annotations = {} } = object.metadata;
   const namespace = object.metadata.namespace as string;
-  // the watcher's objects are the default cluster's until its messages name their cluster
-  const cluster = DEFAULT_CLUSTER;
   if (type === 'DELETED') {
     return deleteOnce(commands.execute(new DeleteStatefulSetCommand(namespace, name, metadata, unit, cluster)), 'STATEFULSET_NOT_FOUND');
   }

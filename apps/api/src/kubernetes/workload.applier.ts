@@ -1,4 +1,4 @@
-import { DEFAULT_CLUSTER, inCluster, ReleaseIpSetCommand, type IpSetKind } from '@ipledger/domain';
+import { inCluster, ReleaseIpSetCommand, type IpSetKind } from '@ipledger/domain';
 import type { ObjectChange } from '@ipledger/messaging';
 import type { ApplyContext } from './apply-context';
 
@@ -10,10 +10,9 @@ import type { ApplyContext } from './apply-context';
  * is only recorded: its pods carry the set's annotation and name their workload.
  */
 function workloadApplier(kind: IpSetKind) {
-  return async ({ commands, metadata, unit }: ApplyContext, { type, object }: ObjectChange): Promise<string> => {
+  return async ({ commands, metadata, unit, cluster }: ApplyContext, { type, object }: ObjectChange): Promise<string> => {
     if (type !== 'DELETED') return 'seen';
-    // the watcher's objects are the default cluster's until its messages name their cluster
-    const ref = { namespace: object.metadata.namespace as string, kind, name: object.metadata.name, ...inCluster(DEFAULT_CLUSTER) };
+    const ref = { namespace: object.metadata.namespace as string, kind, name: object.metadata.name, ...inCluster(cluster) };
     const ofDeployment = kind === 'ReplicaSet' && object.metadata.ownerReferences?.some((o) => o.controller && o.kind === 'Deployment');
     const command = new ReleaseIpSetCommand(ref, object.metadata.uid, !ofDeployment, metadata, unit);
     const released = await commands.execute<ReleaseIpSetCommand, boolean>(command);
