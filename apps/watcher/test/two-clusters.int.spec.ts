@@ -217,4 +217,12 @@ describe('two clusters, one API (fake Kubernetes APIs, watcher processes, real N
     expect((await get('/v1/clusters/west/allocations/c-web-2')).body).toMatchObject({ items: [{ ip: west.body.items[0].ip }] });
     expect((await get('/v1/clusters/west/allocations/c-web-1')).status).toBe(200);
   });
+
+  it("checks a member cluster against its own watcher's pod sync, naming only its own findings", async () => {
+    const east = await until('/v1/clusters/east/check', (res) => res.status === 200 && res.body.podSync !== null);
+    expect(east.body.problems.map((p: { kind: string }) => p.kind)).not.toContain('no-complete-pod-sync');
+    expect(east.body.problems.filter((p: { cluster: string }) => p.cluster !== 'east')).toEqual([]);
+    // the default cluster has no watcher here: nothing to compare its pods with
+    expect((await get('/v1/check')).body.problems.map((p: { kind: string }) => p.kind)).toContain('no-complete-pod-sync');
+  });
 });

@@ -22,3 +22,4 @@ export * from './verify-projections';
 export * from './rebuild-projections';
 export * from './block-queries';
 export * from './kubernetes';
+export * from './cluster-key-sql';

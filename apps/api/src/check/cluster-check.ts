@@ -1,5 +1,4 @@
-import type { Queryable } from '@ipledger/projections';
-import { WATCHED_CLUSTER } from '../kubernetes/watched-cluster';
+import { clusterKeySql, ownKeySql, unkeyedSql, type Queryable } from '@ipledger/projections';
 
 export const CHECK_PROBLEM_KINDS = [
   'no-complete-pod-sync',
@@ -39,6 +38,11 @@ interface Sync {
 
 type Finding = Omit<CheckProblem, 'cluster'>;
 
+/** A pod object's namespace/name, its cluster's prefix taken off (kubernetes_objects keys another cluster's under it). */
+const POD = ownKeySql('o');
+/** A StatefulSet reservation's namespace (another cluster's is stored under its key: namespaceKey). */
+const STS_NAMESPACE = unkeyedSql('s.cluster', 's.namespace');
+
 /** A column of an allocation the query found by address: null when it is another cluster's ($2 the checked one). */
 const OWN = (column: string) => `CASE WHEN a.cluster = $2 THEN ${column} END`;
 
@@ -49,8 +53,7 @@ const OWN = (column: string) => `CASE WHEN a.cluster = $2 THEN ${column} END`;
  * that cluster.
  */
 export async function checkCluster(db: Queryable, cluster: string): Promise<CheckReport> {
-  const watched = cluster === WATCHED_CLUSTER;
-  const sync = watched ? await lastPodSync(db) : undefined;
+  const sync = await lastPodSync(db, cluster);
   const found: Finding[] = [];
   if (!sync) {
     found.push({
@@ -66,7 +69,7 @@ export async function checkCluster(db: Queryable, cluster: string): Promise<Chec
     );
   }
   found.push(...(await several(db, cluster)));
-  if (watched) found.push(...(await outsideRange(db, cluster)), ...(await heldForUnreachable(db, cluster)));
+  found.push(...(await outsideRange(db, cluster)), ...(await heldForUnreachable(db, cluster)));
   return {
     cluster,
     checkedAt: new Date().toISOString(),
@@ -75,10 +78,11 @@ export async function checkCluster(db: Queryable, cluster: string): Promise<Chec
   };
 }
 
-async function lastPodSync(db: Queryable): Promise<Sync | undefined> {
+async function lastPodSync(db: Queryable, cluster: string): Promise<Sync | undefined> {
   const { rows } = await db.query<Sync>(
-    `SELECT sync_id, listed_at, completed_at FROM kubernetes_syncs WHERE kind = 'pod' AND completed_at IS NOT NULL
+    `SELECT sync_id, listed_at, completed_at FROM kubernetes_syncs WHERE cluster = $1 AND kind = 'pod' AND completed_at IS NOT NULL
       ORDER BY completed_at DESC LIMIT 1`,
+    [cluster],
   );
   return rows[0];
 }
@@ -89,8 +93,8 @@ async function podsGone(db: Queryable, syncId: string, cluster: string): Promise
        FROM allocations a
       WHERE a.cluster = $2 AND a.owner = 'pod' AND a.allocated_at < (SELECT received_at FROM kubernetes_syncs WHERE sync_id = $1)
         AND NOT EXISTS (SELECT 1 FROM kubernetes_sync_items i
-                         WHERE i.sync_id = $1 AND i.key = a.namespace || '/' || a.pod AND (a.pod_uid IS NULL OR i.uid = a.pod_uid))
-        AND NOT EXISTS (SELECT 1 FROM kubernetes_held_addresses h WHERE h.handle = a.handle)
+                         WHERE i.sync_id = $1 AND i.key = ${clusterKeySql('$2', "a.namespace || '/' || a.pod")} AND (a.pod_uid IS NULL OR i.uid = a.pod_uid))
+        AND NOT EXISTS (SELECT 1 FROM kubernetes_held_addresses h WHERE h.cluster = a.cluster AND h.handle = a.handle)
       ORDER BY a.handle, a.family`,
     [syncId, cluster],
   );
@@ -117,16 +121,16 @@ async function podIps(db: Queryable, syncId: string, cluster: string): Promise<F
     holder: string | null;
     holderUid: string | null;
   }>(
-    `SELECT o.key AS pod, o.uid AS "podUid", o.object -> 'spec' ->> 'nodeName' AS node, host(p.ip) AS "podIp", a.cluster AS "holderCluster",
+    `SELECT ${POD} AS pod, o.uid AS "podUid", o.object -> 'spec' ->> 'nodeName' AS node, host(p.ip) AS "podIp", a.cluster AS "holderCluster",
             ${OWN('a.handle')} AS handle, ${OWN("a.namespace || '/' || a.pod")} AS holder, ${OWN('a.pod_uid')} AS "holderUid"
        FROM kubernetes_sync_items i
-       JOIN kubernetes_objects o ON o.kind = 'pod' AND o.key = i.key AND o.uid = i.uid AND NOT o.deleted
+       JOIN kubernetes_objects o ON o.cluster = $2 AND o.kind = 'pod' AND o.key = i.key AND o.uid = i.uid AND NOT o.deleted
        CROSS JOIN LATERAL (SELECT (x ->> 'ip')::inet AS ip FROM jsonb_array_elements(coalesce(o.object -> 'status' -> 'podIPs', '[]')) x) p
        LEFT JOIN allocations a ON a.ip = p.ip AND a.pool_network IS NULL
       WHERE i.sync_id = $1 AND o.object -> 'status' ->> 'phase' = 'Running'
         AND coalesce(o.object -> 'spec' ->> 'hostNetwork', 'false') <> 'true'
         AND EXISTS (SELECT 1 FROM pools pl WHERE pl.cidr >>= p.ip AND pl.network IS NULL)
-        AND (a.handle IS NULL OR a.cluster <> $2 OR a.namespace || '/' || a.pod <> o.key OR a.pod_uid <> o.uid)
+        AND (a.handle IS NULL OR a.cluster <> $2 OR a.namespace || '/' || a.pod <> ${POD} OR a.pod_uid <> o.uid)
       ORDER BY o.key, p.ip`,
     [syncId, cluster],
   );
@@ -160,12 +164,12 @@ async function duplicates(db: Queryable, syncId: string, cluster: string): Promi
     holder: { cluster: string; handle: string | null; holder: string | null; holderUid: string | null } | null;
   }>(
     `SELECT host(p.ip) AS "podIp",
-            json_agg(json_build_object('pod', o.key, 'podUid', o.uid, 'node', o.object -> 'spec' ->> 'nodeName') ORDER BY o.key) AS pods,
+            json_agg(json_build_object('pod', ${POD}, 'podUid', o.uid, 'node', o.object -> 'spec' ->> 'nodeName') ORDER BY o.key) AS pods,
             (SELECT json_build_object('cluster', a.cluster, 'handle', ${OWN('a.handle')}, 'holder', ${OWN("a.namespace || '/' || a.pod")},
                                       'holderUid', ${OWN('a.pod_uid')})
                FROM allocations a WHERE a.ip = p.ip AND a.pool_network IS NULL) AS holder
        FROM kubernetes_sync_items i
-       JOIN kubernetes_objects o ON o.kind = 'pod' AND o.key = i.key AND o.uid = i.uid AND NOT o.deleted
+       JOIN kubernetes_objects o ON o.cluster = $2 AND o.kind = 'pod' AND o.key = i.key AND o.uid = i.uid AND NOT o.deleted
        CROSS JOIN LATERAL (SELECT (x ->> 'ip')::inet AS ip FROM jsonb_array_elements(coalesce(o.object -> 'status' -> 'podIPs', '[]')) x) p
       WHERE i.sync_id = $1 AND o.object -> 'status' ->> 'phase' = 'Running'
         AND coalesce(o.object -> 'spec' ->> 'hostNetwork', 'false') <> 'true'
@@ -205,14 +209,14 @@ async function several(db: Queryable, cluster: string): Promise<Finding[]> {
 
 async function outsideRange(db: Queryable, cluster: string): Promise<Finding[]> {
   const { rows } = await db.query<{ statefulSet: string; rangeStart: string; rangeEnd: string; pod: string; handle: string; ip: string }>(
-    `SELECT s.namespace || '/' || s.name AS "statefulSet", host(s.range_start) AS "rangeStart", host(s.range_end) AS "rangeEnd",
+    `SELECT ${STS_NAMESPACE} || '/' || s.name AS "statefulSet", host(s.range_start) AS "rangeStart", host(s.range_end) AS "rangeEnd",
             a.namespace || '/' || a.pod AS pod, a.handle, host(a.ip) AS ip
        FROM statefulsets s
-       JOIN allocations a ON a.cluster = $1 AND a.namespace = s.namespace AND a.family = family(s.range_start)
+       JOIN allocations a ON a.cluster = s.cluster AND a.namespace = ${STS_NAMESPACE} AND a.family = family(s.range_start)
         AND left(a.pod, char_length(s.name) + 1) = s.name || '-'
        CROSS JOIN LATERAL (SELECT CASE WHEN substring(a.pod FROM char_length(s.name) + 2) ~ '^[0-9]{1,9}$'
                                         THEN substring(a.pod FROM char_length(s.name) + 2)::integer END AS ordinal) o
-      WHERE s.range_start IS NOT NULL AND o.ordinal >= s.ordinals_start AND o.ordinal < s.ordinals_start + s.replicas
+      WHERE s.cluster = $1 AND s.range_start IS NOT NULL AND o.ordinal >= s.ordinals_start AND o.ordinal < s.ordinals_start + s.replicas
         AND NOT (a.ip BETWEEN s.range_start AND s.range_end)
       ORDER BY s.namespace, s.name, a.pod`,
     [cluster],
@@ -229,9 +233,9 @@ async function heldForUnreachable(db: Queryable, cluster: string): Promise<Findi
     `SELECT h.handle, host(a.ip) AS ip, h.node, h.cause, h.namespace || '/' || h.pod AS pod, h.held_at AS "heldSince",
             r.last_ready_at AS "lastReadyAt"
        FROM kubernetes_held_addresses h
-       JOIN allocations a ON a.cluster = $1 AND a.handle = h.handle AND a.allocated_at <= h.held_at
-       LEFT JOIN kubernetes_node_readiness r ON r.node = h.node
-      WHERE r.ready IS DISTINCT FROM true
+       JOIN allocations a ON a.cluster = h.cluster AND a.handle = h.handle AND a.allocated_at <= h.held_at
+       LEFT JOIN kubernetes_node_readiness r ON r.node = ${clusterKeySql('h.cluster', 'h.node')}
+      WHERE h.cluster = $1 AND r.ready IS DISTINCT FROM true
       ORDER BY h.handle, a.family`,
     [cluster],
   );

@@ -2,7 +2,6 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { Gauge } from 'prom-client';
 import { DEFAULT_CLUSTER } from '@ipledger/domain';
-import { WATCHED_CLUSTER } from '../kubernetes/watched-cluster';
 import type { Config } from '../config';
 import { CONFIG, PG_POOL } from '../infrastructure/tokens';
 import { Metrics } from './metrics';
@@ -102,7 +101,7 @@ export class InventoryMetrics implements OnModuleInit {
           .query<{ cluster: string; n: string }>(
             `SELECT c.name AS cluster, count(t.*) AS n
                FROM (SELECT name FROM clusters UNION SELECT '${DEFAULT_CLUSTER}') c
-               LEFT JOIN ${table} t ON c.name = '${WATCHED_CLUSTER}'
+               LEFT JOIN ${table} t ON t.cluster = c.name
               GROUP BY c.name`,
           )
           .catch(() => null);

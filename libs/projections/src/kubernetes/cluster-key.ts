@@ -1,4 +1,5 @@
 import { DEFAULT_CLUSTER } from '@ipledger/domain';
+import { unkeyedSql } from '../cluster-key-sql';
 
 /**
  * The key a cluster's Kubernetes object (or sync item, or node readiness) is stored under: its
@@ -8,5 +9,4 @@ import { DEFAULT_CLUSTER } from '@ipledger/domain';
 export const clusterKey = (cluster: string, key: string): string => (cluster === DEFAULT_CLUSTER ? key : `${cluster}/${key}`);
 
 /** SQL: a kubernetes_objects row's own key (namespace/name, or name), its cluster's name taken off. */
-export const ownKeySql = (alias: string): string =>
-  `CASE WHEN ${alias}.cluster = '${DEFAULT_CLUSTER}' THEN ${alias}.key ELSE substr(${alias}.key, length(${alias}.cluster) + 2) END`;
+export const ownKeySql = (alias: string): string => unkeyedSql(`${alias}.cluster`, `${alias}.key`);

@@ -1,9 +1,9 @@
 import type { Queryable } from '../queryable';
 import type { HeldAddress } from './read-held-for-node';
-import { DEFAULT_CLUSTER } from '@ipledger/domain';
+import { clusterKeySql } from '../cluster-key-sql';
 
 /** A held address's node as kubernetes_node_readiness keys it (clusterKey). */
-const NODE_KEY = `CASE WHEN h.cluster = '${DEFAULT_CLUSTER}' THEN h.node ELSE h.cluster || '/' || h.node END`;
+const NODE_KEY = clusterKeySql('h.cluster', 'h.node');
 
 /** Addresses held for a node (of its own cluster) that has not been Ready for the grace period, by the database's clock. */
 export async function readHeldPastGrace(db: Queryable, graceSeconds: number): Promise<HeldAddress[]> {
