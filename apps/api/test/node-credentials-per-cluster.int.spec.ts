@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runPlugin } from '../../cni/src/plugin';
+import { cniCall, PLUGIN_BUILD } from '../../../test/support/cni-runner';
 import { startFakeKubeApi, type FakeKubeApi } from '../../../test/support/fake-kube-api';
 import { startTestApi, type TestApi } from '../../../test/support/test-api';
 
@@ -123,12 +123,12 @@ describe('node credentials per cluster', () => {
     const tokenFile = join(dir, 'cni-token');
     writeFileSync(tokenFile, east.issueToken({ node: 'worker-1' }));
     const { port } = api.app.getHttpServer().address() as AddressInfo;
-    const config = JSON.stringify({
+    const config = {
       cniVersion: '1.0.0',
       name: 'pods',
       type: 'bridge',
       ipam: { type: 'ipledger-ipam', url: `http://127.0.0.1:${port}`, node: 'worker-1', cluster: 'east', tokenFile, pools: ['p'] },
-    });
+    };
     const env = (command: string) => ({
       CNI_COMMAND: command,
       CNI_CONTAINERID: 'c1',
@@ -136,15 +136,16 @@ describe('node credentials per cluster', () => {
       CNI_NETNS: '/var/run/netns/x',
       CNI_ARGS: `K8S_POD_NAMESPACE=web;K8S_POD_NAME=cni-1;K8S_POD_UID=${randomUUID()}`,
     });
-    const added = await runPlugin(env('ADD'), config);
-    expect({ exitCode: added.exitCode, stdout: added.stdout }).toEqual({ exitCode: 0, stdout: expect.stringContaining('10.71.0.') });
+    // the built plugin, as a node runs it
+    const added = await cniCall(PLUGIN_BUILD, env('ADD'), config);
+    expect({ status: added.status, stdout: added.stdout }).toEqual({ status: 0, stdout: expect.stringContaining('10.71.0.') });
     const held = (await api.http().get('/v1/clusters/east/allocations/c1:eth0').set(as('root')).expect(200)).body.items;
     expect(held).toEqual([expect.objectContaining({ cluster: 'east', node: 'worker-1' })]);
     const { ips } = JSON.parse(added.stdout) as { ips: Array<{ address: string }> };
-    const check = await runPlugin(env('CHECK'), JSON.stringify({ ...JSON.parse(config), prevResult: JSON.parse(added.stdout) }));
-    expect(check.exitCode).toBe(0);
+    const check = await cniCall(PLUGIN_BUILD, env('CHECK'), { ...config, prevResult: added.json });
+    expect(check.status).toBe(0);
     expect(ips[0].address).toBe(`${held[0].ip}/${held[0].prefixLength}`);
-    expect((await runPlugin(env('DEL'), config)).exitCode).toBe(0);
+    expect((await cniCall(PLUGIN_BUILD, env('DEL'), config)).status).toBe(0);
     expect((await api.http().get('/v1/clusters/east/allocations/c1:eth0').set(as('root'))).status).toBe(404);
   });
 });
