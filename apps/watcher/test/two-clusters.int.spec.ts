@@ -33,6 +33,22 @@ describe('two clusters, one API (fake Kubernetes APIs, watcher processes, real N
         cluster === 'default' ? key : `${cluster}/${key}`,
       ])
     ).rows[0]?.status;
+  /** until `count` of a cluster's pod syncs have completed since `since` */
+  const syncsAfter = (cluster: string, since: Date, count: number) =>
+    eventually(
+      async () =>
+        Number(
+          (
+            await api.db.pool.query(
+              `SELECT count(*) FROM kubernetes_syncs WHERE cluster = $1 AND kind = 'pod' AND completed_at IS NOT NULL AND received_at > $2`,
+              [cluster, since],
+            )
+          ).rows[0].count,
+        ),
+      (done) => done >= count,
+      30_000,
+      `${count} of ${cluster}'s pod syncs`,
+    );
   /** the same object in both clusters: same name, uid and (both fakes counting alike) resourceVersion */
   const both = (write: (cluster: 'east' | 'west', kube: FakeKubeApi) => void) => {
     write('east', kube.east);
@@ -200,22 +216,54 @@ describe('two clusters, one API (fake Kubernetes APIs, watcher processes, real N
       `SELECT allocated_at AS at FROM allocations WHERE cluster = 'west' AND handle = 'c-web-2'`,
     );
     // two of east's pod syncs after the allocation (IPAM_LEAK_GRACE_SECONDS 0): enough to release a leak of east's own
-    await eventually(
-      async () =>
-        Number(
-          (
-            await api.db.pool.query(
-              `SELECT count(*) FROM kubernetes_syncs WHERE cluster = 'east' AND kind = 'pod' AND completed_at IS NOT NULL AND received_at > $1`,
-              [rows[0].at],
-            )
-          ).rows[0].count,
-        ),
-      (count) => count >= 2,
-      30_000,
-      "two of east's pod syncs",
-    );
+    await syncsAfter('east', rows[0].at, 2);
     expect((await get('/v1/clusters/west/allocations/c-web-2')).body).toMatchObject({ items: [{ ip: west.body.items[0].ip }] });
     expect((await get('/v1/clusters/west/allocations/c-web-1')).status).toBe(200);
+  });
+
+  it("adopts a running pod's address in its own cluster: a pod of one name in each, each address its cluster's", async () => {
+    // the pool "spare" (10.95.0.0/24, no clusterSelector) was made above; each cluster's pod reports its own address in it
+    const running = (ip: string) => ({
+      metadata: { name: 'old-1', namespace: 'legacy', uid: 'pod-uid-old-1' },
+      spec: { nodeName: 'worker-1' },
+      status: { phase: 'Running', podIPs: [{ ip }] },
+    });
+    kube.east.upsert('pod', running('10.95.0.40'));
+    kube.west.upsert('pod', running('10.95.0.41'));
+    const adopted = async (cluster: string) =>
+      (
+        await until(
+          `/v1/clusters/${cluster}/allocations?namespace=legacy&pod=old-1`,
+          (res) => res.status === 200 && res.body.items?.length === 1,
+        )
+      ).body.items;
+    expect(await adopted('east')).toEqual([
+      expect.objectContaining({ cluster: 'east', handle: 'adopted:pod-uid-old-1', ip: '10.95.0.40', pool: 'spare', adopted: true }),
+    ]);
+    expect(await adopted('west')).toEqual([
+      expect.objectContaining({ cluster: 'west', handle: 'adopted:pod-uid-old-1', ip: '10.95.0.41', pool: 'spare', adopted: true }),
+    ]);
+    expect((await get('/v1/allocations?cluster=default&namespace=legacy&pod=old-1')).body.items).toEqual([]);
+  });
+
+  it("adopts no address another cluster's allocation holds, nor one of a pool its cluster's labels leave out", async () => {
+    await api.http().post('/v1/pools').send({ name: 'north', cidr: '10.96.0.0/24', clusterSelector: 'region=north' }).expect(201);
+    // west's pod reports the address east's pod old-1 holds; east's pod reports one of a pool east may not use
+    kube.west.upsert('pod', {
+      metadata: { name: 'copy-1', namespace: 'legacy', uid: 'pod-uid-copy-1' },
+      spec: { nodeName: 'worker-1' },
+      status: { phase: 'Running', podIPs: [{ ip: '10.95.0.40' }] },
+    });
+    kube.east.upsert('pod', {
+      metadata: { name: 'north-1', namespace: 'legacy', uid: 'pod-uid-north-1' },
+      spec: { nodeName: 'worker-1' },
+      status: { phase: 'Running', podIPs: [{ ip: '10.96.0.7' }] },
+    });
+    const since = new Date();
+    for (const cluster of ['east', 'west'] as const) await syncsAfter(cluster, since, 2);
+    expect((await get('/v1/allocations?namespace=legacy&pod=copy-1')).body.items).toEqual([]);
+    expect((await get('/v1/allocations?namespace=legacy&pod=north-1')).body.items).toEqual([]);
+    expect((await get('/v1/ips/10.95.0.40/history')).body.items.map((e: { cluster: string }) => e.cluster)).toEqual(['east']);
   });
 
   it("checks a member cluster against its own watcher's pod sync, naming only its own findings", async () => {

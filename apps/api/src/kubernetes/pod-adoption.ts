@@ -1,8 +1,8 @@
 import type { Logger } from '@nestjs/common';
 import type { CommandBus } from '@nestjs/cqrs';
-import { AdoptPodIpsCommand, DEFAULT_CLUSTER, DomainError, type CommandMetadata, type UnitOfWork } from '@ipledger/domain';
+import { AdoptPodIpsCommand, DomainError, type CommandMetadata, type UnitOfWork } from '@ipledger/domain';
 import { objectKey, type KubeObject } from '@ipledger/messaging';
-import { adoptionCandidates, readPoolCidrs, type AdoptionCandidate } from '@ipledger/projections';
+import { adoptionCandidates, clusterKey, readPoolCidrs, type AdoptionCandidate } from '@ipledger/projections';
 import type { Pool } from 'pg';
 import { ReadBatcher } from '../infrastructure/read-batcher';
 import { isConflict } from '../infrastructure/unit-of-work';
@@ -15,8 +15,7 @@ import type { ClusterChange } from './kube-message';
  * message looks once it is recorded (the pods that meet are read together, one statement); pools
  * created or resized since the last look (REST or IPPool) look at every pod; each pod sync looks
  * at all of them again, for work cut short (a crash between a pod's record and its adoption).
- * Only the default cluster's pods are adopted (AdoptPodIpsCommand adopts into it): another
- * cluster's running pods are never candidates, so its allocations are never touched.
+ * Every cluster's pods are adopted, each into its own cluster, from the pools that cluster may use.
  */
 export class PodAdoption {
   private readonly byPod: ReadBatcher<string, AdoptionCandidate[]>;
@@ -29,15 +28,15 @@ export class PodAdoption {
     private readonly logger: Logger,
   ) {
     this.byPod = new ReadBatcher(async (keys) => {
-      const found = groupBy(await adoptionCandidates(db, keys, null), (c) => c.key);
+      const found = groupBy(await adoptionCandidates(db, keys, null), (c) => clusterKey(c.cluster, c.key));
       return keys.map((key) => found.get(key) ?? []);
     });
   }
 
   /** A live pod's message, once recorded: only one that reports addresses while running reads anything. */
   async podRecorded({ cluster, object }: ClusterChange, metadata: CommandMetadata, unit: UnitOfWork): Promise<void> {
-    if (cluster !== DEFAULT_CLUSTER || !mayAdopt(object)) return;
-    await this.adopt(await this.byPod.read(objectKey(object)), metadata, unit);
+    if (!mayAdopt(object)) return;
+    await this.adopt(await this.byPod.read(clusterKey(cluster, objectKey(object))), metadata, unit);
   }
 
   /** Pools created, or whose cidr changed, since the last look: the pods' addresses they now cover. */
@@ -53,21 +52,23 @@ export class PodAdoption {
     await this.adopt(await adoptionCandidates(this.db, null, null), metadata, unit);
   }
 
-  /** One command per pod, all its families at once; a refusal (the address was taken meanwhile) is logged, not retried. */
+  /** One command per pod (of its cluster), all its families at once; a refusal (the address was taken meanwhile) is logged, not retried. */
   private async adopt(candidates: AdoptionCandidate[], metadata: CommandMetadata, unit: UnitOfWork): Promise<void> {
     await Promise.all(
-      [...groupBy(candidates, (c) => `${c.key}\0${c.uid}`).values()].map(async (addresses) => {
-        const [{ key, uid, node }] = addresses;
+      [...groupBy(candidates, (c) => `${c.cluster}\0${c.key}\0${c.uid}`).values()].map(async (addresses) => {
+        const [{ cluster, key, uid, node }] = addresses;
         const [namespace, pod] = key.split('/');
         const ips = addresses.map((a) => a.ip).join(', ');
         try {
           const result: AdoptPodIpsResult = await this.commands.execute(
-            new AdoptPodIpsCommand({ namespace, pod, podUid: uid, node }, addresses, metadata, unit),
+            new AdoptPodIpsCommand({ namespace, pod, podUid: uid, node }, addresses, metadata, unit, cluster),
           );
-          if (result.adopted) this.logger.log(`adopted ${ips} for running pod ${key} (uid ${uid}) on node ${node}`);
+          if (result.adopted) this.logger.log(`adopted ${ips} for running pod ${key} (uid ${uid}) on node ${node} of cluster ${cluster}`);
         } catch (err) {
           if (!(err instanceof DomainError) || isConflict(err)) throw err;
-          this.logger.warn(`running pod ${key} reports ${ips}, not adopted: ${err.code}: ${err.message} (see ipledger check)`);
+          this.logger.warn(
+            `running pod ${key} of cluster ${cluster} reports ${ips}, not adopted: ${err.code}: ${err.message} (see ipledger check)`,
+          );
         }
       }),
     );

@@ -1,3 +1,4 @@
+import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
 import type { CommandMetadata } from '../command-metadata';
 import type { UnitOfWork } from '../unit-of-work';
 
@@ -17,7 +18,7 @@ export interface PodAddress {
 
 /**
  * Adopts the addresses a running pod already uses (a cluster moving from another IPAM): each
- * becomes the pod's, under adoptedHandle(podUid), `adopted: true`, all of them or none.
+ * becomes the pod's, under adoptedHandle(podUid) in the pod's cluster, `adopted: true`, all of them or none.
  */
 export class AdoptPodIpsCommand {
   constructor(
@@ -26,5 +27,7 @@ export class AdoptPodIpsCommand {
     readonly metadata: CommandMetadata,
     /** how its writes commit, named by whoever sends it */
     readonly unit: UnitOfWork,
+    /** the pod's cluster: the allocation is that cluster's */
+    readonly cluster: string = DEFAULT_CLUSTER,
   ) {}
 }
