@@ -25,14 +25,13 @@ const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 1);
 /** watcher k's object names: unprefixed with one watcher, so its figures stay comparable with earlier runs */
 const prefix = (k: number) => (WATCHERS === 1 ? '' : `w${k}-`);
 /**
- * The cluster watcher k reports for. IPAM_CLUSTER is not in the watcher yet: until it is, every
- * watcher feeds the default cluster (distinct names keep their objects apart; each one's sync
- * counts the others' objects missed once, and two misses in a row would delete them: runs end
- * well before the second resync). Then: `({ IPAM_CLUSTER: `bench-${k}` })`, and `route` below.
+ * The cluster watcher k reports for: the default one with one watcher (comparable with earlier
+ * runs), else its own (`bench-<k>`). Object names stay distinct (prefix) since IPPools are
+ * fleet-wide: one name in two clusters would be refused (POOL_EXISTS).
  */
-const clusterEnv = (_k: number): NodeJS.ProcessEnv => ({});
-/** where watcher k's nodes and pools are read over REST */
-const route = (_k: number) => '/v1';
+const clusterEnv = (k: number): NodeJS.ProcessEnv => (WATCHERS === 1 ? {} : { IPAM_CLUSTER: `bench-${k}` });
+/** where watcher k's nodes are read over REST */
+const route = (k: number) => (WATCHERS === 1 ? '/v1' : `/v1/clusters/bench-${k}`);
 
 /** 10.0.0.0/26, 10.0.0.64/26, ...: one /26 per pool, as in the per-rack pools of the Calico thread */
 const poolCidr = (i: number) => {
