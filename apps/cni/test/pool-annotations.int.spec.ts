@@ -337,7 +337,7 @@ describe('pool annotations and ip-sets, through the CNI plugin', () => {
 
     it('deleting the Deployment releases the set: its range leaves the pool, and after the DELs any pod may take its addresses', async () => {
       const ranges = async () => (await call(api.base, 'GET', '/v1/pools/web-pool')).body.statefulSetRanges;
-      expect(await ranges()).toEqual([{ namespace: 'shop', name: 'Deployment:web', ...reserved }]);
+      expect(await ranges()).toEqual([{ namespace: 'shop', name: 'Deployment:web', cluster: 'default', ...reserved }]);
       kube.remove('deployment', 'shop/web');
       kube.remove('replicaset', 'shop/web-bbb');
       await eventually(webSet, (res) => res.status === 404, 20_000);
