@@ -25,6 +25,11 @@ describe(`fuzz: ${RUNS} requests generated from the OpenAPI document (seed ${SEE
       ['PUT', '/v1/nodes/n', { labels: { tier: 'gold' } }],
       ['POST', '/v1/allocations', { handle: 'h', node: 'n', namespace: 'ns', pod: 'web-0', matchLabel: 'tier' }],
       ['PUT', '/v1/statefulsets/ns/web', { replicas: 3, pool: 'p' }],
+      // the same names in a member cluster, for the routes under /v1/clusters/{cluster}
+      ['PUT', '/v1/clusters/east', { labels: { tier: 'gold' } }],
+      ['PUT', '/v1/clusters/east/nodes/n', { labels: { tier: 'gold' } }],
+      ['POST', '/v1/clusters/east/allocations', { handle: 'h', node: 'n', namespace: 'ns', pod: 'web-0', matchLabel: 'tier' }],
+      ['PUT', '/v1/clusters/east/statefulsets/ns/web', { replicas: 3, pool: 'p' }],
     ] as const;
     for (const [method, url, payload] of seed) {
       const res = await fastify.inject({ method, url, payload });
@@ -40,7 +45,24 @@ describe(`fuzz: ${RUNS} requests generated from the OpenAPI document (seed ${SEE
     const doc = (await fastify.inject({ method: 'GET', url: '/docs-json' })).json<OpenApiDocument>();
     const octet = fc.integer({ min: 0, max: 255 });
     const { routes, requests } = openApiRequests(doc, {
-      words: ['p', 'p6', 'q', 'n', 'h', 'ns', 'web', 'web-0', 'tier', 'gold', 'tier=gold', '10.3.0.7', 'fd00::7', '::8000:1', 'pool-p'],
+      words: [
+        'p',
+        'p6',
+        'q',
+        'n',
+        'h',
+        'ns',
+        'web',
+        'web-0',
+        'tier',
+        'gold',
+        'tier=gold',
+        '10.3.0.7',
+        'fd00::7',
+        '::8000:1',
+        'pool-p',
+        'east',
+      ],
       fields: {
         name: fc.stringMatching(/^[a-z][a-z0-9]{0,6}$/),
         cidr: fc.oneof(
