@@ -71,7 +71,7 @@ describe('no secret in a log line', () => {
         IPAM_WATCHER_KINDS: 'node',
       });
       try {
-        await watcher.printed(/publishing to stream/);
+        await watcher.printed(/publishing cluster default to stream/);
         // the proxy is really used, with the credentials the log leaves out
         await eventually(
           () => Promise.resolve(proxy.requests.some((r) => r.method === 'CONNECT' && r.proxyAuthorization)),
