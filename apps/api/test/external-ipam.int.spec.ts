@@ -230,6 +230,10 @@ describe('external IPAM contract (OKEP-6831)', () => {
     it('gives the same owner’s workload in the other cluster the same address (a second reference), and refuses a third (409)', async () => {
       const target = await launcher(west, 'virt-launcher-b');
       expect({ status: target.status, ips: target.body.ips }).toEqual({ status: 200, ips: [address] });
+      // each reference in its caller's cluster, as every allocation through this contract
+      const claims = (await api.http().get('/v1/claims').set('authorization', 'Bearer r-token').expect(200)).body.items;
+      const vm = claims.find((claim: { name: string }) => claim.name.endsWith('tenant/vm-a'));
+      expect(vm.references.map((r: { cluster: string }) => r.cluster)).toEqual(['east', 'west']);
       await problem(409, 'CLAIM_REFERENCES_FULL', () => launcher(east, 'virt-launcher-c'));
     });
 

@@ -83,7 +83,7 @@ export class ExternalIpamAdapter {
   async release(body: ReleaseDto, cluster: string, caller: IpamCaller): Promise<void> {
     checkNames({ cluster, network: body.network });
     body.ips.forEach(addressOf);
-    await this.ipam.release(handleOf(cluster, body.network, body.workload_id), caller);
+    await this.ipam.release(handleOf(cluster, body.network, body.workload_id), { ...caller, cluster });
   }
 
   /** Always answers: `ready` false (and no pools or usage) while the database is away. */

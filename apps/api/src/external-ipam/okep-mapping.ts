@@ -22,7 +22,7 @@ import { cidrContains, formatCidr, formatIp, type Cidr, type IpAddress } from '@
  * | network                            | a pool's `network` (its own address space), an allocation's     |
  * | subnets (register)                 | one pool a subnet, named by poolNameOf                          |
  * | exclude_ips                        | the pool's `reserved`                                           |
- * | cluster                            | the allocation's `node` (and the handle's scope: handleOf)      |
+ * | cluster                            | the allocation's `cluster` and `node`; named in the handle too  |
  * | workload_id within (cluster, net)  | the handle (handleOf); `namespace`/`pod` when it is `ns/pod`    |
  * | requested_ips                      | the allocation's `ips` (one a family, all or none)              |
  * | owner within network               | a claim (claimOf): the workload's handle one of its references  |
@@ -73,8 +73,9 @@ export const clusterHandlePrefix = (cluster: string): string => `ext:${cluster}:
  * `workload_id` within (cluster, network) → the handle: `ext:<cluster>:<network>:<workload_id>`,
  * readable in the audit history; when that is longer than a handle may be,
  * `ext:<cluster>:<sha256 of network and workload_id>` (no further `:`, so the two forms never meet).
- * A cluster name and a network name hold no `:`, so distinct triples give distinct handles.
- * The one place the handle is scoped by cluster: per-cluster handles replace this function.
+ * A cluster name and a network name hold no `:`, so distinct triples give distinct handles. The
+ * allocation is in the caller's cluster as well (a handle is one within its cluster); the cluster
+ * stays in the text so that deregister counts a cluster's workloads by prefix.
  */
 export function handleOf(cluster: string, network: string, workloadId: string): string {
   const readable = `${clusterHandlePrefix(cluster)}${network}:${workloadId}`;
@@ -127,6 +128,7 @@ export function allocationOf(
   const families = [...new Set(pools.map((p) => p.family))].sort();
   return {
     handle: handleOf(request.cluster, request.network, request.workloadId),
+    cluster: request.cluster,
     node: request.cluster,
     ...workloadPod(request.workloadId),
     network: request.network,
