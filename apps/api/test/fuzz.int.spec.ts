@@ -133,11 +133,12 @@ describe(`fuzz: ${RUNS} requests generated from the OpenAPI document (seed ${SEE
     console.log(`fuzz: ${samples.length} requests, seed ${SEED}, ${serverErrors.length} answered 5xx\n${summary.join('\n')}`);
     expect(serverErrors.slice(0, 5)).toEqual([]);
     expect(appendedWhenRefused.slice(0, 5)).toEqual([]);
-    // every route was exercised, and plausible requests got past validation on most of them
-    // (not all: a seeded object can be deleted by an early request)
+    // every route was exercised, and plausible requests got past validation on nearly all of them:
+    // answered anything but a refusal of the request's shape (a 404 or 409 is an answer about the
+    // ledger's state; a 2xx depends on seeded objects an early request may have deleted)
     expect(routes.filter((route) => byRoute.get(route)!.size === 0)).toEqual([]);
-    const succeeded = routes.filter((route) => [...byRoute.get(route)!.keys()].some((status) => status < 300));
-    expect(succeeded.length).toBeGreaterThanOrEqual(Math.floor(routes.length * 0.75));
+    const pastValidation = routes.filter((route) => [...byRoute.get(route)!.keys()].some((status) => ![400, 413, 415].includes(status)));
+    expect(pastValidation.length).toBeGreaterThanOrEqual(Math.floor(routes.length * 0.9));
     expect((await fastify.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
     // and it still works: a new pool (the fuzz may have disabled or deleted the seeded ones) hands out an address
     const pool = await fastify.inject({ method: 'POST', url: '/v1/pools', payload: { name: 'after-fuzz', cidr: '192.0.2.0/24' } });
