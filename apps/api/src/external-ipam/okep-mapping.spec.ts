@@ -65,6 +65,7 @@ describe('the mapping of OKEP-6831 fields onto ipledger’s', () => {
     ];
     expect(allocationOf({ cluster: 'east', network: 'blue', workloadId: 'tenant/vm-a', requested: [] }, pools)).toEqual({
       handle: 'ext:east:blue:tenant/vm-a',
+      cluster: 'east',
       node: 'east',
       namespace: 'tenant',
       pod: 'vm-a',
