@@ -17,21 +17,19 @@ export function clusterOf(data: { cluster?: string }): string {
 }
 
 /**
- * A node's stream id: its name in the default cluster, `<cluster>/<name>` in another. Neither a
- * cluster name (a DNS label) nor a node name (a DNS subdomain) holds a `/`, so no two collide.
+ * A name as a cluster's own: itself in the default cluster (as before clusters), `<cluster>/<name>`
+ * in another. A cluster name is a DNS label, with no `/`, so another cluster's never meets a
+ * default name of the same kind (which has a fixed number of `/`).
  */
-export function nodeStreamId(cluster: string, name: string): string {
+export function clusterScopedName(cluster: string, name: string): string {
   return cluster === DEFAULT_CLUSTER ? name : `${cluster}/${name}`;
 }
 
-/**
- * A namespace's key, for what is keyed by namespace and name (StatefulSets, ip-sets, their ranges):
- * the namespace in the default cluster, `<cluster>/<namespace>` in another. Neither a cluster name
- * nor a namespace (both DNS labels) holds a `/`, so no two collide.
- */
-export function namespaceKey(cluster: string, namespace: string): string {
-  return cluster === DEFAULT_CLUSTER ? namespace : `${cluster}/${namespace}`;
-}
+/** A node's stream id (a node name, a DNS subdomain, holds no `/`). */
+export const nodeStreamId = clusterScopedName;
+
+/** A namespace's key, for what is keyed by namespace and name (StatefulSets, ip-sets, their ranges). */
+export const namespaceKey = clusterScopedName;
 
 /**
  * A handle's key within a pool: the handle itself in the default cluster. A handle may hold any

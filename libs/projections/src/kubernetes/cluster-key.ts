@@ -1,4 +1,4 @@
-import { DEFAULT_CLUSTER } from '@ipledger/domain';
+import { clusterScopedName } from '@ipledger/domain';
 import { unkeyedSql } from '../cluster-key-sql';
 
 /**
@@ -6,7 +6,7 @@ import { unkeyedSql } from '../cluster-key-sql';
  * own key in the default cluster, as before clusters; `<cluster>/<key>` in another (a cluster is a
  * DNS label, no `/`), so two clusters' objects of one name are two rows.
  */
-export const clusterKey = (cluster: string, key: string): string => (cluster === DEFAULT_CLUSTER ? key : `${cluster}/${key}`);
+export const clusterKey = clusterScopedName;
 
 /** SQL: a kubernetes_objects row's own key (namespace/name, or name), its cluster's name taken off. */
 export const ownKeySql = (alias: string): string => unkeyedSql(`${alias}.cluster`, `${alias}.key`);
