@@ -51,6 +51,7 @@ import {
   findIpSet,
   noEligiblePoolMessage,
   type ByNameReads,
+  type UnreadStart,
   type ReservationView,
 } from '@ipledger/projections';
 import type { Pool } from 'pg';
@@ -110,10 +111,26 @@ interface ResolvedRequest {
 
 /** The start as read: what the handle holds, the ordinal's owner, and the eligibility check's reads that came with it. */
 interface ReadStart {
+  from: 'read';
   held: AllocateIpResult['items'];
   owner: StatefulSetOwner | null;
   known: ByNameReads;
 }
+
+/**
+ * The start as this process has it cached, with no read: the handle taken to hold nothing, the
+ * ordinal's owner as cached, and the one pool to decide in. The append proves it: the pool's
+ * expected version its state, `unread` (unreadStartPrecondition) what the read would have found.
+ */
+interface CachedStart {
+  from: 'cache';
+  held: [];
+  owner: StatefulSetOwner | null;
+  pool: string;
+  unread: UnreadStart;
+}
+
+type Start = ReadStart | CachedStart;
 
 /** A StatefulSet pod's reservation and ordinal: its ordinal's address is pinned. */
 interface StatefulSetOwner {
@@ -126,7 +143,8 @@ interface StatefulSetOwner {
  * 1. resolve the request: the pod's and namespace's annotations (through the PodLookup port),
  *    the selection rule, the families, the workload's ip-set;
  * 2. load the start: on the first attempt, from the cache where it is provably current (the
- *    append's expected version and precondition check it: see decideOnCachedStart), else read;
+ *    append's expected version and precondition check it: see cachedStart), else read; a cached
+ *    start that decides nothing is read and decided again;
  * 3. plan: one request per family, each decided by the domain's planners (planAllocation,
  *    planIpSetAllocation), pure: dual stack, a StatefulSet's ordinal and an ip-set are what the
  *    family requests hold, not paths of their own;
@@ -155,7 +173,7 @@ export class AllocationPipeline {
   async run(command: AllocateIpCommand): Promise<{ result: AllocateIpResult; podCreatedAt: string | null }> {
     // 1. resolve the request
     const resolved = await this.resolve(command);
-    const { spec, rule, ipSet } = resolved;
+    const { spec, rule } = resolved;
     const { metadata, unit } = command;
     // an attachment of a claim takes the claim's addresses as one of its references (claims/)
     if (resolved.claim) {
@@ -163,24 +181,43 @@ export class AllocationPipeline {
       return { result: await this.commands.execute<AllocateForClaimCommand, AllocateIpResult>(forClaim), podCreatedAt: null };
     }
     const result = await attempts(unit, async (attempt) => {
-      // 2. load the start: cached and decided in one round trip where provably current (not a
-      // conflict's retry: the state that failed, or the precondition, is not trusted twice; not a
-      // pod of a workload with an ip-set, which reads where its set is); else read
-      const onCache = attempt === 1 && !ipSet ? await this.decideOnCachedStart(spec, rule, metadata, unit) : null;
-      if (onCache) return onCache;
-      const start = await this.readStart(spec, rule);
-      if (start.held.length > 0) return { created: false, items: start.held };
-      // 3. plan: one request per family, each pinned where its ordinal or its workload's set says
-      const families = familyRequests(spec, start.owner, ipSet && (await this.placeIpSet(ipSet, unit)), this.clock.now());
-      // 4. commit: the group commit takes one family of an own transaction; several families, a
-      // set's reservation (two streams) and a fenced unit append in one transaction of their own
-      return families.length === 1 && unit.mode === 'own-transaction' && !families[0].workload
-        ? this.commitInGroup(families[0], rule, start.known, metadata)
-        : this.commitTogether(families, rule, start.known, metadata, unit);
+      // 2. load the start: cached where provably current, decided in one round trip (not on a
+      // conflict's retry: the state that failed, or the precondition, is not trusted twice); read
+      // when there is none, or when the cached one decided nothing (a refusal's full reasons need the read)
+      const cached = attempt === 1 ? this.cachedStart(resolved, unit) : null;
+      return (
+        (cached && (await this.decide(resolved, cached, metadata, unit))) ??
+        this.decide(resolved, await this.readStart(spec, rule), metadata, unit)
+      );
     });
     // a retry's answer is what the handle holds: to a node's credential, only when its node's
     if (!result.created) assertNodeMayHold(command.restriction, spec.handle, result.items);
     return { result, podCreatedAt: spec.podUid !== null ? (resolved.stored?.createdAt ?? null) : null };
+  }
+
+  /** Steps 3 and 4 from a start; null when a cached start decided nothing (then the caller reads it). */
+  private async decide(resolved: ResolvedRequest, start: ReadStart, metadata: CommandMetadata, unit: UnitOfWork): Promise<AllocateIpResult>;
+  private async decide(
+    resolved: ResolvedRequest,
+    start: CachedStart,
+    metadata: CommandMetadata,
+    unit: UnitOfWork,
+  ): Promise<AllocateIpResult | null>;
+  private async decide(
+    resolved: ResolvedRequest,
+    start: Start,
+    metadata: CommandMetadata,
+    unit: UnitOfWork,
+  ): Promise<AllocateIpResult | null> {
+    const { spec, rule, ipSet } = resolved;
+    if (start.held.length > 0) return { created: false, items: start.held };
+    // 3. plan: one request per family, each pinned where its ordinal or its workload's set says
+    const families = familyRequests(spec, start.owner, ipSet && (await this.placeIpSet(ipSet, unit)), this.clock.now());
+    // 4. commit: the group commit takes one family of an own transaction (a cached start is one);
+    // several families, a set's reservation (two streams) and a fenced unit append in one transaction of their own
+    return start.from === 'cache' || (families.length === 1 && unit.mode === 'own-transaction' && !families[0].workload)
+      ? this.commitInGroup(families[0], rule, start, metadata)
+      : this.commitTogether(families, rule, start, metadata, unit);
   }
 
   /** Step 1: the request as the command and its pod's annotations make it. */
@@ -218,6 +255,7 @@ export class AllocationPipeline {
     });
     if (pod && start.reservation) this.cacheReservation(clusterOf(spec), spec.namespace, pod.statefulSet);
     return {
+      from: 'read',
       held: start.held,
       owner: pod && start.reservation && { reservation: start.reservation, ordinal: pod.ordinal },
       known: {
@@ -230,60 +268,33 @@ export class AllocationPipeline {
   }
 
   /**
-   * Step 2's cached start, the common case in one round trip: one family, decided on cached state without the start
-   * read, in the one pool a `pools` rule names when its state needs no node or cluster labels to be
-   * eligible (no nodeSelector, no clusterSelector), or, for a StatefulSet's pod whose reservation this process has cached, in
-   * the pool of its ordinal's address (whatever the rule, as the read path does). The append's
-   * expected version proves the pool's state current, and its precondition
-   * (unreadStartPrecondition) what the start would have found: no address held by the handle, and
-   * the pod's StatefulSet at the reservation used (none when none was cached). Null where that
-   * does not apply or nothing was appended (a full or disabled pool, a refusal): the caller reads and decides.
+   * Step 2's cached start, the common case in one round trip: one family, decided on cached state
+   * without the start read, in the one pool a `pools` rule names when its state needs no node or
+   * cluster labels to be eligible (no nodeSelector, no clusterSelector), or, for a StatefulSet's pod
+   * whose reservation this process has cached, in the pool of its ordinal's address (whatever the
+   * rule, as the read path does). Null where that does not apply: a fenced or deferred unit commits
+   * on its own (the group commit is an own transaction's), and a pod of a workload with an ip-set
+   * reads where its set is.
    */
-  private async decideOnCachedStart(
-    spec: AllocationRequestSpec,
-    rule: SelectionRule,
-    metadata: CommandMetadata,
-    unit: UnitOfWork,
-  ): Promise<AllocateIpResult | null> {
-    // the group commit is an own transaction's: a fenced or deferred unit commits on its own
-    if (spec.families.length !== 1 || unit.mode !== 'own-transaction') return null;
+  private cachedStart({ spec, rule, ipSet }: ResolvedRequest, unit: UnitOfWork): CachedStart | null {
+    if (spec.families.length !== 1 || unit.mode !== 'own-transaction' || ipSet) return null;
     const pod = statefulSetPod(spec.pod);
-    const owner = pod && this.cachedReservation(clusterOf(spec), spec.namespace, pod.statefulSet);
-    const [{ request, pinnedTo }] = familyRequests(
-      spec,
-      pod && owner && { reservation: owner, ordinal: pod.ordinal },
-      null,
-      this.clock.now(),
-    );
-    const named = rule.kind === 'pools' && rule.names.length === 1 ? rule.names[0] : null;
-    const pool = pinnedTo ?? named;
-    // a pinned address is taken in its pool as the read path's walk does, without the eligibility check
-    const eligible = (state: PoolView) => pinnedTo !== null || (eligibleWithoutNode(state, request) && inAskedSpace(state, request));
+    const reservation = pod && this.cachedReservation(clusterOf(spec), spec.namespace, pod.statefulSet);
+    const owner = pod && reservation ? { reservation, ordinal: pod.ordinal } : null;
+    const [family] = familyRequests(spec, owner, null, undefined);
+    const pool = family.pinnedTo ?? (rule.kind === 'pools' && rule.names.length === 1 ? rule.names[0] : null);
     const cached = pool && this.writer.repository.cached(PoolAggregate, pool);
-    if (!pool || !cached || !eligible(cached.state)) return null;
-    const tried = await this.groupCommit.run(pool, {
-      metadata,
-      unread: {
-        handle: spec.handle,
-        cluster: spec.cluster,
-        namespace: spec.namespace,
-        statefulSet: pod?.statefulSet ?? null,
-        reservationVersion: owner?.version ?? null,
-        // a pool of no network serves a network only while no pool has it
-        ...(pinnedTo === null && cached.state.network === null && spec.network !== undefined ? { networkInNoPool: spec.network } : {}),
-      },
-      decide: (state) => {
-        const plan = eligible(state) ? planOrNull(pool, state, request) : null;
-        return {
-          events: plan?.decision?.events ?? [],
-          answer: (recorded: RecordedEvent[]) => (plan?.decision ? { plan, recorded } : null),
-        };
-      },
-    });
-    if (!tried) return null;
-    const result = await this.answer([tried], request);
-    // the cached state knew the handle but the database no longer does (released by another replica): read and decide
-    return result.items.length > 0 ? result : null;
+    if (!pool || !cached || !eligibleUnread(family, cached.state)) return null;
+    const unread: UnreadStart = {
+      handle: spec.handle,
+      cluster: spec.cluster,
+      namespace: spec.namespace,
+      statefulSet: pod?.statefulSet ?? null,
+      reservationVersion: reservation?.version ?? null,
+      // a pool of no network serves a network only while no pool has it
+      ...(family.pinnedTo === null && cached.state.network === null && spec.network !== undefined ? { networkInNoPool: spec.network } : {}),
+    };
+    return { from: 'cache', held: [], owner, pool, unread };
   }
 
   /** The StatefulSet's reservation as this process has it cached (its stream's version with it); null when none is cached. */
@@ -336,18 +347,23 @@ export class AllocationPipeline {
     return { ...ipSet, reserved: null, workload };
   }
 
-  /** Step 4 for one family: decided and appended in the chosen pool's group commit. */
+  /**
+   * Step 4 for one family: decided and appended in the chosen pool's group commit; from a cached
+   * start, with the precondition that proves it. Null when a cached start decided nothing, or its
+   * pool knew the handle and the database no longer does (released by another replica).
+   */
   private async commitInGroup(
     family: FamilyRequest,
     rule: SelectionRule,
-    known: ByNameReads,
+    start: Start,
     metadata: CommandMetadata,
-  ): Promise<AllocateIpResult> {
-    const { plan, recorded } = await this.walk(family, rule, known, (pool, passedOver) =>
+  ): Promise<AllocateIpResult | null> {
+    const { plan, recorded } = await this.walk(family, rule, start, (pool, passedOver) =>
       this.groupCommit.run(pool, {
         metadata,
+        ...(start.from === 'cache' ? { unread: start.unread } : {}),
         decide: (state) => {
-          const tried = planFamily(family, { name: pool, state }, passedOver);
+          const tried = start.from === 'cache' ? planUnread(family, pool, state) : planFamily(family, { name: pool, state }, passedOver);
           return {
             events: tried.decision?.events ?? [],
             answer: (events: RecordedEvent[]) => ({ plan: tried, recorded: events }),
@@ -355,7 +371,9 @@ export class AllocationPipeline {
         },
       }),
     );
-    return this.answer([{ plan, recorded }], family.request);
+    if (!plan.decision) return null;
+    const result = await this.answer([{ plan, recorded }], family.request);
+    return start.from === 'cache' && result.items.length === 0 ? null : result;
   }
 
   /**
@@ -367,7 +385,7 @@ export class AllocationPipeline {
   private async commitTogether(
     families: FamilyRequest[],
     rule: SelectionRule,
-    known: ByNameReads,
+    start: ReadStart,
     metadata: CommandMetadata,
     unit: UnitOfWork,
   ): Promise<AllocateIpResult> {
@@ -376,7 +394,7 @@ export class AllocationPipeline {
       const chosen: Array<Tried<{ change: Change }>> = [];
       for (const family of families) {
         chosen.push(
-          await this.walk(family, rule, known, async (pool, passedOver) => {
+          await this.walk(family, rule, start, async (pool, passedOver) => {
             const unlock = await this.mutex.lockPool(pool);
             try {
               const loaded = await this.writer.load(PoolAggregate, pool, unit);
@@ -400,14 +418,16 @@ export class AllocationPipeline {
 
   /**
    * Walks the eligible pools of the request's family page by page, in order (or only the pool it
-   * is pinned to), until `tryPool` decides an address; the refusal otherwise comes from the domain.
+   * is pinned to, or a cached start's), until `tryPool` decides an address; the refusal otherwise
+   * comes from the domain. A cached start's undecided try is returned as it is: its caller reads.
    */
   private async walk<X>(
     { request, pinnedTo, reserve }: FamilyRequest,
     rule: SelectionRule,
-    known: ByNameReads,
+    start: Start,
     tryPool: (pool: string, passedOver: PassedOver[]) => Promise<Tried<X>>,
   ): Promise<Tried<X>> {
+    if (start.from === 'cache') return tryPool(start.pool, []);
     if (pinnedTo) {
       const tried = await tryPool(pinnedTo, []);
       if (tried.plan.decision) return tried;
@@ -422,7 +442,7 @@ export class AllocationPipeline {
       request.node,
       [request.family],
       undefined,
-      known,
+      start.known,
       request.network ?? null,
       clusterOf(request),
     )) {
@@ -505,6 +525,14 @@ function reservationRecord({ workload, request }: FamilyRequest, plan: Allocatio
     : null;
 }
 
+/**
+ * A pool a cached start may decide in: the one its ordinal's address is pinned to (taken there as
+ * the read path's walk does, without the eligibility check), or a named one eligible without reads.
+ */
+function eligibleUnread({ request, pinnedTo }: FamilyRequest, state: PoolView): boolean {
+  return pinnedTo !== null || (eligibleWithoutNode(state, request) && inAskedSpace(state, request));
+}
+
 /** A `pools` rule's pool that is eligible whatever the node's and cluster's labels: it exists, is of the family, enabled, and selects no nodes or clusters. */
 function eligibleWithoutNode(state: PoolView, request: AllocationPlanRequest): boolean {
   return (
@@ -521,11 +549,13 @@ function inAskedSpace(state: PoolView, request: AllocationPlanRequest): boolean 
   return state.network === null || state.network === request.network;
 }
 
-/** The plan in this pool alone; null for a refusal, which the read path then gives with its full reasons. */
-function planOrNull(pool: string, state: PoolView, request: AllocationPlanRequest): AllocationPlan | null {
+/** A cached start's plan, in its pool as the batch left it; undecided for a refusal, which the read start then gives with its full reasons. */
+function planUnread(family: FamilyRequest, pool: string, state: PoolView): AllocationPlan {
+  const undecided = { decision: null, passedOver: [] };
+  if (!eligibleUnread(family, state)) return undecided;
   try {
-    return planAllocation([{ name: pool, state }], request);
+    return planAllocation([{ name: pool, state }], family.request);
   } catch {
-    return null;
+    return undecided;
   }
 }
