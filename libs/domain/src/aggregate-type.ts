@@ -12,7 +12,10 @@ export interface AggregateType<S> {
   evolve(state: S, event: { type: string; data: Record<string, unknown>; version: number; recordedAt?: Date }): S;
   /** evolve over many events for less than a copy of the state an event */
   fold?(state: S, events: ReadonlyArray<{ type: string; data: Record<string, unknown>; version: number; recordedAt?: Date }>): S;
-  /** `every`: the events between snapshots, given the state (a snapshot that grows with the state is spaced by its size) */
-  snapshot?: { every(state: S): number; serialize(state: S): unknown; deserialize(json: unknown): S };
+  /**
+   * `every`: the events between snapshots, given the state (a snapshot that grows with the state is spaced by its size).
+   * `deserialize`: null for a snapshot it cannot read (a newer release's format): the stream is then replayed from its start.
+   */
+  snapshot?: { every(state: S): number; serialize(state: S): unknown; deserialize(json: unknown): S | null };
   sizeOf?(state: S): number;
 }

@@ -179,6 +179,33 @@ describe('AggregateRepository', () => {
     expect(viaMany).toEqual(fresh);
   });
 
+  it("replays from the start a stream whose snapshot its type cannot read (a newer release's), then writes one it can", async () => {
+    const reader = () => {
+      const type = counterType('snap-unread', 5);
+      // this release's counters have no format field: one a newer release wrote is not readable
+      type.snapshot!.deserialize = (json) => ('format' in (json as object) ? null : structuredClone(json as Counter));
+      return type;
+    };
+    await appendToStreams(pool, [{ streamId: 'snap-unread-1', expectedVersion: 0, events: [1, 2, 3, 4, 5, 6].map(added) }]);
+    await writeSnapshot(pool, 'snap-unread-1', 6, { format: 3, counted: 'not as this release counts' });
+    const replayed = await fullReplay(counterType('snap-unread'), 'snap-unread-1');
+
+    const type = reader();
+    const repository = new AggregateRepository(pool);
+    expect(await repository.load(type, '1')).toMatchObject({ version: 6, state: replayed });
+    expect(type.evolved).toBe(6);
+    const manyType = reader();
+    expect((await new AggregateRepository(pool).loadMany(manyType, ['1']))[0]).toMatchObject({ version: 6, state: replayed });
+    expect(manyType.evolved).toBe(6);
+
+    // the next commit is `every` past no readable snapshot: it writes one this release reads
+    await execute(repository, type, '1', [7]);
+    expect(await readSnapshot(pool, 'snap-unread-1')).toEqual({
+      version: 7,
+      state: await fullReplay(counterType('snap-unread'), 'snap-unread-1'),
+    });
+  });
+
   it('keeps every snapshot as a row of its own; the newest version wins, whatever the order they were written in', async () => {
     await writeSnapshot(pool, 'rows-1', 20, { total: 20 });
     await writeSnapshot(pool, 'rows-1', 10, { total: 10 });

@@ -22,7 +22,11 @@ export interface AggregateType<S> {
      */
     every(state: S): number;
     serialize(state: S): unknown;
-    deserialize(json: unknown): S;
+    /**
+     * Null for a snapshot this release cannot read (a format a newer release wrote, found after a
+     * rollback): the stream is replayed from its start instead, never misread.
+     */
+    deserialize(json: unknown): S | null;
   };
   /** An estimate of the bytes the state holds, for the cache's memory bound; cheap (it runs after every load). */
   sizeOf?(state: S): number;
@@ -201,10 +205,14 @@ export class AggregateRepository {
     return this.entryFrom(type, type.snapshot ? await readSnapshot(this.pool, streamId) : null);
   }
 
-  /** A new entry at the snapshot, or at the start of the stream without one. */
+  /**
+   * A new entry at the snapshot, or at the start of the stream without one or with one the type
+   * cannot read; the next commit past `every` then writes one it can (snapshotVersion 0).
+   */
   private entryFrom<S>(type: AggregateType<S>, snapshot: { version: number; state: unknown } | null | undefined): Entry {
-    return type.snapshot && snapshot
-      ? { state: type.snapshot.deserialize(snapshot.state), version: snapshot.version, size: 0, snapshotVersion: snapshot.version }
+    const state = type.snapshot && snapshot ? type.snapshot.deserialize(snapshot.state) : null;
+    return state !== null && snapshot
+      ? { state, version: snapshot.version, size: 0, snapshotVersion: snapshot.version }
       : { state: type.initialState(), version: 0, size: 0, snapshotVersion: 0 };
   }
 

@@ -22,10 +22,14 @@ interface Fold {
 const SNAPSHOT_PAGE = 50;
 const EVENT_PAGE = 5000;
 
-/** A stored snapshot read and written again by its codec; as stored when it cannot be read (then it differs). */
+/**
+ * A stored snapshot read and written again by its codec; as stored when it cannot be read (then it
+ * differs), whether the codec fails on it or declines its format (loads replay such a stream).
+ */
 function loadedAs(codec: NonNullable<AggregateType<unknown>['snapshot']>, stored: unknown): unknown {
   try {
-    return codec.serialize(codec.deserialize(stored));
+    const state = codec.deserialize(stored);
+    return state === null ? stored : codec.serialize(state);
   } catch {
     return stored;
   }

@@ -40,8 +40,10 @@ interface PoolThen {
 async function foldPoolAt(db: Pool, name: string, at: Date): Promise<PoolThen | null> {
   const streamId = `${PoolAggregate.streamPrefix}-${name}`;
   const snapshot = await readSnapshotAt(db, streamId, at);
-  let state = snapshot ? PoolAggregate.snapshot!.deserialize(snapshot.state) : PoolAggregate.initialState();
-  let last: Omit<PoolThen, 'state' | 'streamId'> | null = snapshot;
+  // a snapshot this release cannot read (a newer release's format) counts as none: replay from the start
+  const restored = snapshot && PoolAggregate.snapshot!.deserialize(snapshot.state);
+  let state = restored ?? PoolAggregate.initialState();
+  let last: Omit<PoolThen, 'state' | 'streamId'> | null = restored ? snapshot : null;
   for (;;) {
     const events = await readStream(db, streamId, last?.version ?? 0, { until: at, limit: REPLAY_PAGE });
     if (events.length > 0) {

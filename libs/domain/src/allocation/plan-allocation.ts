@@ -2,7 +2,8 @@ import { cidrContains, formatCidr, formatIp, parseCidr, parseIp } from '@ipledge
 import { DomainError } from '../errors/domain-error';
 import type { BlockClaimed, IpAllocated, RangeReserved, StatefulSetRef } from '../events';
 import { coolingNote } from '../pool/address-chooser';
-import { decideAllocate, poolGateway } from '../pool/pool.aggregate';
+import { decideAllocate } from '../pool/decide-allocate';
+import { poolGateway } from '../pool/pool-gateway';
 import type { Holder, PoolView } from '../pool/pool-state';
 import { addressForOrdinal } from '../statefulset/statefulset-pod';
 import type { Reservation } from '../statefulset/statefulset.aggregate';

@@ -7,7 +7,12 @@ import { largestFreeRun } from '../pool/free-range-finder';
 import { draftPool } from '../pool/pool-draft';
 import { parsePoolSpec } from '../pool/pool-spec';
 import type { PoolState, PoolView } from '../pool/pool-state';
-import { decideAllocate, decideCreatePool, decideRelease, decideReserveRange, foldIntoDraft, PoolAggregate } from '../pool/pool.aggregate';
+import { decideAllocate } from '../pool/decide-allocate';
+import { decideCreatePool } from '../pool/decide-create-pool';
+import { decideRelease } from '../pool/decide-release';
+import { decideReserveRange } from '../pool/decide-reserve-range';
+import { foldIntoDraft } from '../pool/pool-evolve';
+import { PoolAggregate } from '../pool/pool.aggregate';
 import { planReservation, reservationOutcome, reservationRefusal, type RangePassedOver } from '../statefulset/plan-reservation';
 import {
   allocationRefusal,

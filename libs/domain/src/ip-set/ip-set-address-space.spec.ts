@@ -3,14 +3,12 @@ import { deciderSpecification } from '../../../../test/support/decider-specifica
 import { formatIp, parseCidr, parseIp } from '@ipledger/ip';
 import { parsePoolSpec, type PoolSpecInput } from '../pool/pool-spec';
 import type { PoolState } from '../pool/pool-state';
-import {
-  decideAllocate,
-  decideCreatePool,
-  decideRelease,
-  decideReleaseRange,
-  decideResizePool,
-  PoolAggregate,
-} from '../pool/pool.aggregate';
+import { decideAllocate } from '../pool/decide-allocate';
+import { decideCreatePool } from '../pool/decide-create-pool';
+import { decideRelease } from '../pool/decide-release';
+import { decideReleaseRange } from '../pool/decide-release-range';
+import { decideResizePool } from '../pool/decide-resize-pool';
+import { PoolAggregate } from '../pool/pool.aggregate';
 import { ipSetRangeName, type IpSetRef, type IpSetWanted } from './ip-set';
 import { planIpSetAllocation } from './plan-ip-set-allocation';
 

@@ -2,7 +2,11 @@ import { deciderSpecification } from '../../../../test/support/decider-specifica
 import { parseIp } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
 import { parsePoolSpec } from './pool-spec';
-import { decideAdopt, decideAllocate, decideCreatePool, decideUpdatePool, PoolAggregate, type AllocationRequest } from './pool.aggregate';
+import { decideAdopt } from './decide-adopt';
+import { decideAllocate, type AllocationRequest } from './decide-allocate';
+import { decideCreatePool } from './decide-create-pool';
+import { decideUpdatePool } from './decide-update-pool';
+import { PoolAggregate } from './pool.aggregate';
 
 const { evolved: apply } = deciderSpecification(PoolAggregate);
 const ip = (text: string) => parseIp(text).value;

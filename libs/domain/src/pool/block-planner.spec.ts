@@ -6,18 +6,15 @@ import { DomainError } from '../errors/domain-error';
 import type { PoolEvent } from '../events';
 import { parsePoolSpec } from './pool-spec';
 import type { PoolState } from './pool-state';
-import {
-  decideAllocate,
-  decideCreatePool,
-  decideRelease,
-  decideReleaseIdleBlocks,
-  decideReleaseNodeBlocks,
-  decideReleaseRange,
-  decideReserveRange,
-  decideResizeRange,
-  decideResizePool,
-  PoolAggregate,
-} from './pool.aggregate';
+import { decideAllocate } from './decide-allocate';
+import { decideCreatePool } from './decide-create-pool';
+import { decideRelease } from './decide-release';
+import { decideReleaseIdleBlocks, decideReleaseNodeBlocks } from './decide-release-blocks';
+import { decideReleaseRange } from './decide-release-range';
+import { decideReserveRange } from './decide-reserve-range';
+import { decideResizePool } from './decide-resize-pool';
+import { decideResizeRange } from './decide-resize-range';
+import { PoolAggregate } from './pool.aggregate';
 import { draftPool } from './pool-draft';
 
 const at = (ms: number) => new Date(ms);
@@ -152,7 +149,7 @@ describe('blocks', () => {
     state = allocate(state, 'h-b', 'b').state;
     state = apply(state, [decideRelease(state, 'h-b')], at(5_000));
     const snapshot = PoolAggregate.snapshot!;
-    const restored = snapshot.deserialize(JSON.parse(JSON.stringify(snapshot.serialize(state))));
+    const restored = snapshot.deserialize(JSON.parse(JSON.stringify(snapshot.serialize(state))))!;
     expect([...restored.claimed.values()]).toEqual([...state.claimed.values()]);
     expect(restored.blocks).toEqual(state.blocks);
   });

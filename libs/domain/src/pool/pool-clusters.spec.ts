@@ -1,15 +1,12 @@
 import { deciderSpecification } from '../../../../test/support/decider-specification';
 import { parsePoolSpec } from './pool-spec';
 import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
-import {
-  decideAllocate,
-  decideCreatePool,
-  decideRelease,
-  decideReleaseRange,
-  decideReserveRange,
-  PoolAggregate,
-  type AllocationRequest,
-} from './pool.aggregate';
+import { decideAllocate, type AllocationRequest } from './decide-allocate';
+import { decideCreatePool } from './decide-create-pool';
+import { decideRelease } from './decide-release';
+import { decideReleaseRange } from './decide-release-range';
+import { decideReserveRange } from './decide-reserve-range';
+import { PoolAggregate } from './pool.aggregate';
 
 const { evolved: apply } = deciderSpecification(PoolAggregate);
 const holder = (cluster?: string): AllocationRequest => ({
@@ -52,7 +49,7 @@ describe('a pool: a handle is one within its cluster', () => {
 
   it('keeps the cluster through a snapshot', () => {
     const { snapshot } = PoolAggregate;
-    const loaded = snapshot!.deserialize(JSON.parse(JSON.stringify(snapshot!.serialize(both))));
+    const loaded = snapshot!.deserialize(JSON.parse(JSON.stringify(snapshot!.serialize(both))))!;
     expect(decideAllocate(loaded, holder('east'))).toMatchObject({ ip: east.ip, event: null });
     expect(decideRelease(loaded, 'abc:eth0', {}, 'west')).toBeNull();
   });
@@ -73,7 +70,7 @@ describe("a pool: a StatefulSet's range is one within its cluster", () => {
 
   it('keeps the cluster through a snapshot', () => {
     const { snapshot } = PoolAggregate;
-    const loaded = snapshot!.deserialize(JSON.parse(JSON.stringify(snapshot!.serialize(both))));
+    const loaded = snapshot!.deserialize(JSON.parse(JSON.stringify(snapshot!.serialize(both))))!;
     expect([...loaded.ranges]).toEqual([...both.ranges]);
   });
 });
@@ -99,7 +96,7 @@ describe("a pool with blocks: a block is a node's of one cluster", () => {
 
   it('keeps the cluster of a block through a snapshot', () => {
     const { snapshot } = PoolAggregate;
-    const loaded = snapshot!.deserialize(JSON.parse(JSON.stringify(snapshot!.serialize(east.state))));
+    const loaded = snapshot!.deserialize(JSON.parse(JSON.stringify(snapshot!.serialize(east.state))))!;
     expect([...loaded.claimed.values()].map((block) => [block.node, block.cluster, block.used, block.borrowed])).toEqual([
       ['worker-1', 'default', 1, 0],
       ['worker-1', 'east', 1, 0],

@@ -3,7 +3,11 @@ import { parseIp } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
 import { planPoolApply } from './pool-apply';
 import { parsePoolSpec } from './pool-spec';
-import { decideAllocate, decideCreatePool, PoolAggregate, poolCounts, poolGateway } from './pool.aggregate';
+import { decideAllocate } from './decide-allocate';
+import { decideCreatePool } from './decide-create-pool';
+import { poolCounts } from './pool-counts';
+import { poolGateway } from './pool-gateway';
+import { PoolAggregate } from './pool.aggregate';
 import type { PoolState } from './pool-state';
 
 const { evolved } = deciderSpecification(PoolAggregate);
@@ -52,7 +56,7 @@ describe('pool gateway', () => {
 
   it('survives a snapshot', () => {
     const state = pool('10.0.0.0/24', '10.0.0.254');
-    const copy = PoolAggregate.snapshot!.deserialize(JSON.parse(JSON.stringify(PoolAggregate.snapshot!.serialize(state))));
+    const copy = PoolAggregate.snapshot!.deserialize(JSON.parse(JSON.stringify(PoolAggregate.snapshot!.serialize(state))))!;
     expect(poolGateway(copy)).toBe('10.0.0.254');
     expect(poolCounts(copy)).toEqual(poolCounts(state));
   });

@@ -4,7 +4,11 @@ import { deciderSpecification } from '../../../../test/support/decider-specifica
 import { InvalidInputError } from '../errors/domain-error';
 import { planPoolApply } from './pool-apply';
 import { parsePoolSpec } from './pool-spec';
-import { decideAllocate, decideCreatePool, decideRelease, decideReserveRange, PoolAggregate } from './pool.aggregate';
+import { decideAllocate } from './decide-allocate';
+import { decideCreatePool } from './decide-create-pool';
+import { decideRelease } from './decide-release';
+import { decideReserveRange } from './decide-reserve-range';
+import { PoolAggregate } from './pool.aggregate';
 
 const { evolved: apply } = deciderSpecification(PoolAggregate);
 const holder = { handle: 'h1', node: 'n', namespace: 'default', pod: 'p', podUid: null };
@@ -26,7 +30,7 @@ describe("a pool's isolated network", () => {
   });
 
   it('survives a snapshot, so events after it still name the network', () => {
-    const restored = PoolAggregate.snapshot!.deserialize(JSON.parse(JSON.stringify(PoolAggregate.snapshot!.serialize(created('blue')))));
+    const restored = PoolAggregate.snapshot!.deserialize(JSON.parse(JSON.stringify(PoolAggregate.snapshot!.serialize(created('blue')))))!;
     expect(restored.network).toBe('blue');
     expect(decideAllocate(restored, holder).event?.data.poolNetwork).toBe('blue');
   });

@@ -2,15 +2,13 @@ import { DEFAULT_CLUSTER } from '../cluster/cluster-name';
 import { deciderSpecification } from '../../../../test/support/decider-specification';
 import { parseCidr, parseIp } from '@ipledger/ip';
 import { parsePoolSpec, type PoolSpecInput } from './pool-spec';
-import {
-  decideAllocate,
-  decideCreatePool,
-  decideRelease,
-  decideReserveRange,
-  decideResizePool,
-  PoolAggregate,
-  poolCounts,
-} from './pool.aggregate';
+import { decideAllocate } from './decide-allocate';
+import { decideCreatePool } from './decide-create-pool';
+import { decideRelease } from './decide-release';
+import { decideReserveRange } from './decide-reserve-range';
+import { decideResizePool } from './decide-resize-pool';
+import { poolCounts } from './pool-counts';
+import { PoolAggregate } from './pool.aggregate';
 import type { PoolState } from './pool-state';
 
 const { evolved, evolvedAt } = deciderSpecification(PoolAggregate);
@@ -23,7 +21,7 @@ const allocate = (state: PoolState, handle: string, ip?: string) =>
   evolved(state, decideAllocate(state, { ...holder(handle), ip: ip === undefined ? undefined : parseIp(ip).value }).event);
 const resize = (state: PoolState, cidr: string) => decideResizePool(state, 'p', parseCidr(cidr));
 const restore = (state: PoolState) =>
-  PoolAggregate.snapshot!.deserialize(JSON.parse(JSON.stringify(PoolAggregate.snapshot!.serialize(state))));
+  PoolAggregate.snapshot!.deserialize(JSON.parse(JSON.stringify(PoolAggregate.snapshot!.serialize(state))))!;
 
 describe('a pool grows and shrinks in place', () => {
   it('grows to a network that contains it, recording both CIDRs; the old broadcast address becomes usable', () => {

@@ -2,16 +2,13 @@ import { deciderSpecification } from '../../../../test/support/decider-specifica
 import { parseIp } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
 import { parsePoolSpec, type PoolSpecInput } from './pool-spec';
-import {
-  decideAllocate,
-  decideCreatePool,
-  decideDeletePool,
-  decideRelease,
-  decideUpdatePool,
-  PoolAggregate,
-  poolCounts,
-  type AllocationRequest,
-} from './pool.aggregate';
+import { decideAllocate, type AllocationRequest } from './decide-allocate';
+import { decideCreatePool } from './decide-create-pool';
+import { decideDeletePool } from './decide-delete-pool';
+import { decideRelease } from './decide-release';
+import { decideUpdatePool } from './decide-update-pool';
+import { poolCounts } from './pool-counts';
+import { PoolAggregate } from './pool.aggregate';
 import type { PoolState } from './pool-state';
 
 const { evolved: apply } = deciderSpecification(PoolAggregate);

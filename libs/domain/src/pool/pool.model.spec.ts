@@ -4,7 +4,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { DomainError } from '../errors/domain-error';
 import type { PoolEvent } from '../events';
 import { parsePoolSpec } from './pool-spec';
-import { decideAllocate, decideCreatePool, decideRelease, decideUpdatePool, PoolAggregate, poolCounts } from './pool.aggregate';
+import { decideAllocate } from './decide-allocate';
+import { decideCreatePool } from './decide-create-pool';
+import { decideRelease } from './decide-release';
+import { decideUpdatePool } from './decide-update-pool';
+import { poolCounts } from './pool-counts';
+import { PoolAggregate } from './pool.aggregate';
 import type { PoolState } from './pool-state';
 
 /**
@@ -160,7 +165,7 @@ function same(actual: unknown, expected: unknown): void {
 }
 
 const restore = (state: PoolState) =>
-  PoolAggregate.snapshot!.deserialize(JSON.parse(JSON.stringify(PoolAggregate.snapshot!.serialize(state))));
+  PoolAggregate.snapshot!.deserialize(JSON.parse(JSON.stringify(PoolAggregate.snapshot!.serialize(state))))!;
 
 it('decide + evolve behaves like the naive model, and snapshots restore an identical aggregate', () => {
   fc.assert(

@@ -3,7 +3,10 @@ import fc from 'fast-check';
 import { DomainError } from '../errors/domain-error';
 import type { PoolEvent } from '../events';
 import { parsePoolSpec } from './pool-spec';
-import { decideAllocate, decideCreatePool, decideRelease, PoolAggregate } from './pool.aggregate';
+import { decideAllocate } from './decide-allocate';
+import { decideCreatePool } from './decide-create-pool';
+import { decideRelease } from './decide-release';
+import { PoolAggregate } from './pool.aggregate';
 import type { PoolState } from './pool-state';
 
 /**
@@ -53,7 +56,7 @@ class Model {
 const octetOf = (ip: bigint) => Number(ip - BASE);
 const { evolvedAt } = deciderSpecification(PoolAggregate);
 const restore = (state: PoolState) =>
-  PoolAggregate.snapshot!.deserialize(JSON.parse(JSON.stringify(PoolAggregate.snapshot!.serialize(state))));
+  PoolAggregate.snapshot!.deserialize(JSON.parse(JSON.stringify(PoolAggregate.snapshot!.serialize(state))))!;
 
 type Outcome = { octet: number; event: PoolEvent | null } | { code: string; message: string } | { released: PoolEvent | null };
 

@@ -1,6 +1,8 @@
 import { canonicalCidr, parseCidr } from '@ipledger/ip';
 import { DomainError } from '../errors/domain-error';
-import { decideResizePool, decideUpdatePool, PoolAggregate } from './pool.aggregate';
+import { decideResizePool } from './decide-resize-pool';
+import { decideUpdatePool } from './decide-update-pool';
+import { PoolAggregate } from './pool.aggregate';
 import { parsePoolSpec } from './pool-spec';
 
 const refusal = (cidr: string, allowSpecialRanges?: boolean): string | null => {

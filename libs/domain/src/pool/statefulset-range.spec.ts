@@ -5,17 +5,15 @@ import { formatIp, parseIp } from '@ipledger/ip';
 import type { StatefulSetRef } from '../events';
 import { findFreeRange, isFreeSpan, largestFreeRun } from './free-range-finder';
 import { parsePoolSpec, type PoolSpecInput } from './pool-spec';
-import {
-  decideAllocate,
-  decideCreatePool,
-  decideDeletePool,
-  decideRelease,
-  decideReleaseRange,
-  decideReserveRange,
-  decideResizeRange,
-  PoolAggregate,
-  poolCounts,
-} from './pool.aggregate';
+import { decideAllocate } from './decide-allocate';
+import { decideCreatePool } from './decide-create-pool';
+import { decideDeletePool } from './decide-delete-pool';
+import { decideRelease } from './decide-release';
+import { decideReleaseRange } from './decide-release-range';
+import { decideReserveRange } from './decide-reserve-range';
+import { decideResizeRange } from './decide-resize-range';
+import { poolCounts } from './pool-counts';
+import { PoolAggregate } from './pool.aggregate';
 
 const { evolved: apply } = deciderSpecification(PoolAggregate);
 const create = (input: Partial<PoolSpecInput> & { cidr: string }) =>
@@ -90,6 +88,19 @@ describe('StatefulSet ranges in a pool', () => {
     expect(decideDeletePool(pool, 'p').type).toBe('PoolDeleted');
   });
 
+  it('refuses, as a race to decide again on fresh state, a reservation for a range already there', () => {
+    const pool = create({ cidr: '10.0.0.0/28' });
+    const reserved = apply(pool, decideReserveRange(pool, DEFAULT_CLUSTER, 'default', 'web', 2n));
+    const refusal = { code: 'CONCURRENCY_CONFLICT', message: 'StatefulSet default/web already has a range: resize it' };
+    expect(() => decideReserveRange(reserved, DEFAULT_CLUSTER, 'default', 'web', 3n)).toThrow(expect.objectContaining(refusal));
+  });
+
+  it('refuses, as a race to decide again on fresh state, a resize of a range not there', () => {
+    const pool = create({ cidr: '10.0.0.0/28' });
+    const refusal = { code: 'CONCURRENCY_CONFLICT', message: 'StatefulSet default/web has no range in pool "p"' };
+    expect(() => decideResizeRange(pool, DEFAULT_CLUSTER, 'default', 'web', 3n)).toThrow(expect.objectContaining(refusal));
+  });
+
   it('says null when no run is long enough, and reports the largest', () => {
     let pool = create({ cidr: '10.0.0.0/29', reserved: ['10.0.0.4'] }); // usable .1-.6, free runs .1-.3 and .5-.6
     expect(decideReserveRange(pool, DEFAULT_CLUSTER, 'default', 'web', 4n)).toBeNull();
@@ -109,7 +120,7 @@ describe('StatefulSet ranges in a pool', () => {
     let pool = create({ cidr: '10.0.0.0/28' });
     pool = apply(pool, decideReserveRange(pool, DEFAULT_CLUSTER, 'default', 'web', 3n));
     pool = apply(pool, decideAllocate(pool, pod('web-0', web(0), '10.0.0.1')).event);
-    const restored = PoolAggregate.snapshot!.deserialize(JSON.parse(JSON.stringify(PoolAggregate.snapshot!.serialize(pool))));
+    const restored = PoolAggregate.snapshot!.deserialize(JSON.parse(JSON.stringify(PoolAggregate.snapshot!.serialize(pool))))!;
     expect(restored.ranges).toEqual(pool.ranges);
     expect(restored.holders.get(ip('10.0.0.1'))?.statefulSet).toEqual(web(0));
     expect(poolCounts(restored)).toEqual(poolCounts(pool));
