@@ -54,7 +54,7 @@ export const ALLOCATION_SELECT = `SELECT ${ALLOCATION_COLUMNS} FROM allocations 
 const ALLOCATION_READ = `SELECT ${ALLOCATION_COLUMNS},
   CASE WHEN h.handle IS NULL THEN NULL ELSE json_build_object('node', h.node, 'cause', h.cause, 'since', ${rfc3339('h.held_at')}) END AS "heldForNode"
   FROM allocations a JOIN pools p ON p.name = a.pool
-  LEFT JOIN kubernetes_held_addresses h ON a.cluster = '${DEFAULT_CLUSTER}' AND h.handle = a.handle AND h.held_at >= a.allocated_at`;
+  LEFT JOIN kubernetes_held_addresses h ON h.cluster = a.cluster AND h.handle = a.handle AND h.held_at >= a.allocated_at`;
 
 export type AllocationRow = Omit<AllocationView, 'statefulSet' | 'gateway' | 'network' | 'heldForNode' | 'borrowed' | 'adopted'> & {
   borrowed: boolean | null;

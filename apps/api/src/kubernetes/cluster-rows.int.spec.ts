@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { holdForNode, readHeldPastGrace, readMissedPodAddresses, recordNodeReadiness, recordSyncChunk } from '@ipledger/projections';
+import {
+  findAllocationsByHandle,
+  holdForNode,
+  readHeldPastGrace,
+  readMissedPodAddresses,
+  recordNodeReadiness,
+  recordSyncChunk,
+} from '@ipledger/projections';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
 
 /**
@@ -57,5 +64,12 @@ describe("the Kubernetes consumer's rows, per cluster", () => {
     await holdForNode(db.pool, ['h-west'], { namespace: 'apps', name: 'web', uid: 'uid-w', node: 'worker-1' }, 'node-not-ready', 'west');
     await holdForNode(db.pool, ['h-east'], { namespace: 'apps', name: 'web', uid: 'uid-e', node: 'worker-1' }, 'node-not-ready', 'east');
     expect((await readHeldPastGrace(db.pool, 60)).map((h) => [h.cluster, h.handle])).toEqual([['east', 'h-east']]);
+  });
+
+  it('shows an allocation held for its node in its own cluster only', async () => {
+    await holdForNode(db.pool, ['h-web'], { namespace: 'apps', name: 'web', uid: 'uid-e', node: 'worker-1' }, 'node-not-ready', 'east');
+    const heldFor = async (cluster: string) => (await findAllocationsByHandle(db.pool, 'h-web', cluster)).map((a) => a.heldForNode ?? null);
+    expect(await heldFor('east')).toEqual([{ node: 'worker-1', cause: 'node-not-ready', since: expect.any(String) }]);
+    expect(await heldFor('west')).toEqual([null]);
   });
 });
