@@ -377,11 +377,14 @@ describe('the audit chain: one global chain sealed in the background', () => {
       expect(rewritten.code).toBe(1);
     });
 
-    it('replay --verify names a snapshot edited, and one forged past its stream', async () => {
+    it('replay --verify names a snapshot edited, one forged past its stream, and one of a format it does not read', async () => {
       const url = await tamperedCopy(`ALTER TABLE stream_snapshots DISABLE TRIGGER USER;
         UPDATE stream_snapshots SET state = jsonb_set(state, '{holders}', '[]') WHERE stream_id = 'pool-q';
         INSERT INTO stream_snapshots (stream_id, version, state)
-          SELECT stream_id, 100000, state FROM stream_snapshots WHERE stream_id = 'pool-q' ORDER BY version DESC LIMIT 1`);
+          SELECT stream_id, 100000, state FROM stream_snapshots WHERE stream_id = 'pool-q' ORDER BY version DESC LIMIT 1;
+        INSERT INTO stream_snapshots (stream_id, version, state)
+          SELECT stream_id, version - 1, jsonb_set(state, '{format}', '99') FROM stream_snapshots
+           WHERE stream_id = 'pool-q' AND version < 100000 ORDER BY version DESC LIMIT 1`);
       const version = await superuser(
         source,
         async (c) => (await c.query("SELECT max(version) AS v FROM stream_snapshots WHERE stream_id = 'pool-q'")).rows[0].v as number,
@@ -398,9 +401,10 @@ describe('the audit chain: one global chain sealed in the background', () => {
           expect.stringMatching(
             /^DIFFERENT snapshot of pool-q at version 100000: the stream has \d+ events, fewer than the snapshot's version$/,
           ),
+          `DIFFERENT snapshot of pool-q at version ${version - 1}: its format is not one this release reads (a newer release wrote it?): loads replay this stream instead`,
         ]),
       );
-      expect(lines.at(-2)).toMatch(/^\d+ snapshot\(s\) checked; 2 differ from the fold of their stream$/);
+      expect(lines.at(-2)).toMatch(/^\d+ snapshot\(s\) checked; 3 differ from the fold of their stream$/);
     });
 
     it('names a forged event inserted in the middle of the log', async () => {
