@@ -1,6 +1,7 @@
 import { prepared } from '@ipledger/event-store';
-import { clusterOf, DEFAULT_CLUSTER, type IpReleased } from '@ipledger/domain';
+import { clusterOf, type IpReleased } from '@ipledger/domain';
 import type { RecordedEvent } from '@ipledger/event-store';
+import { eventClusterSql } from './cluster-key-sql';
 import type { Queryable } from './queryable';
 
 /**
@@ -9,7 +10,7 @@ import type { Queryable } from './queryable';
  * rebuild (over the log) share. allocated_at keeps milliseconds, as node-pg's Date always did; an
  * event recorded before owners were gets allocationOwner()'s default (pod if it names a podUid).
  */
-export const ALLOCATION_ROW = `SELECT data ->> 'handle' AS handle, COALESCE(data ->> 'cluster', '${DEFAULT_CLUSTER}') AS cluster, (data ->> 'family')::smallint AS family, (data ->> 'ip')::inet AS ip,
+export const ALLOCATION_ROW = `SELECT data ->> 'handle' AS handle, ${eventClusterSql('data')} AS cluster, (data ->> 'family')::smallint AS family, (data ->> 'ip')::inet AS ip,
   data ->> 'pool' AS pool, data ->> 'node' AS node, data ->> 'namespace' AS namespace, data ->> 'pod' AS pod,
   data ->> 'podUid' AS pod_uid,
   COALESCE(data ->> 'owner', CASE WHEN data ->> 'podUid' IS NULL THEN 'external' ELSE 'pod' END) AS owner, date_trunc('milliseconds', recorded_at) AS allocated_at,
@@ -32,7 +33,7 @@ const DELETE =
 export function allocationRowsCte(type: 'IpAllocated' | 'IpReleased'): string {
   return type === 'IpAllocated'
     ? `projected_allocations AS (INSERT INTO allocations (${ALLOCATION_COLUMNS}) ${ALLOCATION_ROW} FROM appended)`
-    : `projected_releases AS (DELETE FROM allocations a USING appended e WHERE a.cluster = COALESCE(e.data ->> 'cluster', '${DEFAULT_CLUSTER}') AND a.handle = e.data ->> 'handle' AND a.ip = (e.data ->> 'ip')::inet
+    : `projected_releases AS (DELETE FROM allocations a USING appended e WHERE a.cluster = ${eventClusterSql('e.data')} AND a.handle = e.data ->> 'handle' AND a.ip = (e.data ->> 'ip')::inet
          AND a.ip = ANY (ARRAY(SELECT (r.data ->> 'ip')::inet FROM appended r)))`;
 }
 

@@ -1,6 +1,7 @@
 import { prepared } from '@ipledger/event-store';
-import { DEFAULT_CLUSTER, InvalidInputError } from '@ipledger/domain';
+import { InvalidInputError } from '@ipledger/domain';
 import { canonicalCidr, parseCidr } from '@ipledger/ip';
+import { eventClusterSql } from './cluster-key-sql';
 import { decodeContinue, encodeContinue } from './continue-token';
 import type { Page } from './pool-queries';
 import type { Queryable } from './queryable';
@@ -65,7 +66,7 @@ export async function findPoolsWithBlocksOfAt(db: Queryable, node: string, clust
   const { rows } = await db.query<{ pool: string }>(
     prepared(
       `SELECT DISTINCT data ->> 'pool' AS pool FROM events
-        WHERE type = 'BlockClaimed' AND data ->> 'node' = $1 AND coalesce(data ->> 'cluster', '${DEFAULT_CLUSTER}') = $3
+        WHERE type = 'BlockClaimed' AND data ->> 'node' = $1 AND ${eventClusterSql('data')} = $3
           AND date_trunc('milliseconds', recorded_at) <= $2
         ORDER BY pool`,
       [node, at, cluster],

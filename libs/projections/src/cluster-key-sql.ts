@@ -8,6 +8,9 @@ import { DEFAULT_CLUSTER } from '@ipledger/domain';
 export const clusterKeySql = (cluster: string, name: string) =>
   `(CASE WHEN ${cluster} = '${DEFAULT_CLUSTER}' THEN ${name} ELSE ${cluster} || '/' || ${name} END)`;
 
+/** The cluster an event's data names (SQL): absent, as in events recorded before clusters, the default one. */
+export const eventClusterSql = (data: string) => `coalesce(${data} ->> 'cluster', '${DEFAULT_CLUSTER}')`;
+
 /** The name a stored key (clusterKeySql) holds, without its cluster's prefix. */
 export const unkeyedSql = (cluster: string, key: string) =>
   `(CASE WHEN ${cluster} = '${DEFAULT_CLUSTER}' THEN ${key} ELSE substr(${key}, length(${cluster}) + 2) END)`;

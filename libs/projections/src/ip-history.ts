@@ -1,5 +1,6 @@
-import { DEFAULT_CLUSTER, ipSetOfRange, type IpSetKind } from '@ipledger/domain';
+import { ipSetOfRange, type IpSetKind } from '@ipledger/domain';
 import { prepared } from '@ipledger/event-store';
+import { eventClusterSql } from './cluster-key-sql';
 import { decodeContinue, encodeContinue } from './continue-token';
 import type { Page } from './pool-queries';
 import type { Queryable } from './queryable';
@@ -48,11 +49,11 @@ export async function ipHistory(
       `SELECT * FROM (
          SELECT type, data ->> 'handle' AS handle, data ->> 'pool' AS pool, data ->> 'poolNetwork' AS network, data ->> 'node' AS node,
                 data ->> 'namespace' AS namespace, data ->> 'pod' AS pod, NULL AS "statefulSet", ${rfc3339('recorded_at')} AS at,
-                metadata ->> 'actor' AS actor, position, NULL AS claim, coalesce(data ->> 'cluster', '${DEFAULT_CLUSTER}') AS cluster
+                metadata ->> 'actor' AS actor, position, NULL AS claim, ${eventClusterSql('data')} AS cluster
            FROM events WHERE type IN ('IpAllocated', 'IpReleased') AND data ->> 'ip' = $1 AND position > $2
          UNION ALL
          SELECT type, NULL, data ->> 'pool', data ->> 'poolNetwork', NULL, data ->> 'namespace', NULL, data ->> 'name', ${rfc3339('recorded_at')},
-                metadata ->> 'actor', position, NULL, coalesce(data ->> 'cluster', '${DEFAULT_CLUSTER}')
+                metadata ->> 'actor', position, NULL, ${eventClusterSql('data')}
            FROM events WHERE type = 'RangeReserved' AND $1::inet BETWEEN (data ->> 'start')::inet AND (data ->> 'end')::inet AND position > $2
          UNION ALL
          SELECT e.type, e.data ->> 'handle', a.address ->> 'pool', held.network, e.data ->> 'node', e.data ->> 'namespace', e.data ->> 'pod', NULL,

@@ -1,4 +1,5 @@
-import { clusterExclusion, DEFAULT_CLUSTER, type Labels } from '@ipledger/domain';
+import { clusterExclusion, type Labels } from '@ipledger/domain';
+import { eventClusterSql } from '../cluster-key-sql';
 import { clusterLabelsSql } from '../cluster-queries';
 import type { Queryable } from '../queryable';
 import { ownKeySql } from './cluster-key';
@@ -42,7 +43,7 @@ const CANDIDATES = `SELECT o.cluster, ${ownKeySql('o')} AS key, o.uid, o.object 
                       AND a.namespace = o.object -> 'metadata' ->> 'namespace' AND a.pod = o.object -> 'metadata' ->> 'name'
                       AND a.pod_uid = o.uid AND a.handle <> 'adopted:' || o.uid)
    AND NOT EXISTS (SELECT 1 FROM events e WHERE e.type IN ('IpAllocated', 'IpReleased') AND e.data ->> 'ip' = x.ip
-                      AND e.data ->> 'handle' = 'adopted:' || o.uid AND coalesce(e.data ->> 'cluster', '${DEFAULT_CLUSTER}') = o.cluster)
+                      AND e.data ->> 'handle' = 'adopted:' || o.uid AND ${eventClusterSql('e.data')} = o.cluster)
  ORDER BY o.cluster, o.key, family(x.ip::inet)`;
 
 interface CandidateRow extends AdoptionCandidate {

@@ -1,4 +1,4 @@
-import { DEFAULT_CLUSTER } from '@ipledger/domain';
+import { clusterKeySql } from '../cluster-key-sql';
 import type { Queryable } from '../queryable';
 
 /** A pod's address (its handle) whose pod a sync did not list. */
@@ -18,7 +18,7 @@ export interface MissedPodAddress {
  * pod is gone on purpose, and its own rules free it). Only the sync's cluster's addresses: another
  * cluster's pods are never in its list.
  */
-const SYNC_ITEM_KEY = `CASE WHEN a.cluster = '${DEFAULT_CLUSTER}' THEN '' ELSE a.cluster || '/' END || a.namespace || '/' || a.pod`;
+const SYNC_ITEM_KEY = clusterKeySql('a.cluster', "a.namespace || '/' || a.pod");
 export async function readMissedPodAddresses(db: Queryable, syncId: string, graceSeconds: number): Promise<MissedPodAddress[]> {
   const { rows } = await db.query<MissedPodAddress>(
     `SELECT handle, min(namespace) AS namespace, min(pod) AS pod, min(pod_uid) AS pod_uid, min(allocated_at) AS allocated_at,
